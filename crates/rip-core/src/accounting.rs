@@ -1,0 +1,62 @@
+//! The bookkeeping records that let `rip-health` prove the books balance:
+//! `ledger` (URLs entering the pipeline) and `summary` (what each stage read and wrote).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+use crate::exit::Status;
+
+/// `ledger`: URLs that entered the pipeline, written by the stage that consumed their
+/// first-round `ref` (see [`Ref::is_entry`](crate::Ref::is_entry)), in batches.
+///
+/// Every later stage passes ledger records through, so the end of the pipeline holds
+/// the full list of what entered, and can name any URL that did not come out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ledger {
+    /// The stage that wrote this batch, e.g. `rip-fetch`.
+    pub stage: String,
+    /// URLs that entered, exactly as in their `ref`s.
+    pub entered: Vec<String>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `summary`: the last record a stage writes: what it read and wrote, by record kind.
+///
+/// Upstream summaries pass through, so the end of a pipeline holds one per stage process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    /// The stage, e.g. `rip-fetch`.
+    pub stage: String,
+    /// The process id (two `rip-fetch` processes in one pipeline tell apart by it).
+    pub pid: u32,
+    /// When the stage started.
+    pub started_at: DateTime<Utc>,
+    /// When the stage wrote this record.
+    pub ended_at: DateTime<Utc>,
+    /// Records read, by `_type` (summaries and ledgers of upstream stages included).
+    #[serde(default)]
+    pub input: BTreeMap<String, u64>,
+    /// Records written, by `_type`, this summary excluded.
+    #[serde(default)]
+    pub output: BTreeMap<String, u64>,
+    /// Input lines that were not valid records and were skipped.
+    #[serde(default)]
+    pub bad_lines: u64,
+    /// How the stage ended.
+    pub status: Status,
+    /// Stage-specific counters, e.g. `cacheHits`, `retries`, `robotsDenied`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub counters: BTreeMap<String, u64>,
+    /// Stage-level problems (not per-record failures), e.g. `budget exhausted: maxPages`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}

@@ -1,0 +1,64 @@
+//! Context that travels with a URL, and the error entries every failure carries.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Where a URL came from, carried unchanged from the `ref` that named it to the
+/// `page`, `failure`, `doc`, `error` and `expected` records that follow from it.
+///
+/// Flattened into each of those records: on the wire these are top-level fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Context {
+    /// Link distance from a start URL (start URLs are depth 0).
+    #[serde(default)]
+    pub depth: u32,
+    /// The URL of the page on which this URL was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// The text of the link that pointed here (collapsed whitespace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_text: Option<String>,
+    /// Free-form context found alongside the link (Ladon's `Ref.raw`), e.g. the cells
+    /// of the listing row the link sat in. No shared schema: plugins and rules decide.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub raw: Map<String, Value>,
+    /// For MediaWiki pages: the page title (the identity of a wiki page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// For a candidate URL emitted by `rip-route`'s resolve route: the failed URL that
+    /// this URL may stand in for. Whatever becomes of this URL accounts for that one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolves: Option<String>,
+}
+
+/// One error in a URL's history: `{code, message, operation}` as in the reference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorEntry {
+    /// A stable, dotted code, e.g. `httpError.permanent`, `network.reset`, `wiki.missing`.
+    pub code: String,
+    /// Human-readable detail, e.g. `HTTP 404`.
+    pub message: String,
+    /// What was being done, e.g. `rip-fetch`, `rip-parse`, `robots`.
+    pub operation: String,
+    /// The routing round (1-based) in which this error happened, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+}
+
+impl ErrorEntry {
+    /// An entry with no round recorded.
+    pub fn new(
+        code: impl Into<String>,
+        message: impl Into<String>,
+        operation: impl Into<String>,
+    ) -> Self {
+        Self {
+            code: code.into(),
+            message: message.into(),
+            operation: operation.into(),
+            attempt: None,
+        }
+    }
+}

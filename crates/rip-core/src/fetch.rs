@@ -1,0 +1,212 @@
+//! The records of fetching: `ref` (a URL to fetch), `page` (a response), `failure`.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+use crate::category::{BodyEncoding, CharsetSource, ErrorCategory, Phase};
+use crate::context::{Context, ErrorEntry};
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// `ref`: a URL to fetch, with the context of the page that found it.
+///
+/// `url` is kept exactly as given, never re-serialised through a URL parser, because it
+/// is the identity under which the URL is accounted for in every later record. Stages
+/// that need a parsed URL parse it and turn a bad one into a `VALIDATION` failure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ref {
+    /// The URL to fetch, as discovered (normalised by `rip-discover`).
+    pub url: String,
+    /// Where the URL came from.
+    #[serde(flatten)]
+    pub context: Context,
+    /// Failure-routing rounds so far: 0 for a first try, 1 after one `rip-route` retry, …
+    #[serde(default)]
+    pub attempt: u32,
+    /// Do not fetch before this instant (set by `rip-route` from a Retry-After hint).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_before: Option<DateTime<Utc>>,
+    /// Errors of earlier rounds, so that a final capture holds the whole history.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ErrorEntry>,
+    /// Fields this version does not know, kept so that they flow on unchanged.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Ref {
+    /// A first-round ref with no context.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            context: Context::default(),
+            attempt: 0,
+            not_before: None,
+            errors: Vec::new(),
+            extra: Map::new(),
+        }
+    }
+
+    /// True when this ref is a URL entering the pipeline for the first time (not a retry
+    /// and not a resolve candidate): the stage that consumes it records it in a `ledger`.
+    pub fn is_entry(&self) -> bool {
+        self.attempt == 0 && self.context.resolves.is_none()
+    }
+}
+
+/// `page`: a fetched response and its decoded body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Page {
+    /// The URL of the `ref`, unchanged (the accounting identity).
+    pub url: String,
+    /// The URL after redirects.
+    pub final_url: String,
+    /// The HTTP status of the final response.
+    pub status: u16,
+    /// The `Content-Type` header, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    /// The charset the body was decoded from (WHATWG label, lower case).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charset: Option<String>,
+    /// Where `charset` came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charset_source: Option<CharsetSource>,
+    /// When the response was received (for a cache hit: when it was originally fetched).
+    pub fetched_at: DateTime<Utc>,
+    /// True when the body came from the cache without a network request.
+    #[serde(default)]
+    pub from_cache: bool,
+    /// True when a stale cache entry was confirmed by a `304 Not Modified`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub revalidated: bool,
+    /// HTTP requests made for this page in this round (1 without retries, 0 from cache).
+    #[serde(default)]
+    pub http_attempts: u32,
+    /// Wall time spent on this page in this round, waits included.
+    #[serde(default)]
+    pub elapsed_ms: u64,
+    /// The redirect chain, first hop first, when there was one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redirects: Vec<String>,
+    /// Selected response headers (lower-case names), when a stage chose to keep them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+    /// The body: UTF-8 text, or base64 when `bodyEncoding` is `base64`.
+    pub body: String,
+    /// How `body` is encoded; omitted for text.
+    #[serde(default, skip_serializing_if = "BodyEncoding::is_text")]
+    pub body_encoding: BodyEncoding,
+    /// True when the body was cut at the size limit.
+    #[serde(default)]
+    pub truncated: bool,
+    /// Where the URL came from.
+    #[serde(flatten)]
+    pub context: Context,
+    /// Failure-routing rounds before this success (0: first attempt).
+    #[serde(default)]
+    pub attempt: u32,
+    /// Errors of earlier rounds (a page that succeeded on a retry keeps what went wrong).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ErrorEntry>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `failure`: a URL that could not be fetched, parsed or written, as data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Failure {
+    /// The URL of the `ref` or `page` that failed (the accounting identity).
+    pub url: String,
+    /// The HTTP status, when there was a response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// What kind of failure.
+    pub category: ErrorCategory,
+    /// Whether trying again may help.
+    pub retryable: bool,
+    /// The routing round in which it failed, 1-based (a ref with `attempt: 0` fails in round 1).
+    pub attempt: u32,
+    /// HTTP requests made in this round.
+    #[serde(default)]
+    pub http_attempts: u32,
+    /// Which stage failed.
+    pub phase: Phase,
+    /// Where the URL came from.
+    #[serde(flatten)]
+    pub context: Context,
+    /// The server's Retry-After hint, in milliseconds, when it sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
+    /// Every error so far, earlier rounds first; the last is this round's.
+    pub errors: Vec<ErrorEntry>,
+    /// The URL after redirects, when the request got that far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_url: Option<String>,
+    /// The `Content-Type` of the failed response, when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    /// The (bounded) body of the failed response, when it had a text body; `rip-route`
+    /// reads a `<link rel=canonical>` from it without another request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// Wall time spent in this round, waits included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<u64>,
+    /// When the failure was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_at: Option<DateTime<Utc>>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Failure {
+    /// A failure of `url` in `phase`, with one error, and its category's default retryability.
+    pub fn new(
+        url: impl Into<String>,
+        category: ErrorCategory,
+        phase: Phase,
+        error: ErrorEntry,
+    ) -> Self {
+        Self {
+            url: url.into(),
+            status: None,
+            category,
+            retryable: category.retryable_by_default(),
+            attempt: 1,
+            http_attempts: 0,
+            phase,
+            context: Context::default(),
+            retry_after_ms: None,
+            errors: vec![error],
+            final_url: None,
+            content_type: None,
+            body: None,
+            elapsed_ms: None,
+            failed_at: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// The `ref` that retries this failure in the next round: same URL and context,
+    /// `attempt` advanced, the error history carried.
+    pub fn to_retry_ref(&self) -> Ref {
+        Ref {
+            url: self.url.clone(),
+            context: self.context.clone(),
+            attempt: self.attempt,
+            not_before: None,
+            errors: self.errors.clone(),
+            extra: Map::new(),
+        }
+    }
+}

@@ -1,0 +1,31 @@
+#![deny(missing_docs)]
+#![doc = include_str!("../../../docs/records.md")]
+//!
+//! # This crate
+//!
+//! - [`Record`] and its kinds: [`Ref`], [`Page`], [`Failure`], [`Doc`], [`ErrorDoc`],
+//!   [`Expected`], [`Ledger`], [`Summary`]; the shared [`Context`] and [`ErrorEntry`].
+//! - [`ndjson`]: the streaming reader ([`NdjsonReader`], yielding [`Line`]s whose kind is
+//!   peeked without decoding) and the buffered writer ([`NdjsonWriter`]).
+//! - [`stream`]: [`Pipe`], the read-process-write loop of record-at-a-time stages.
+//! - [`exit`]: the exit codes and [`Status`].
+
+pub mod accounting;
+pub mod category;
+pub mod context;
+pub mod exit;
+pub mod fetch;
+pub mod ndjson;
+pub mod outcome;
+pub mod record;
+pub mod stream;
+
+pub use accounting::{Ledger, Summary};
+pub use category::{BodyEncoding, CharsetSource, ErrorCategory, ExpectedSource, Phase};
+pub use context::{Context, ErrorEntry};
+pub use exit::Status;
+pub use fetch::{Failure, Page, Ref};
+pub use ndjson::{Line, NdjsonReader, NdjsonWriter, ReadError, is_broken_pipe};
+pub use outcome::{DOC_RESERVED_FIELDS, Doc, ErrorDoc, Expected, Resolution};
+pub use record::{Kind, Record};
+pub use stream::{Pipe, PipeError, PipeOptions};

@@ -1,0 +1,459 @@
+//! Reading and writing NDJSON: one compact JSON object per line.
+//!
+//! [`NdjsonReader`] yields [`Line`]s: the raw text plus its peeked `_type`, so a stage
+//! decodes only the records it consumes and writes every other line back byte for
+//! byte. Bad lines come out as [`ReadError::Malformed`], which is not fatal: the
+//! caller reports it, counts it and goes on (or stops, under `--strict`).
+//! [`NdjsonWriter`] is the one buffered writer of a process.
+
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{self, BufRead, BufWriter, Write};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::record::{Kind, Record};
+
+/// Lines longer than this are malformed (256 MiB: a page record with a body at the
+/// default body limit, base64-encoded, fits many times over).
+pub const DEFAULT_MAX_LINE: usize = 256 << 20;
+
+/// One non-blank input line that is a JSON object with a string `_type`.
+#[derive(Debug, Clone)]
+pub struct Line {
+    number: u64,
+    text: String,
+    kind: Kind,
+}
+
+impl Line {
+    /// Builds a line from text, checking it as the reader would (line number 0).
+    pub fn from_text(text: impl Into<String>) -> Result<Self, String> {
+        let text = text.into();
+        let kind = peek_kind(&text)?;
+        Ok(Self {
+            number: 0,
+            text,
+            kind,
+        })
+    }
+
+    /// The 1-based line number in its input.
+    pub fn number(&self) -> u64 {
+        self.number
+    }
+
+    /// The line, without its newline.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The record kind named by `_type`.
+    pub fn kind(&self) -> &Kind {
+        &self.kind
+    }
+
+    /// Decodes the whole record. Fails when a known kind lacks a field or has one of
+    /// the wrong type; the message names the field.
+    pub fn decode(&self) -> Result<Record, String> {
+        serde_json::from_str(&self.text).map_err(|e| format!("bad `{}` record: {e}", self.kind))
+    }
+}
+
+#[derive(Deserialize)]
+struct Peek<'a> {
+    #[serde(rename = "_type", borrow)]
+    kind: Option<Cow<'a, str>>,
+}
+
+fn peek_kind(text: &str) -> Result<Kind, String> {
+    let peek: Peek<'_> = serde_json::from_str(text).map_err(|e| {
+        let what = match e.classify() {
+            serde_json::error::Category::Data => {
+                let msg = e.to_string();
+                if msg.starts_with("invalid type") {
+                    "not a JSON object".to_owned()
+                } else {
+                    msg.split(" at line ").next().unwrap_or(&msg).to_owned()
+                }
+            }
+            _ => format!(
+                "not JSON: {}",
+                e.to_string()
+                    .split(" at line ")
+                    .next()
+                    .unwrap_or("syntax error")
+            ),
+        };
+        format!("{what} (column {})", e.column())
+    })?;
+    match peek.kind {
+        Some(kind) if !kind.is_empty() => Ok(Kind::from_type(&kind)),
+        Some(_) => Err("`_type` is empty".to_owned()),
+        None => Err("no `_type` field (every record names its kind in `_type`)".to_owned()),
+    }
+}
+
+/// A line that is not a record: where it is and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MalformedLine {
+    /// The input's name (`-` for stdin).
+    pub input: Arc<str>,
+    /// The 1-based line number.
+    pub line: u64,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for MalformedLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.input, self.line, self.message)
+    }
+}
+
+/// What reading a line can go wrong with.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The line is not a valid record; the stream goes on after it.
+    #[error("{0}")]
+    Malformed(MalformedLine),
+    /// The input could not be read; nothing more will come from it.
+    #[error("{input}: cannot read input: {source}")]
+    Io {
+        /// The input's name.
+        input: Arc<str>,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl ReadError {
+    /// A malformed-line error for a line of `input`.
+    pub fn malformed(input: &Arc<str>, line: u64, message: impl Into<String>) -> Self {
+        Self::Malformed(MalformedLine {
+            input: input.clone(),
+            line,
+            message: message.into(),
+        })
+    }
+}
+
+/// Streams [`Line`]s from a reader, in constant memory.
+pub struct NdjsonReader<R> {
+    input: R,
+    name: Arc<str>,
+    line: u64,
+    buf: Vec<u8>,
+    max_line: usize,
+    done: bool,
+}
+
+impl<R: BufRead> NdjsonReader<R> {
+    /// A reader of `input`, named `name` in messages (`-` for stdin).
+    pub fn new(input: R, name: impl Into<Arc<str>>) -> Self {
+        Self {
+            input,
+            name: name.into(),
+            line: 0,
+            buf: Vec::with_capacity(8 * 1024),
+            max_line: DEFAULT_MAX_LINE,
+            done: false,
+        }
+    }
+
+    /// Sets the longest line accepted, in bytes.
+    pub fn with_max_line(mut self, max_line: usize) -> Self {
+        self.max_line = max_line;
+        self
+    }
+
+    /// The input's name.
+    pub fn name(&self) -> &Arc<str> {
+        &self.name
+    }
+
+    /// Reads one line into `buf`, keeping at most `max_line + 1` bytes of it.
+    /// Returns the bytes consumed (0 at end of input) and whether the line overflowed.
+    fn read_bounded(&mut self) -> io::Result<(usize, bool)> {
+        let mut consumed = 0;
+        let mut overflow = false;
+        loop {
+            let available = match self.input.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                return Ok((consumed, overflow));
+            }
+            let (chunk, found) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (&available[..=i], true),
+                None => (available, false),
+            };
+            let room = (self.max_line + 1).saturating_sub(self.buf.len());
+            if chunk.len() > room {
+                overflow = true;
+            }
+            if !overflow {
+                self.buf.extend_from_slice(chunk);
+            }
+            let n = chunk.len();
+            self.input.consume(n);
+            consumed += n;
+            if found {
+                return Ok((consumed, overflow));
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for NdjsonReader<R> {
+    type Item = Result<Line, ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while !self.done {
+            self.buf.clear();
+            let (consumed, overflow) = match self.read_bounded() {
+                Ok(r) => r,
+                Err(source) => {
+                    self.done = true;
+                    return Some(Err(ReadError::Io {
+                        input: self.name.clone(),
+                        source,
+                    }));
+                }
+            };
+            if consumed == 0 {
+                self.done = true;
+                return None;
+            }
+            self.line += 1;
+            if overflow {
+                let message = format!("line longer than {} bytes, skipped", self.max_line);
+                return Some(Err(ReadError::malformed(&self.name, self.line, message)));
+            }
+            while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
+                self.buf.pop();
+            }
+            if self.buf.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let text = match String::from_utf8(std::mem::take(&mut self.buf)) {
+                Ok(text) => text,
+                Err(e) => {
+                    let at = e.utf8_error().valid_up_to();
+                    self.buf = e.into_bytes();
+                    let message = format!("invalid UTF-8 at byte {}", at + 1);
+                    return Some(Err(ReadError::malformed(&self.name, self.line, message)));
+                }
+            };
+            return Some(match peek_kind(&text) {
+                Ok(kind) => Ok(Line {
+                    number: self.line,
+                    text,
+                    kind,
+                }),
+                Err(message) => Err(ReadError::malformed(&self.name, self.line, message)),
+            });
+        }
+        None
+    }
+}
+
+/// How often a writer flushes at the latest while records keep coming.
+pub const DEFAULT_FLUSH_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The buffered NDJSON writer of a process: compact records, one per line, counted by kind.
+pub struct NdjsonWriter<W: Write> {
+    out: BufWriter<W>,
+    last_flush: Instant,
+    interval: Duration,
+    counts: BTreeMap<String, u64>,
+}
+
+impl<W: Write> NdjsonWriter<W> {
+    /// A writer with a 64 KiB buffer that flushes at least every [`DEFAULT_FLUSH_INTERVAL`].
+    pub fn new(out: W) -> Self {
+        Self {
+            out: BufWriter::with_capacity(64 * 1024, out),
+            last_flush: Instant::now(),
+            interval: DEFAULT_FLUSH_INTERVAL,
+            counts: BTreeMap::new(),
+        }
+    }
+
+    /// Sets the longest time a written record may sit in the buffer while writes go on.
+    pub fn with_flush_interval(mut self, interval: Duration) -> Self {
+        self.interval = interval;
+        self
+    }
+
+    /// Writes a record as one line.
+    pub fn write(&mut self, record: &Record) -> io::Result<()> {
+        serde_json::to_writer(&mut self.out, record)?;
+        self.out.write_all(b"\n")?;
+        self.count(record.kind().as_str());
+        self.maybe_flush()
+    }
+
+    /// Writes an input line back unchanged (pass-through).
+    pub fn pass(&mut self, line: &Line) -> io::Result<()> {
+        self.out.write_all(line.text.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.count(line.kind.as_str());
+        self.maybe_flush()
+    }
+
+    fn count(&mut self, kind: &str) {
+        match self.counts.get_mut(kind) {
+            Some(n) => *n += 1,
+            None => {
+                self.counts.insert(kind.to_owned(), 1);
+            }
+        }
+    }
+
+    fn maybe_flush(&mut self) -> io::Result<()> {
+        if self.last_flush.elapsed() >= self.interval {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Flushes everything written so far to the underlying writer.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.last_flush = Instant::now();
+        self.out.flush()
+    }
+
+    /// Records written so far, by `_type`.
+    pub fn counts(&self) -> &BTreeMap<String, u64> {
+        &self.counts
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn into_inner(self) -> io::Result<W> {
+        self.out.into_inner().map_err(|e| e.into_error())
+    }
+}
+
+/// True when an I/O error, or anything in an error's `source()` chain, is a broken pipe:
+/// the reader downstream has gone away (`… | head`), which is a clean end, not a failure.
+pub fn is_broken_pipe(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(err);
+    while let Some(e) = cur {
+        if let Some(io) = e.downcast_ref::<io::Error>()
+            && io.kind() == io::ErrorKind::BrokenPipe
+        {
+            return true;
+        }
+        cur = e.source();
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(input: &str, max_line: usize) -> Vec<Result<Line, ReadError>> {
+        NdjsonReader::new(input.as_bytes(), "t")
+            .with_max_line(max_line)
+            .collect()
+    }
+
+    #[test]
+    fn reads_kinds_and_skips_blank_lines() {
+        let items = read_all(
+            "{\"_type\":\"ref\",\"url\":\"a\"}\n\n  \r\n{\"_type\":\"x-new\"}\r\n",
+            1000,
+        );
+        let lines: Vec<_> = items.into_iter().map(Result::unwrap).collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].kind(), &Kind::Ref);
+        assert_eq!(lines[0].number(), 1);
+        assert_eq!(lines[1].kind(), &Kind::Other("x-new".into()));
+        assert_eq!(lines[1].number(), 4);
+        assert_eq!(lines[1].text(), "{\"_type\":\"x-new\"}");
+    }
+
+    #[test]
+    fn malformed_lines_name_line_and_problem() {
+        let input = "{\"_type\":\"ref\",\"url\":\"a\"}\n{oops\n[1,2]\n{\"url\":\"b\"}\n\
+                     {\"_type\":\"\"}\n{\"_type\":\"ref\",\"url\":\"c\"}\n";
+        let items = read_all(input, 1000);
+        let msgs: Vec<String> = items
+            .iter()
+            .filter_map(|r| r.as_ref().err().map(ToString::to_string))
+            .collect();
+        assert_eq!(msgs.len(), 4, "{msgs:?}");
+        assert!(msgs[0].starts_with("t:2: not JSON"), "{}", msgs[0]);
+        assert!(msgs[1].starts_with("t:3: not a JSON object"), "{}", msgs[1]);
+        assert!(msgs[2].starts_with("t:4: no `_type`"), "{}", msgs[2]);
+        assert!(msgs[3].starts_with("t:5: `_type` is empty"), "{}", msgs[3]);
+        let good: Vec<u64> = items
+            .iter()
+            .filter_map(|r| r.as_ref().ok().map(Line::number))
+            .collect();
+        assert_eq!(good, vec![1, 6]);
+    }
+
+    #[test]
+    fn overlong_and_non_utf8_lines_are_skipped_not_fatal() {
+        let long = format!("{{\"_type\":\"ref\",\"url\":\"{}\"}}", "x".repeat(100));
+        let mut input = format!("{long}\n").into_bytes();
+        input.extend_from_slice(b"{\"_type\":\"r\xffef\"}\n");
+        input.extend_from_slice(b"{\"_type\":\"ref\",\"url\":\"ok\"}");
+        let items: Vec<_> = NdjsonReader::new(&input[..], "in")
+            .with_max_line(50)
+            .collect();
+        assert_eq!(items.len(), 3);
+        assert!(
+            items[0]
+                .as_ref()
+                .unwrap_err()
+                .to_string()
+                .contains("in:1: line longer")
+        );
+        assert!(
+            items[1]
+                .as_ref()
+                .unwrap_err()
+                .to_string()
+                .contains("in:2: invalid UTF-8")
+        );
+        let last = items[2].as_ref().unwrap();
+        assert_eq!((last.number(), last.kind()), (3, &Kind::Ref));
+    }
+
+    #[test]
+    fn writer_counts_and_passes_lines_verbatim() {
+        let line = Line::from_text("{\"_type\":\"zzz\", \"a\" : [1, 2.50]}").unwrap();
+        let mut w = NdjsonWriter::new(Vec::new());
+        w.pass(&line).unwrap();
+        w.write(&Record::Ref(crate::Ref::new("http://x/"))).unwrap();
+        assert_eq!(w.counts().get("zzz"), Some(&1));
+        assert_eq!(w.counts().get("ref"), Some(&1));
+        let out = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let mut lines = out.lines();
+        assert_eq!(lines.next(), Some("{\"_type\":\"zzz\", \"a\" : [1, 2.50]}"));
+        assert_eq!(
+            lines.next(),
+            Some("{\"_type\":\"ref\",\"url\":\"http://x/\",\"depth\":0,\"attempt\":0}")
+        );
+    }
+
+    #[test]
+    fn broken_pipe_is_found_in_a_chain() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("outer")]
+        struct Outer(#[source] io::Error);
+        let e = Outer(io::Error::from(io::ErrorKind::BrokenPipe));
+        assert!(is_broken_pipe(&e));
+        let e = Outer(io::Error::from(io::ErrorKind::NotFound));
+        assert!(!is_broken_pipe(&e));
+    }
+}

@@ -1,0 +1,154 @@
+//! The terminal records: `doc`, `error` (an error document) and `expected`.
+//!
+//! Every URL that enters a pipeline ends as exactly one of these.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::category::{ErrorCategory, ExpectedSource, Phase};
+use crate::context::{Context, ErrorEntry};
+
+/// `doc`: an extracted document (the reference's "concept").
+///
+/// Extracted fields are top-level keys beside the fixed ones. The fixed names (`url`,
+/// `concept`, `id`, `name`, `attempt`, `httpAttempts`, `errors` and the [`Context`]
+/// names `depth`, `parent`, `linkText`, `raw`, `title`, `resolves`) cannot be used
+/// as field names; `rip-parse` refuses rules that try.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Doc {
+    /// The URL of the page the doc was extracted from (the accounting identity).
+    pub url: String,
+    /// The concept (taxonomy class) the page was routed to, e.g. `item`, or `unknown`.
+    pub concept: String,
+    /// The concept's identity, e.g. taken from the URL (`ID=(\d+)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The concept's display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Where the URL came from (carried from the page).
+    #[serde(flatten)]
+    pub context: Context,
+    /// Failure-routing rounds before the page was fetched (0: first attempt).
+    #[serde(default)]
+    pub attempt: u32,
+    /// HTTP requests the successful round made (carried from the page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_attempts: Option<u32>,
+    /// Errors of earlier rounds, carried from the page.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<ErrorEntry>,
+    /// The extracted fields.
+    #[serde(flatten)]
+    pub fields: Map<String, Value>,
+}
+
+/// The field names a [`Doc`] reserves for itself.
+pub const DOC_RESERVED_FIELDS: &[&str] = &[
+    "_type",
+    "url",
+    "concept",
+    "id",
+    "name",
+    "attempt",
+    "httpAttempts",
+    "errors",
+    "depth",
+    "parent",
+    "linkText",
+    "raw",
+    "title",
+    "resolves",
+];
+
+/// `error`: a failure written down as a document (the reference's `error:capture`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorDoc {
+    /// The URL that failed (the accounting identity).
+    pub url: String,
+    /// Every error of this URL's history, earliest first.
+    pub errors: Vec<ErrorEntry>,
+    /// The HTTP status of the last attempt, when there was a response.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The category of the last failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<ErrorCategory>,
+    /// The phase of the last failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Phase>,
+    /// Routing rounds tried (1-based round of the last failure).
+    #[serde(default)]
+    pub attempt: u32,
+    /// Where the URL came from.
+    #[serde(flatten)]
+    pub context: Context,
+    /// The reconciler's verdict, added by `rip-reconcile`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<Resolution>,
+    /// When the error document was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captured_at: Option<DateTime<Utc>>,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// The reconciler's verdict on an error document (`resolution` field), as in the reference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "camelCase")]
+pub enum Resolution {
+    /// The content exists in the output under another URL; the broken link is harmless.
+    #[serde(rename_all = "camelCase")]
+    CapturedElsewhere {
+        /// The URL under which the content was captured.
+        at: String,
+    },
+    /// No matching content was found: data may be absent.
+    #[serde(rename_all = "camelCase")]
+    Missing {
+        /// When matching was ambiguous: the URLs that matched, none of them chosen.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        candidates: Vec<String>,
+    },
+    /// Known not to exist; the failure is expected.
+    #[serde(rename_all = "camelCase")]
+    Dead {
+        /// Why it is known not to exist, e.g. "removed upstream".
+        reason: String,
+    },
+}
+
+/// `expected`: a known gap that is not an error, e.g. a URL robots.txt disallows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Expected {
+    /// The URL (the accounting identity).
+    pub url: String,
+    /// Why it is not captured, for a person: e.g. `disallowed by robots.txt`.
+    pub reason: String,
+    /// What decided it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ExpectedSource>,
+    /// The rule that matched, e.g. `Disallow: /private/` or a policy rule's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// The phase in which it was decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<Phase>,
+    /// The HTTP status that led here, when there was one (e.g. 410).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Routing rounds before this verdict.
+    #[serde(default)]
+    pub attempt: u32,
+    /// Where the URL came from.
+    #[serde(flatten)]
+    pub context: Context,
+    /// Fields this version does not know.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}

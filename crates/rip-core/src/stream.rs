@@ -1,0 +1,367 @@
+//! [`Pipe`]: the read-process-write loop every record-at-a-time stage shares.
+//!
+//! Input is read on its own thread ([`spawn_reader`]) so that the stage can tell when
+//! its input is idle: it then flushes its output, so a downstream stage is never
+//! starved while this one waits. A malformed line is reported on stderr as
+//! `<input>:<line>: <what is wrong>`, counted in the closing [`Summary`], and skipped;
+//! with `strict` the pipe stops at it instead. Ctrl-C (the `stop` flag) ends input
+//! cleanly: what was read is processed and flushed, and the status says `interrupted`.
+
+use chrono::Utc;
+use std::collections::BTreeMap;
+use std::io::{self, BufReader, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, sync_channel};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::accounting::{Ledger, Summary};
+use crate::exit::Status;
+use crate::ndjson::{Line, MalformedLine, NdjsonReader, NdjsonWriter, ReadError};
+use crate::record::Record;
+
+/// How many entered URLs a `ledger` record holds at most.
+pub const LEDGER_BATCH: usize = 1000;
+
+/// Reads `input` on a new thread and hands each line (or read error) to `deliver`,
+/// until input ends or `deliver` returns false.
+pub fn spawn_reader<R, F>(input: R, name: Arc<str>, mut deliver: F) -> io::Result<JoinHandle<()>>
+where
+    R: Read + Send + 'static,
+    F: FnMut(Result<Line, ReadError>) -> bool + Send + 'static,
+{
+    std::thread::Builder::new()
+        .name("ndjson-reader".into())
+        .spawn(move || {
+            let reader = NdjsonReader::new(BufReader::with_capacity(256 * 1024, input), name);
+            for item in reader {
+                if !deliver(item) {
+                    break;
+                }
+            }
+        })
+}
+
+/// What stops a [`Pipe`].
+#[derive(Debug, thiserror::Error)]
+pub enum PipeError {
+    /// A malformed line under `--strict`.
+    #[error("{0} (stopping: --strict)")]
+    Strict(MalformedLine),
+    /// The input could not be read.
+    #[error(transparent)]
+    Read(ReadError),
+    /// The output could not be written (a broken pipe among others).
+    #[error("cannot write output: {0}")]
+    Write(#[from] io::Error),
+    /// The reader thread could not be started.
+    #[error("cannot start the input reader: {0}")]
+    Spawn(#[source] io::Error),
+}
+
+/// Options of a [`Pipe`].
+#[derive(Debug, Clone)]
+pub struct PipeOptions {
+    /// The stage's name, e.g. `rip-route`, written into its summary and ledger records.
+    pub stage: String,
+    /// The input's name in messages (`-` for stdin).
+    pub input_name: String,
+    /// Stop at the first malformed line instead of skipping it.
+    pub strict: bool,
+    /// Set by a signal handler to end input early.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl PipeOptions {
+    /// Options for `stage` reading stdin, lenient, with no stop flag.
+    pub fn new(stage: impl Into<String>) -> Self {
+        Self {
+            stage: stage.into(),
+            input_name: "-".into(),
+            strict: false,
+            stop: None,
+        }
+    }
+}
+
+/// The read-process-write loop of a record-at-a-time stage.
+pub struct Pipe<W: Write> {
+    rx: Receiver<Result<Line, ReadError>>,
+    out: NdjsonWriter<W>,
+    opts: PipeOptions,
+    started_at: chrono::DateTime<Utc>,
+    input_counts: BTreeMap<String, u64>,
+    bad_lines: u64,
+    partial: bool,
+    interrupted: bool,
+    counters: BTreeMap<String, u64>,
+    notes: Vec<String>,
+    ledger: Vec<String>,
+}
+
+impl<W: Write> Pipe<W> {
+    /// Starts reading `input` and prepares to write `output`.
+    pub fn new<R: Read + Send + 'static>(
+        opts: PipeOptions,
+        input: R,
+        output: W,
+    ) -> Result<Self, PipeError> {
+        let (tx, rx) = sync_channel(1024);
+        spawn_reader(input, opts.input_name.as_str().into(), move |item| {
+            tx.send(item).is_ok()
+        })
+        .map_err(PipeError::Spawn)?;
+        Ok(Self {
+            rx,
+            out: NdjsonWriter::new(output),
+            opts,
+            started_at: Utc::now(),
+            input_counts: BTreeMap::new(),
+            bad_lines: 0,
+            partial: false,
+            interrupted: false,
+            counters: BTreeMap::new(),
+            notes: Vec::new(),
+            ledger: Vec::new(),
+        })
+    }
+
+    fn stopped(&self) -> bool {
+        self.opts
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// The next valid line, or `None` at the end of input (or when stopped).
+    /// Malformed lines are reported, counted and skipped here.
+    pub fn next_line(&mut self) -> Result<Option<Line>, PipeError> {
+        loop {
+            if self.stopped() {
+                self.interrupted = true;
+                return Ok(None);
+            }
+            let item = match self.rx.try_recv() {
+                Ok(item) => item,
+                Err(TryRecvError::Disconnected) => return Ok(None),
+                Err(TryRecvError::Empty) => {
+                    self.flush()?;
+                    match self.wait_for_input() {
+                        Some(item) => item,
+                        None => return Ok(None),
+                    }
+                }
+            };
+            match item {
+                Ok(line) => {
+                    *self
+                        .input_counts
+                        .entry(line.kind().as_str().to_owned())
+                        .or_default() += 1;
+                    return Ok(Some(line));
+                }
+                Err(ReadError::Malformed(m)) => {
+                    self.bad_lines += 1;
+                    eprintln!("{m}");
+                    if self.opts.strict {
+                        return Err(PipeError::Strict(m));
+                    }
+                }
+                Err(e @ ReadError::Io { .. }) => return Err(PipeError::Read(e)),
+            }
+        }
+    }
+
+    fn wait_for_input(&mut self) -> Option<Result<Line, ReadError>> {
+        loop {
+            match self.rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(item) => return Some(item),
+                Err(RecvTimeoutError::Disconnected) => return None,
+                Err(RecvTimeoutError::Timeout) if self.stopped() => {
+                    self.interrupted = true;
+                    return None;
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    /// Reports a line that is valid JSON but not a valid record of its kind (as a
+    /// malformed line: stderr, counted, partial). Under `strict` this is an error.
+    pub fn bad_record(&mut self, line: &Line, message: impl Into<String>) -> Result<(), PipeError> {
+        let m = MalformedLine {
+            input: self.opts.input_name.as_str().into(),
+            line: line.number(),
+            message: message.into(),
+        };
+        self.bad_lines += 1;
+        eprintln!("{m}");
+        if self.opts.strict {
+            return Err(PipeError::Strict(m));
+        }
+        Ok(())
+    }
+
+    /// Writes a record.
+    pub fn emit(&mut self, record: &Record) -> Result<(), PipeError> {
+        Ok(self.out.write(record)?)
+    }
+
+    /// Writes an input line back unchanged.
+    pub fn pass(&mut self, line: &Line) -> Result<(), PipeError> {
+        Ok(self.out.pass(line)?)
+    }
+
+    /// Records that `url` entered the pipeline here (see [`Ledger`]).
+    pub fn enter(&mut self, url: &str) -> Result<(), PipeError> {
+        self.ledger.push(url.to_owned());
+        if self.ledger.len() >= LEDGER_BATCH {
+            self.flush_ledger()?;
+        }
+        Ok(())
+    }
+
+    fn flush_ledger(&mut self) -> Result<(), PipeError> {
+        if self.ledger.is_empty() {
+            return Ok(());
+        }
+        let record = Record::Ledger(Ledger {
+            stage: self.opts.stage.clone(),
+            entered: std::mem::take(&mut self.ledger),
+            extra: Default::default(),
+        });
+        self.emit(&record)
+    }
+
+    /// Flushes pending ledger entries and buffered output.
+    pub fn flush(&mut self) -> Result<(), PipeError> {
+        self.flush_ledger()?;
+        Ok(self.out.flush()?)
+    }
+
+    /// Marks the run partial (some record failed), without stopping it.
+    pub fn mark_partial(&mut self) {
+        self.partial = true;
+    }
+
+    /// Adds `n` to a stage-specific counter of the summary.
+    pub fn count(&mut self, counter: &str, n: u64) {
+        *self.counters.entry(counter.to_owned()).or_default() += n;
+    }
+
+    /// Adds a stage-level note to the summary.
+    pub fn note(&mut self, note: impl Into<String>) {
+        self.notes.push(note.into());
+    }
+
+    /// True once input ended because of the stop flag.
+    pub fn interrupted(&self) -> bool {
+        self.interrupted
+    }
+
+    /// Records written so far, by kind.
+    pub fn output_counts(&self) -> &BTreeMap<String, u64> {
+        self.out.counts()
+    }
+
+    /// The status the stage ends with, unless it decides otherwise.
+    pub fn status(&self) -> Status {
+        if self.interrupted {
+            Status::Interrupted
+        } else if self.partial || self.bad_lines > 0 {
+            Status::Partial
+        } else {
+            Status::Complete
+        }
+    }
+
+    /// Writes the closing `summary` record (with `status`, or [`Pipe::status`] when
+    /// `None`), flushes, and returns the summary.
+    pub fn finish(mut self, status: Option<Status>) -> Result<Summary, PipeError> {
+        self.flush_ledger()?;
+        let summary = Summary {
+            stage: self.opts.stage.clone(),
+            pid: std::process::id(),
+            started_at: self.started_at,
+            ended_at: Utc::now(),
+            input: std::mem::take(&mut self.input_counts),
+            output: self.out.counts().clone(),
+            bad_lines: self.bad_lines,
+            status: status.unwrap_or_else(|| self.status()),
+            counters: std::mem::take(&mut self.counters),
+            notes: std::mem::take(&mut self.notes),
+            extra: Default::default(),
+        };
+        self.out.write(&Record::Summary(summary.clone()))?;
+        self.out.flush()?;
+        Ok(summary)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn passes_through_and_summarises() {
+        let input = "{\"_type\":\"ref\",\"url\":\"u1\"}\nnot json\n{\"_type\":\"odd\",\"k\":1}\n";
+        let out = Shared::default();
+        let mut pipe =
+            Pipe::new(PipeOptions::new("rip-test"), input.as_bytes(), out.clone()).unwrap();
+        while let Some(line) = pipe.next_line().unwrap() {
+            if line.kind() == &crate::Kind::Ref
+                && let Record::Ref(r) = line.decode().unwrap()
+            {
+                pipe.enter(&r.url).unwrap();
+            }
+            pipe.pass(&line).unwrap();
+        }
+        let summary = pipe.finish(None).unwrap();
+        assert_eq!(summary.bad_lines, 1);
+        assert_eq!(summary.status, Status::Partial);
+        assert_eq!(summary.input.get("ref"), Some(&1));
+        assert_eq!(summary.output.get("ledger"), Some(&1));
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert_eq!(lines[1], "{\"_type\":\"odd\",\"k\":1}");
+        assert!(lines[2].contains("\"entered\":[\"u1\"]"));
+        assert!(lines[3].starts_with("{\"_type\":\"summary\",\"stage\":\"rip-test\""));
+    }
+
+    #[test]
+    fn strict_stops_at_the_first_bad_line() {
+        let input =
+            "{\"_type\":\"ref\",\"url\":\"u1\"}\n{bad\n{\"_type\":\"ref\",\"url\":\"u2\"}\n";
+        let mut opts = PipeOptions::new("rip-test");
+        opts.strict = true;
+        let mut pipe = Pipe::new(opts, input.as_bytes(), Vec::new()).unwrap();
+        assert!(pipe.next_line().unwrap().is_some());
+        let err = pipe.next_line().unwrap_err();
+        assert!(err.to_string().starts_with("-:2: not JSON"), "{err}");
+    }
+
+    #[test]
+    fn stop_flag_ends_input() {
+        let stop = Arc::new(AtomicBool::new(true));
+        let mut opts = PipeOptions::new("rip-test");
+        opts.stop = Some(stop);
+        let mut pipe = Pipe::new(opts, "{\"_type\":\"x\"}\n".as_bytes(), Vec::new()).unwrap();
+        assert!(pipe.next_line().unwrap().is_none());
+        assert_eq!(pipe.finish(None).unwrap().status, Status::Interrupted);
+    }
+}
