@@ -1,0 +1,162 @@
+//! The stream guarantees every stage shares, shown on `rip-check`: pass-through byte for
+//! byte, malformed lines reported by number with the rest processed, exit codes, and a
+//! quiet exit 0 when the reader downstream goes away.
+
+use rip_core::{Kind, Line, Record, Status};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_rip-check");
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(args: &[&str], input: &str) -> Run {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_owned();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// Splits output into record lines and the closing summary, decoded with rip-core types.
+fn split(stdout: &str) -> (Vec<&str>, rip_core::Summary) {
+    let mut lines: Vec<&str> = stdout.lines().collect();
+    let last = lines.pop().expect("a summary line");
+    match Line::from_text(last).unwrap().decode().unwrap() {
+        Record::Summary(s) => (lines, s),
+        other => panic!("last line is not a summary: {other:?}"),
+    }
+}
+
+const MIXED: &str = concat!(
+    r#"{"_type":"ref","url":"http://h/a","depth":0,"attempt":0}"#, "\n",
+    r#"{"_type":"telemetry","weird":[1,2,{"deep":true}],"n":1.50}"#, "\n",
+    r#"{"_type":"page","url":"http://h/a","finalUrl":"http://h/a","status":200,"fetchedAt":"2026-12-01T09:00:00Z","body":"<p>é ✓</p>","truncated":false,"futureField":{"x":1},"attempt":0}"#, "\n",
+    r#"{ "_type" : "doc" , "url":"http://h/a","concept":"item","name":"A","price":3}"#, "\n",
+    r#"{"_type":"expected","url":"http://h/p","reason":"disallowed by robots.txt","zzz":null}"#, "\n",
+);
+
+#[test]
+fn unknown_kinds_and_fields_pass_through_byte_for_byte() {
+    let r = run(&[], MIXED);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr, "");
+    let (lines, summary) = split(&r.stdout);
+    let input: Vec<&str> = MIXED.lines().collect();
+    assert_eq!(lines, input);
+    assert_eq!(summary.stage, "rip-check");
+    assert_eq!(summary.status, Status::Complete);
+    assert_eq!(summary.input.values().sum::<u64>(), 5);
+    assert_eq!(summary.output.get("telemetry"), Some(&1));
+}
+
+#[test]
+fn a_malformed_line_is_reported_by_number_and_the_rest_is_processed() {
+    let mut input: Vec<&str> = MIXED.lines().collect();
+    input.insert(2, r#"{"_type":"ref","url":"http://h/b""#); // truncated object: line 3
+    input.insert(4, r#"{"_type":"page","url":"http://h/c"}"#); // a page without its fields: line 5
+    let text = input.join("\n") + "\n";
+    let r = run(&["--input", "-"], &text);
+    assert_eq!(r.code, 2, "partial");
+    let errors: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(errors.len(), 2, "{}", r.stderr);
+    assert!(errors[0].starts_with("-:3: not JSON"), "{}", errors[0]);
+    assert!(errors[1].starts_with("-:5: bad `page` record: missing field"), "{}", errors[1]);
+    let (lines, summary) = split(&r.stdout);
+    assert_eq!(lines, MIXED.lines().collect::<Vec<_>>(), "every good line, in order");
+    assert_eq!(summary.bad_lines, 2);
+    assert_eq!(summary.status, Status::Partial);
+}
+
+#[test]
+fn an_input_file_is_named_in_messages_and_strict_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in.ndjson");
+    std::fs::write(&path, format!("{MIXED}[1]\n{MIXED}")).unwrap();
+    let r = run(&["--input", path.to_str().unwrap()], "");
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.starts_with(&format!("{}:6: not a JSON object", path.display())), "{}", r.stderr);
+    assert_eq!(split(&r.stdout).0.len(), 10);
+
+    let r = run(&["--strict", "--input", path.to_str().unwrap()], "");
+    assert_eq!(r.code, 1, "strict makes a bad line fatal");
+    assert!(r.stderr.contains(":6: not a JSON object"), "{}", r.stderr);
+    assert_eq!(r.stdout.lines().count(), 5, "the lines before it were written");
+}
+
+#[test]
+fn missing_input_file_is_a_fatal_error_naming_it() {
+    let r = run(&["--input", "/nonexistent/records.ndjson"], "");
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("/nonexistent/records.ndjson"), "{}", r.stderr);
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_stage_quietly_with_zero() {
+    // As in `rip-check < big | head -1`: read one line, close the pipe.
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let line = format!("{}\n", r#"{"_type":"ref","url":"http://h/a"}"#);
+        for _ in 0..200_000 {
+            if stdin.write_all(line.as_bytes()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    assert_eq!(Line::from_text(first.trim_end()).unwrap().kind(), &Kind::Ref);
+    drop(stdout);
+    let status = child.wait().unwrap();
+    writer.join().unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(stderr, "", "no error message on a broken pipe");
+}
+
+#[test]
+fn output_is_flushed_while_input_is_still_open() {
+    // A downstream stage must not starve while this one waits for more input.
+    let mut child = Command::new(BIN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"_type\":\"ref\",\"url\":\"http://h/a\"}\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap(); // would hang if output waited for end of input
+    assert!(first.contains("http://h/a"));
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

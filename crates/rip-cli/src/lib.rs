@@ -1,0 +1,128 @@
+//! Glue shared by the ripperoni binaries, so that every `main` stays a few lines:
+//! logging on stderr, the mapping from a run's result to an exit code (a broken pipe is
+//! a clean exit), Ctrl-C handling, input opening, and the arguments every stage takes.
+//!
+//! Stage libraries never depend on this crate; only their `main.rs` does.
+
+use anyhow::Context as _;
+use clap::Args;
+use rip_core::Status;
+use std::fs::File;
+use std::io::{self, IsTerminal, Read};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+pub mod progress;
+
+/// Arguments every record-at-a-time stage takes.
+#[derive(Debug, Clone, Args)]
+pub struct StageArgs {
+    /// Input file of NDJSON records; `-` or nothing reads stdin.
+    #[arg(long, short = 'i', value_name = "FILE", global = true)]
+    pub input: Option<PathBuf>,
+
+    /// Stop at the first malformed input line instead of reporting and skipping it.
+    #[arg(long, global = true)]
+    pub strict: bool,
+
+    /// More log output on stderr (-v: debug, -vv: trace). `RUST_LOG` overrides.
+    #[arg(long, short = 'v', action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    /// Only errors on stderr: no progress bar, no summary line.
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
+}
+
+impl StageArgs {
+    /// Starts logging at the level these arguments ask for.
+    pub fn init_logging(&self) {
+        init_logging(self.verbose, self.quiet);
+    }
+
+    /// Opens the input: the file, or stdin. Returns the reader and its name for messages.
+    pub fn open_input(&self) -> anyhow::Result<(Box<dyn Read + Send>, String)> {
+        open_input(self.input.as_deref())
+    }
+}
+
+/// Opens `path` for reading, or stdin for `None` and `-`.
+pub fn open_input(
+    path: Option<&std::path::Path>,
+) -> anyhow::Result<(Box<dyn Read + Send>, String)> {
+    match path {
+        None => Ok((Box::new(io::stdin()), "-".to_owned())),
+        Some(p) if p.as_os_str() == "-" => Ok((Box::new(io::stdin()), "-".to_owned())),
+        Some(p) => {
+            let f = File::open(p).with_context(|| format!("cannot open input {}", p.display()))?;
+            Ok((Box::new(f), p.display().to_string()))
+        }
+    }
+}
+
+/// Logs to stderr (never stdout: stdout carries records). `RUST_LOG` overrides the level.
+pub fn init_logging(verbose: u8, quiet: bool) {
+    let level = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "debug",
+        (false, _) => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(io::stderr().is_terminal())
+        .with_target(false)
+        .try_init();
+}
+
+/// Installs SIGINT and SIGTERM handlers. The first signal sets the returned flag, which
+/// stages poll to stop reading, flush and exit with code 130; a second signal exits at once.
+pub fn install_interrupt() -> anyhow::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let flag = Arc::new(AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(
+            sig,
+            i32::from(rip_core::exit::INTERRUPTED),
+            flag.clone(),
+        )
+        .context("cannot install the signal handler")?;
+        signal_hook::flag::register(sig, flag.clone())
+            .context("cannot install the signal handler")?;
+    }
+    Ok(flag)
+}
+
+/// Maps a run's result to the process exit code. An error whose cause is a broken pipe
+/// (the reader downstream went away) is a clean exit 0 without a message; any other
+/// error is printed as `<program>: error: <cause chain>` and exits 1.
+pub fn exit_with(program: &str, result: anyhow::Result<Status>) -> ExitCode {
+    match result {
+        Ok(status) => ExitCode::from(status.code()),
+        Err(err) if err.chain().any(rip_core::is_broken_pipe) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("{program}: error: {err:#}");
+            ExitCode::from(rip_core::exit::FATAL)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broken_pipe_exits_zero_and_other_errors_one() {
+        let bp: anyhow::Error = io::Error::from(io::ErrorKind::BrokenPipe).into();
+        let bp = bp.context("writing output");
+        assert_eq!(exit_with("t", Err(bp)), ExitCode::SUCCESS);
+        let other = anyhow::anyhow!("boom");
+        assert_eq!(exit_with("t", Err(other)), ExitCode::from(1));
+        assert_eq!(exit_with("t", Ok(Status::Partial)), ExitCode::from(2));
+    }
+}

@@ -1,0 +1,64 @@
+//! Test support for tests that run several stages: find the workspace's binaries and
+//! run real shell pipelines of them, exactly as a user types them.
+//!
+//! `cargo test --workspace` (and `make test`) builds every binary before any test runs.
+//! When a single package's tests run alone (`cargo test -p rip-route`), build the other
+//! stages first: `cargo build --workspace --bins`. Binaries are looked up next to the
+//! running test executable (`target/<profile>/`), so the profile and target directory
+//! always match the test's own.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The directory holding the workspace binaries of the running test's profile.
+pub fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    // target/<profile>/deps/<test>-<hash>
+    let deps = exe.parent().expect("deps dir");
+    let dir = if deps.ends_with("deps") {
+        deps.parent().expect("profile dir")
+    } else {
+        deps
+    };
+    dir.to_path_buf()
+}
+
+/// The path of a workspace binary, e.g. `bin("rip-fetch")`. Panics with the command
+/// to run when it has not been built.
+pub fn bin(name: &str) -> PathBuf {
+    let path = bin_dir().join(name);
+    assert!(
+        path.is_file(),
+        "binary `{name}` not found at {} (hint: run `cargo build --workspace --bins` first, \
+         or the whole suite with `make test`)",
+        path.display()
+    );
+    path
+}
+
+/// A `PATH` with the workspace binaries first.
+pub fn path_with_bins() -> std::ffi::OsString {
+    let mut paths = vec![bin_dir()];
+    if let Some(old) = std::env::var_os("PATH") {
+        paths.extend(std::env::split_paths(&old));
+    }
+    std::env::join_paths(paths).expect("a valid PATH")
+}
+
+/// A `bash -c` command running `script` with the workspace binaries on `PATH`,
+/// `set -o pipefail` off (so each stage's exit code can be read with `PIPESTATUS`),
+/// in `dir` when given.
+pub fn shell(script: &str, dir: Option<&Path>) -> Command {
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c").arg(script).env("PATH", path_with_bins());
+    if let Some(dir) = dir {
+        cmd.current_dir(dir);
+    }
+    cmd.stdin(Stdio::null());
+    cmd
+}
+
+/// Runs `script` (see [`shell`]) to completion and returns its output.
+pub fn run_shell(script: &str, dir: Option<&Path>) -> Output {
+    shell(script, dir).output().expect("bash runs")
+}
