@@ -164,6 +164,11 @@ pub struct Failure {
     /// When the failure was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_at: Option<DateTime<Utc>>,
+    /// On a failure held while `rip-route`'s resolve route tries other URLs: the candidate
+    /// URLs, in order of preference. The next `rip-route` waits for their outcomes and
+    /// then emits the best successful candidate, or captures this failure.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resolving: Vec<String>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -193,6 +198,7 @@ impl Failure {
             body: None,
             elapsed_ms: None,
             failed_at: None,
+            resolving: Vec::new(),
             extra: Map::new(),
         }
     }

@@ -117,11 +117,17 @@ fn built_records() -> Vec<Record> {
             body: Some("<p>slow down</p>".into()),
             elapsed_ms: Some(10),
             failed_at: Some(at),
+            resolving: vec!["http://h/y".into(), "http://h/z".into()],
             http_attempts: 3,
             attempt: 2,
             context: full_context(),
             extra: extra(),
-            ..Failure::new("http://h/x", ErrorCategory::Throttled, Phase::Fetch, entry())
+            ..Failure::new(
+                "http://h/x",
+                ErrorCategory::Throttled,
+                Phase::Fetch,
+                entry(),
+            )
         }),
         Record::Doc(Doc {
             url: "http://h/item-7".into(),
@@ -218,9 +224,15 @@ fn unknown_fields_survive_decoding_and_encoding() {
 
 #[test]
 fn a_known_kind_with_a_bad_field_names_the_field() {
-    let line = Line::from_text(r#"{"_type":"page","url":"u","finalUrl":"u","fetchedAt":"2026-01-01T00:00:00Z","body":""}"#).unwrap();
+    let line = Line::from_text(
+        r#"{"_type":"page","url":"u","finalUrl":"u","fetchedAt":"2026-01-01T00:00:00Z","body":""}"#,
+    )
+    .unwrap();
     let err = line.decode().unwrap_err();
-    assert!(err.contains("bad `page` record") && err.contains("status"), "{err}");
+    assert!(
+        err.contains("bad `page` record") && err.contains("status"),
+        "{err}"
+    );
     let line = Line::from_text(r#"{"_type":"failure","url":"u","category":"BROKEN","retryable":true,"attempt":1,"phase":"fetch","errors":[]}"#).unwrap();
     let err = line.decode().unwrap_err();
     assert!(err.contains("BROKEN"), "{err}");
@@ -229,15 +241,37 @@ fn a_known_kind_with_a_bad_field_names_the_field() {
 #[test]
 fn category_names_parse_case_insensitively() {
     for c in ErrorCategory::ALL {
-        assert_eq!(c.as_str().to_lowercase().parse::<ErrorCategory>().unwrap(), c);
-        assert_eq!(c.retryable_by_default(), matches!(c, ErrorCategory::Network | ErrorCategory::Timeout | ErrorCategory::Throttled | ErrorCategory::Transient));
+        assert_eq!(
+            c.as_str().to_lowercase().parse::<ErrorCategory>().unwrap(),
+            c
+        );
+        assert_eq!(
+            c.retryable_by_default(),
+            matches!(
+                c,
+                ErrorCategory::Network
+                    | ErrorCategory::Timeout
+                    | ErrorCategory::Throttled
+                    | ErrorCategory::Transient
+            )
+        );
     }
-    assert!("nope".parse::<ErrorCategory>().unwrap_err().contains("nope"));
+    assert!(
+        "nope"
+            .parse::<ErrorCategory>()
+            .unwrap_err()
+            .contains("nope")
+    );
 }
 
 #[test]
 fn retry_refs_carry_context_round_and_history() {
-    let mut f = Failure::new("http://h/x", ErrorCategory::Transient, Phase::Fetch, entry());
+    let mut f = Failure::new(
+        "http://h/x",
+        ErrorCategory::Transient,
+        Phase::Fetch,
+        entry(),
+    );
     f.context = full_context();
     f.attempt = 1;
     let r = f.to_retry_ref();
