@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -39,7 +39,7 @@ pub(crate) async fn serve(
             Ok(ReadHead::Refused(error)) => return refuse(&mut stream, error.status()).await,
         };
         let arrived = Instant::now();
-        let time = SystemTime::now();
+        let time = truncate_to_micros(SystemTime::now());
         let discarded = match head.body_length() {
             Ok(length) => tokio::select! {
                 ok = discard_body(&mut stream, &mut buf, length) => ok,
@@ -72,7 +72,7 @@ pub(crate) async fn serve(
             RecordContext {
                 connection,
                 peer,
-                elapsed: arrived.duration_since(shared.started),
+                elapsed: truncate_duration(arrived.duration_since(shared.started)),
                 time,
                 status: prepared.as_ref().map(|p| p.head.status),
                 fault: fault.kind(),
@@ -85,10 +85,23 @@ pub(crate) async fn serve(
     }
 }
 
+/// Log times have the resolution of their JSON form (microseconds), so that a record read
+/// back from `/__rip/log` or the log file equals the one in memory.
+fn truncate_duration(d: Duration) -> Duration {
+    Duration::new(d.as_secs(), d.subsec_micros() * 1_000)
+}
+
+fn truncate_to_micros(t: SystemTime) -> SystemTime {
+    match t.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(since) => SystemTime::UNIX_EPOCH + truncate_duration(since),
+        Err(_) => t,
+    }
+}
+
 struct RecordContext {
     connection: u64,
     peer: SocketAddr,
-    elapsed: std::time::Duration,
+    elapsed: Duration,
     time: SystemTime,
     status: Option<u16>,
     fault: &'static str,

@@ -13,7 +13,22 @@ use bytes::Bytes;
 
 use crate::samples::Sample;
 
-/// How the server answers one request. See the [module docs](self) and the crate docs.
+/// How the server answers one request.
+///
+/// A constructor says *what* to answer ([`Fault::serve`], [`Fault::status`],
+/// [`Fault::redirect`], [`Fault::reset`], [`Fault::body`], ...); modifiers say *how* to
+/// deliver it ([`Fault::delay`], [`Fault::trickle`], [`Fault::stall`],
+/// [`Fault::short_body`], [`Fault::gzip`], ...). Modifiers combine:
+///
+/// ```
+/// use std::time::Duration;
+/// use rip_testserver::Fault;
+///
+/// // The site's page, gzip-encoded when asked, 16 bytes every 5 ms.
+/// let slow_gzip = Fault::serve().gzip().trickle(16, Duration::from_millis(5));
+/// // The site's page with status 500, after 1 s.
+/// let late_error = Fault::serve().with_status(500).delay(Duration::from_secs(1));
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fault {
     pub(crate) action: Action,
