@@ -170,7 +170,7 @@ pub(crate) async fn write_simple(
     body: &[u8],
     keep_alive: bool,
 ) -> bool {
-    head.push("Date", httpdate::fmt_http_date(SystemTime::now()));
+    head.push("Date", http::fmt_date(SystemTime::now()));
     head.push("Content-Length", body.len().to_string());
     if !keep_alive {
         head.push("Connection", "close");

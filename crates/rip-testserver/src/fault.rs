@@ -301,7 +301,7 @@ impl Fault {
         self
     }
 
-    /// Add `count` headers `X-Huge-k` of `size` bytes each.
+    /// Add `count` headers `X-Huge-k` of `size` bytes each (64 MiB in all at most).
     pub fn huge_headers(mut self, count: usize, size: usize) -> Self {
         self.huge_headers = Some(HugeHeaders { count, size });
         self

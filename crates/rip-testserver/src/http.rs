@@ -2,6 +2,7 @@
 //! and the small header grammars the server needs (Accept-Encoding, If-None-Match).
 
 use std::io;
+use std::time::{Duration, SystemTime};
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
@@ -297,6 +298,19 @@ pub(crate) fn status_has_no_body(status: u16) -> bool {
     status < 200 || status == 204 || status == 304
 }
 
+/// The last second an HTTP-date can name: 9999-12-31T23:59:59Z.
+const LAST_HTTP_DATE_SECS: u64 = 253_402_300_799;
+
+/// Formats an HTTP-date, clamping times before 1970 or after 9999 (which `httpdate`
+/// refuses with a panic) to those bounds.
+pub(crate) fn fmt_date(time: SystemTime) -> String {
+    let secs = time
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+        .min(LAST_HTTP_DATE_SECS);
+    httpdate::fmt_http_date(SystemTime::UNIX_EPOCH + Duration::from_secs(secs))
+}
+
 /// Decodes `%XX` escapes; `None` for a `%` not followed by two hex digits.
 pub(crate) fn percent_decode(text: &str) -> Option<Vec<u8>> {
     let bytes = text.as_bytes();
@@ -444,6 +458,14 @@ mod tests {
             String::from_utf8(head.encode()).unwrap(),
             "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\n\r\n"
         );
+    }
+
+    #[test]
+    fn dates_out_of_range_do_not_panic() {
+        let before = SystemTime::UNIX_EPOCH - Duration::from_secs(10);
+        assert_eq!(fmt_date(before), "Thu, 01 Jan 1970 00:00:00 GMT");
+        let after = SystemTime::UNIX_EPOCH + Duration::from_secs(LAST_HTTP_DATE_SECS * 2);
+        assert_eq!(fmt_date(after), "Fri, 31 Dec 9999 23:59:59 GMT");
     }
 
     #[test]

@@ -15,6 +15,9 @@ use crate::log::lock;
 use crate::server::Shared;
 use crate::site::{Resource, fixed_last_modified};
 
+/// The most bytes [`Fault::huge_headers`] adds (count × size is capped to this).
+pub(crate) const MAX_HUGE_HEADERS: usize = 64 << 20;
+
 /// A response ready to write.
 pub(crate) struct Prepared {
     pub head: ResponseHead,
@@ -50,7 +53,7 @@ pub(crate) async fn prepare(shared: &Shared, req: &RequestHead, fault: &Fault) -
     };
     let status = fault.status.unwrap_or(resource.status);
     let mut head = ResponseHead::new(status);
-    head.push("Date", httpdate::fmt_http_date(SystemTime::now()));
+    head.push("Date", http::fmt_date(SystemTime::now()));
     head.push("Server", "rip-testserver");
     head.push("Content-Type", resource.content_type.clone());
     if resource.status == 405 {
@@ -103,7 +106,7 @@ pub(crate) async fn prepare(shared: &Shared, req: &RequestHead, fault: &Fault) -
         head.push("ETag", tag.clone());
     }
     if let Some(time) = last_modified {
-        head.push("Last-Modified", httpdate::fmt_http_date(time));
+        head.push("Last-Modified", http::fmt_date(time));
     }
     let not_modified = status == 200
         && (req.method == "GET" || req.method == "HEAD")
@@ -121,8 +124,10 @@ pub(crate) async fn prepare(shared: &Shared, req: &RequestHead, fault: &Fault) -
         None => {}
     }
     if let Some(huge) = fault.huge_headers {
-        let value = "x".repeat(huge.size);
-        for k in 0..huge.count {
+        let size = huge.size.min(MAX_HUGE_HEADERS);
+        let count = huge.count.min(MAX_HUGE_HEADERS / size.max(1));
+        let value = "x".repeat(size);
+        for k in 0..count {
             head.push(format!("X-Huge-{k}"), value.clone());
         }
     }
@@ -193,18 +198,19 @@ fn is_not_modified(
     secs(modified) <= secs(since)
 }
 
-/// An HTTP-date `d` from now, rounded up to the next whole second.
+/// An HTTP-date `d` from now, rounded up to the next whole second (year 9999 at most).
 fn http_date_after(d: Duration) -> String {
-    let at = SystemTime::now() + d;
-    let since_epoch = at
+    let since_epoch = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .saturating_add(d);
     let rounded = if since_epoch.subsec_nanos() > 0 {
-        since_epoch.as_secs() + 1
+        since_epoch.as_secs().saturating_add(1)
     } else {
         since_epoch.as_secs()
     };
-    httpdate::fmt_http_date(SystemTime::UNIX_EPOCH + Duration::from_secs(rounded))
+    let rounded = Duration::from_secs(rounded.min(253_402_300_799));
+    http::fmt_date(SystemTime::UNIX_EPOCH + rounded)
 }
 
 /// Writes a prepared response according to the fault. Returns whether the connection can
@@ -303,6 +309,14 @@ async fn bomb(shared: &Shared, expanded: u64) -> Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn far_retry_dates_do_not_panic() {
+        assert_eq!(
+            http_date_after(Duration::MAX),
+            "Fri, 31 Dec 9999 23:59:59 GMT"
+        );
+    }
 
     #[test]
     fn http_date_is_rounded_up() {

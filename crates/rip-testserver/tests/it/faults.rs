@@ -637,3 +637,27 @@ async fn the_json_plan_drives_the_same_faults() {
     let error = client.get(server.url("/final")).send().await.unwrap_err();
     assert_eq!(io_kind(&error), Some(io::ErrorKind::ConnectionReset));
 }
+
+#[tokio::test]
+async fn reset_on_a_reused_connection_is_not_retried_by_a_default_client() {
+    let server = server_with(vec![
+        Rule::path("/p").once(Fault::serve()).once(Fault::reset()),
+    ])
+    .await;
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let first = client.get(server.url("/p")).send().await.unwrap();
+    first.bytes().await.unwrap();
+    let error = client.get(server.url("/p")).send().await.unwrap_err();
+    assert_eq!(
+        io_kind(&error),
+        Some(io::ErrorKind::ConnectionReset),
+        "{}",
+        chain(&error)
+    );
+    let log = server.requests();
+    assert_eq!(log.len(), 2);
+    assert_eq!(
+        log[0].connection, log[1].connection,
+        "the pooled connection was reused"
+    );
+}

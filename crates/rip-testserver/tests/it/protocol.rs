@@ -198,3 +198,42 @@ async fn thousands_of_requests_over_keep_alive() {
     assert_eq!(server.total(), n as usize);
     assert!(rate > 500.0, "{rate:.0} requests/s");
 }
+
+#[tokio::test]
+async fn random_bytes_never_take_the_server_down() {
+    let server = server().await;
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let pieces: [&[u8]; 8] = [
+        b"GET ",
+        b"/item-1",
+        b" HTTP/1.1\r\n",
+        b"Host: x\r\n",
+        b"Content-Length: 3\r\n",
+        b"\r\n",
+        b"%00%2e%2e/",
+        b"\xff\xfe\x00",
+    ];
+    for _ in 0..200 {
+        let mut request = Vec::new();
+        for _ in 0..(next() % 12) {
+            if next() % 3 == 0 {
+                request.extend((0..next() % 16).map(|_| next() as u8));
+            } else {
+                request.extend_from_slice(pieces[(next() % 8) as usize]);
+            }
+        }
+        let mut stream = TcpStream::connect(server.addr()).await.unwrap();
+        let _ = stream.write_all(&request).await;
+        let _ = stream.shutdown().await;
+        let mut sink = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(2), stream.read_to_end(&mut sink)).await;
+    }
+    let response = client().get(server.url("/item-1")).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+}
