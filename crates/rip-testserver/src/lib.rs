@@ -55,8 +55,10 @@
 //! - `GET` and `HEAD` are served; other methods get 405 (their body, if it has a
 //!   `Content-Length`, is read and discarded). Keep-alive is the default for HTTP/1.1;
 //!   `Connection: close` and HTTP/1.0 close after the response. Request heads over 64 KiB or
-//!   with over 256 headers get 431, garbage gets 400, `Transfer-Encoding` gets 501: none of
-//!   these are logged.
+//!   with over 256 headers get 431, garbage gets 400, `Transfer-Encoding` gets 501, bodies
+//!   over 16 MiB get 413, each followed by a close: none of these are logged. Nothing a
+//!   client sends makes the server panic.
+//! - To gzip everything (as nginx would), add `Rule::prefix("/").always(Fault::serve().gzip())`.
 //!
 //! # Faults
 //!
