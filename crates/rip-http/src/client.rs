@@ -1,0 +1,216 @@
+//! The reqwest client and one HTTP exchange with bounded everything: time to headers and
+//! silence between body reads (read-idle timeout), the whole exchange (total timeout), and
+//! the body size after decompression (the rest is cut and marked truncated).
+//!
+//! Redirects are not followed here (the client's policy is `none`): the fetcher follows
+//! them itself, so it can record the chain, check each hop's scheme, scope and robots.txt,
+//! and give each hop its host's politeness slot.
+
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use tokio::time::{Instant, timeout, timeout_at};
+
+use crate::classify::{describe, transport_code};
+use crate::config::ClientConfig;
+
+/// Bodies of non-2xx responses are kept up to this size.
+pub const MAX_ERROR_BODY: usize = 64 << 10;
+
+/// Why the client could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A header name or value given in the configuration is not valid HTTP.
+    #[error("bad extra header `{name}`: {why} (hint: use `Name: value`)")]
+    Header {
+        /// The header as given.
+        name: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The proxy URL is not valid.
+    #[error("bad proxy `{proxy}`: {source} (hint: e.g. http://127.0.0.1:3128)")]
+    Proxy {
+        /// The proxy as given.
+        proxy: String,
+        /// reqwest's reason.
+        source: reqwest::Error,
+    },
+    /// reqwest refused the configuration.
+    #[error("cannot build the HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
+    /// The cache folder could not be prepared.
+    #[error("cannot use the cache folder {path}: {source}")]
+    CacheDir {
+        /// The folder.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// What came back from one request.
+#[derive(Debug)]
+pub enum Exchange {
+    /// A complete response (its body possibly cut at the limit).
+    Response {
+        /// Status.
+        status: u16,
+        /// Headers, lower-case names.
+        headers: Vec<(String, String)>,
+        /// Body after decompression.
+        body: Bytes,
+        /// The body was cut at the limit.
+        truncated: bool,
+    },
+    /// No complete response.
+    Transport {
+        /// A dotted code (`network.reset`, `timeout.read`, …).
+        code: &'static str,
+        /// Detail.
+        message: String,
+    },
+}
+
+/// The HTTP client of a fetcher.
+#[derive(Debug, Clone)]
+pub struct Client {
+    inner: reqwest::Client,
+    cfg: ClientConfig,
+}
+
+impl Client {
+    /// Builds the client.
+    pub fn new(cfg: &ClientConfig) -> Result<Self, BuildError> {
+        let mut headers = HeaderMap::new();
+        for (name, value) in &cfg.headers {
+            let n =
+                HeaderName::from_bytes(name.trim().as_bytes()).map_err(|e| BuildError::Header {
+                    name: name.clone(),
+                    why: e.to_string(),
+                })?;
+            let v = HeaderValue::from_str(value.trim()).map_err(|e| BuildError::Header {
+                name: name.clone(),
+                why: e.to_string(),
+            })?;
+            headers.append(n, v);
+        }
+        let mut b = reqwest::Client::builder()
+            .user_agent(cfg.user_agent.clone())
+            .default_headers(headers)
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(cfg.connect_timeout)
+            .pool_max_idle_per_host(cfg.pool_idle_per_host)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .tcp_nodelay(true)
+            .danger_accept_invalid_certs(cfg.insecure)
+            .cookie_store(cfg.cookies);
+        if let Some(proxy) = &cfg.proxy {
+            let p = reqwest::Proxy::all(proxy).map_err(|source| BuildError::Proxy {
+                proxy: proxy.clone(),
+                source,
+            })?;
+            b = b.proxy(p);
+        } else {
+            b = b.no_proxy();
+        }
+        let inner = b.build().map_err(BuildError::Client)?;
+        Ok(Self {
+            inner,
+            cfg: cfg.clone(),
+        })
+    }
+
+    /// One GET of `url` with `extra` headers; the body is read up to `limit` bytes.
+    pub async fn get(&self, url: &url::Url, extra: &[(&str, String)], limit: usize) -> Exchange {
+        let deadline = Instant::now() + self.cfg.total_timeout;
+        let mut req = self.inner.get(url.clone());
+        if let Some((user, pass)) = &self.cfg.basic_auth {
+            req = req.basic_auth(user, pass.as_deref());
+        }
+        for (k, v) in extra {
+            req = req.header(*k, v);
+        }
+        let idle = self.cfg.read_timeout;
+        let head = timeout_at(deadline, timeout(idle, req.send())).await;
+        let mut resp = match head {
+            Err(_) => return total_timeout(self.cfg.total_timeout),
+            Ok(Err(_)) => {
+                return Exchange::Transport {
+                    code: "timeout.read",
+                    message: format!("no response headers within {}", fmt_d(idle)),
+                };
+            }
+            Ok(Ok(Err(e))) => return transport(&e),
+            Ok(Ok(Ok(r))) => r,
+        };
+        let status = resp.status().as_u16();
+        let headers = resp
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().to_owned(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        let limit = if (200..300).contains(&status) {
+            limit
+        } else {
+            limit.min(MAX_ERROR_BODY)
+        };
+        let mut body = BytesMut::new();
+        let mut truncated = false;
+        loop {
+            let chunk = match timeout_at(deadline, timeout(idle, resp.chunk())).await {
+                Err(_) => return total_timeout(self.cfg.total_timeout),
+                Ok(Err(_)) => {
+                    return Exchange::Transport {
+                        code: "timeout.read",
+                        message: format!(
+                            "body stalled for {} after {} bytes",
+                            fmt_d(idle),
+                            body.len()
+                        ),
+                    };
+                }
+                Ok(Ok(Err(e))) => return transport(&e),
+                Ok(Ok(Ok(c))) => c,
+            };
+            let Some(chunk) = chunk else { break };
+            let room = limit - body.len();
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                truncated = true;
+                break;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Exchange::Response {
+            status,
+            headers,
+            body: body.freeze(),
+            truncated,
+        }
+    }
+}
+
+fn fmt_d(d: Duration) -> String {
+    format!("{:.1}s", d.as_secs_f64())
+}
+
+fn total_timeout(d: Duration) -> Exchange {
+    Exchange::Transport {
+        code: "timeout.total",
+        message: format!("request took longer than {}", fmt_d(d)),
+    }
+}
+
+fn transport(e: &reqwest::Error) -> Exchange {
+    Exchange::Transport {
+        code: transport_code(e),
+        message: describe(e),
+    }
+}

@@ -1,0 +1,636 @@
+//! [`Fetcher`]: the one entry point. A URL goes through cache → robots.txt → politeness →
+//! request (redirects followed by hand) → classification → retry, and comes back as a
+//! [`Fetched`]: a page, a classified failure or a deliberate skip, with what it cost.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use chrono::{DateTime, Utc};
+use rip_core::{ErrorCategory, ExpectedSource};
+use tokio::sync::OnceCell;
+use tokio::time::Instant;
+use url::Url;
+
+use crate::cache::{CacheEntry, CacheMeta, DiskCache, Lookup, now_ms};
+use crate::classify::{Classification, Classifier, Observation};
+use crate::client::{BuildError, Client, Exchange};
+use crate::config::{CacheMode, HttpConfig, RedirectScope};
+use crate::outcome::{
+    FetchFailure, Fetched, Outcome, RequestStats, Response, Skip, Stats, StatsSnapshot,
+};
+use crate::politeness::Politeness;
+use crate::retry::Backoff;
+use crate::robots::{Robots, RobotsRules, Verdict, robots_target};
+use crate::slots::{FileSlots, MemorySlots, SlotStore};
+
+/// How long an unreachable robots.txt is remembered before it is asked for again.
+const ROBOTS_RETRY: Duration = Duration::from_secs(30);
+
+/// Per-fetch options.
+#[derive(Debug, Clone, Default)]
+pub struct FetchOptions {
+    /// Do not start before this instant (a ref's `notBefore`).
+    pub not_before: Option<DateTime<Utc>>,
+    /// Skip the robots.txt check for this URL (the fetcher's setting applies otherwise).
+    pub ignore_robots: bool,
+}
+
+#[derive(Debug, Clone)]
+enum RobotsEntry {
+    Rules(Arc<dyn RobotsRules>),
+    Unreachable(FetchFailure, Instant),
+}
+
+#[derive(Debug)]
+struct Inner {
+    cfg: HttpConfig,
+    client: Client,
+    classifier: Classifier,
+    politeness: Politeness,
+    cache: Option<DiskCache>,
+    robots: Mutex<HashMap<String, Arc<OnceCell<RobotsEntry>>>>,
+    stats: Stats,
+}
+
+/// The HTTP stack of a stage. Cheap to clone (shared state inside); use one per process.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), rip_http::BuildError> {
+/// use rip_http::{Fetcher, HttpConfig, Outcome};
+/// let fetcher = Fetcher::new(HttpConfig::default())?;
+/// let fetched = fetcher.fetch("http://127.0.0.1:8080/").await;
+/// match fetched.outcome {
+///     Outcome::Page(resp) => println!("{} bytes", resp.body.len()),
+///     Outcome::Failure(f) => println!("{} {}", f.class.category, f.class.message),
+///     Outcome::Skipped(s) => println!("skipped: {}", s.reason),
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Fetcher {
+    inner: Arc<Inner>,
+}
+
+enum Hop {
+    Page(Response),
+    NotModified,
+    Failure(FetchFailure),
+    Skip(Skip),
+}
+
+/// The key politeness, robots and the circuit breaker use for a URL: `host:port`.
+pub fn host_key(url: &Url) -> String {
+    format!(
+        "{}:{}",
+        url.host_str().unwrap_or("").to_ascii_lowercase(),
+        url.port_or_known_default().unwrap_or(0)
+    )
+}
+
+fn failure(category: ErrorCategory, retryable: bool, code: &str, message: String) -> FetchFailure {
+    FetchFailure::new(Classification {
+        category,
+        retryable,
+        code: code.to_owned(),
+        message,
+        retry_after: None,
+    })
+}
+
+fn in_scope(scope: &RedirectScope, start: &Url, next: &Url) -> bool {
+    let host = next.host_str().unwrap_or("").to_ascii_lowercase();
+    match scope {
+        RedirectScope::Any => true,
+        RedirectScope::SameHost => start
+            .host_str()
+            .is_some_and(|h| h.eq_ignore_ascii_case(&host)),
+        RedirectScope::Domain(d) => {
+            let d = d.trim_start_matches('.').to_ascii_lowercase();
+            host == d
+                || host.ends_with(&format!(".{d}"))
+                || start
+                    .host_str()
+                    .is_some_and(|h| h.eq_ignore_ascii_case(&host))
+        }
+    }
+}
+
+impl Fetcher {
+    /// Builds the client, the scheduler (sharing host schedules through
+    /// `<cache dir>/hosts/` when a cache folder is set and sharing is on) and the cache.
+    pub fn new(cfg: HttpConfig) -> Result<Self, BuildError> {
+        let client = Client::new(&cfg.client)?;
+        let store: Arc<dyn SlotStore> = match (&cfg.cache.dir, cfg.politeness.shared) {
+            (Some(dir), true) => {
+                let hosts = dir.join("hosts");
+                Arc::new(
+                    FileSlots::new(&hosts).map_err(|source| BuildError::CacheDir {
+                        path: hosts.clone(),
+                        source,
+                    })?,
+                )
+            }
+            _ => Arc::new(MemorySlots::default()),
+        };
+        let cache = match (&cfg.cache.dir, cfg.cache.mode) {
+            (Some(dir), mode) if mode != CacheMode::Off => Some(DiskCache::new(dir)),
+            _ => None,
+        };
+        Ok(Self {
+            inner: Arc::new(Inner {
+                classifier: Classifier::new(cfg.rules.clone()),
+                politeness: Politeness::new(cfg.politeness.clone(), store),
+                client,
+                cache,
+                robots: Mutex::new(HashMap::new()),
+                stats: Stats::default(),
+                cfg,
+            }),
+        })
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &HttpConfig {
+        &self.inner.cfg
+    }
+
+    /// Counters over every fetch so far.
+    pub fn stats(&self) -> StatsSnapshot {
+        self.inner.stats.snapshot()
+    }
+
+    /// Fetches `url` (see the crate docs for the path it takes).
+    pub async fn fetch(&self, url: &str) -> Fetched {
+        self.fetch_with(url, &FetchOptions::default()).await
+    }
+
+    /// Fetches `url` with options.
+    pub async fn fetch_with(&self, url: &str, opts: &FetchOptions) -> Fetched {
+        let robots = self.inner.cfg.robots && !opts.ignore_robots;
+        let fetched = self.run(url, opts.not_before, robots).await;
+        let s = &self.inner.stats;
+        Stats::add(&s.fetches, 1);
+        Stats::add(&s.retries, u64::from(fetched.stats.retries));
+        match &fetched.outcome {
+            Outcome::Page(p) => {
+                Stats::add(&s.pages, 1);
+                if p.truncated {
+                    Stats::add(&s.truncated, 1);
+                }
+            }
+            Outcome::Failure(f) => s.failure(f.class.category),
+            Outcome::Skipped(k) => {
+                Stats::add(&s.skipped, 1);
+                if k.source == ExpectedSource::Robots {
+                    Stats::add(&s.robots_denied, 1);
+                }
+            }
+        }
+        fetched
+    }
+
+    /// The robots.txt rules for `url`'s origin (fetched once per origin and remembered),
+    /// or the failure that made it unreachable. A 4xx for robots.txt allows everything.
+    pub async fn robots(&self, url: &Url) -> Result<Arc<dyn RobotsRules>, FetchFailure> {
+        let origin = url.origin().ascii_serialization();
+        let cell = {
+            let mut map = self.inner.robots.lock().unwrap_or_else(|p| p.into_inner());
+            let cell = map.entry(origin.clone()).or_default();
+            if let Some(RobotsEntry::Unreachable(_, at)) = cell.get()
+                && at.elapsed() > ROBOTS_RETRY
+            {
+                *cell = Arc::new(OnceCell::new());
+            }
+            cell.clone()
+        };
+        let entry = cell.get_or_init(|| self.load_robots(url)).await;
+        match entry {
+            RobotsEntry::Rules(r) => Ok(r.clone()),
+            RobotsEntry::Unreachable(f, _) => Err(f.clone()),
+        }
+    }
+
+    async fn load_robots(&self, url: &Url) -> RobotsEntry {
+        let mut robots_url = url.clone();
+        robots_url.set_path("/robots.txt");
+        robots_url.set_query(None);
+        robots_url.set_fragment(None);
+        let fetched = Box::pin(self.run(robots_url.as_str(), None, false)).await;
+        match fetched.outcome {
+            Outcome::Page(resp) => {
+                let rules = Robots::parse(&resp.body, &self.inner.cfg.client.robots_agent);
+                if let Some(d) = rules.crawl_delay() {
+                    self.inner.politeness.set_crawl_delay(&host_key(url), d);
+                }
+                RobotsEntry::Rules(Arc::new(rules))
+            }
+            Outcome::Skipped(_) => RobotsEntry::Rules(Arc::new(Robots::allow_all())),
+            Outcome::Failure(f)
+                if f.status
+                    .is_some_and(|s| (400..500).contains(&s) && s != 429) =>
+            {
+                RobotsEntry::Rules(Arc::new(Robots::allow_all()))
+            }
+            Outcome::Failure(mut f) => {
+                f.class.message = format!("robots.txt unreachable: {}", f.class.message);
+                f.class.code = "robots.unreachable".into();
+                f.class.retryable = true;
+                RobotsEntry::Unreachable(f, Instant::now())
+            }
+        }
+    }
+
+    async fn robots_check(&self, url: &Url) -> Result<Option<Skip>, FetchFailure> {
+        if url.path() == "/robots.txt" {
+            return Ok(None);
+        }
+        let rules = self.robots(url).await?;
+        Ok(match rules.check(&robots_target(url)) {
+            Verdict::Allowed => None,
+            Verdict::Disallowed { rule } => Some(Skip {
+                reason: "disallowed by robots.txt".into(),
+                source: ExpectedSource::Robots,
+                rule: Some(rule),
+                status: None,
+            }),
+        })
+    }
+
+    #[allow(clippy::result_large_err)] // built once per fetch, returned as the outcome
+    fn parse_url(&self, url: &str) -> Result<Url, FetchFailure> {
+        let max = self.inner.cfg.client.max_url_len;
+        if url.len() > max {
+            return Err(failure(
+                ErrorCategory::Validation,
+                false,
+                "validation.url",
+                format!("URL is {} bytes long (limit {max})", url.len()),
+            ));
+        }
+        let parsed = Url::parse(url).map_err(|e| {
+            failure(
+                ErrorCategory::Validation,
+                false,
+                "validation.url",
+                format!("invalid URL: {e}"),
+            )
+        })?;
+        if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+            return Err(failure(
+                ErrorCategory::Validation,
+                false,
+                "validation.url",
+                format!("not an http(s) URL with a host: {url}"),
+            ));
+        }
+        Ok(parsed)
+    }
+
+    async fn cache_get(&self, url: &str) -> Option<Lookup> {
+        let cache = self.inner.cache.clone()?;
+        let url = url.to_owned();
+        tokio::task::spawn_blocking(move || cache.get(&url))
+            .await
+            .ok()
+    }
+
+    async fn run(&self, url_str: &str, not_before: Option<DateTime<Utc>>, robots: bool) -> Fetched {
+        let start = Instant::now();
+        let mut stats = RequestStats::default();
+        let outcome = self
+            .run_inner(url_str, not_before, robots, &mut stats)
+            .await;
+        stats.elapsed = start.elapsed();
+        Fetched { outcome, stats }
+    }
+
+    async fn run_inner(
+        &self,
+        url_str: &str,
+        not_before: Option<DateTime<Utc>>,
+        robots: bool,
+        stats: &mut RequestStats,
+    ) -> Outcome {
+        let cfg = &self.inner.cfg;
+        let url = match self.parse_url(url_str) {
+            Ok(u) => u,
+            Err(f) => return Outcome::Failure(f),
+        };
+        if let Some(nb) = not_before
+            && let Ok(wait) = (nb - Utc::now()).to_std()
+        {
+            stats.waited += wait;
+            tokio::time::sleep(wait).await;
+        }
+
+        let mode = cfg.cache.mode;
+        let mut stale: Option<CacheEntry> = None;
+        if matches!(mode, CacheMode::ReadWrite | CacheMode::ReadOnly) {
+            match self.cache_get(url_str).await {
+                Some(Lookup::Hit(entry)) => {
+                    if mode == CacheMode::ReadOnly || entry.is_fresh(cfg.cache.ttl) {
+                        stats.from_cache = true;
+                        Stats::add(&self.inner.stats.cache_hits, 1);
+                        return Outcome::Page(from_entry(entry));
+                    }
+                    stale = Some(entry);
+                }
+                Some(Lookup::Corrupt(why)) => {
+                    Stats::add(&self.inner.stats.cache_corrupt, 1);
+                    tracing::warn!("corrupt cache entry for {url_str}, treated as a miss: {why}");
+                }
+                Some(Lookup::Miss) | None => {}
+            }
+            if mode == CacheMode::ReadOnly && self.inner.cache.is_some() {
+                return Outcome::Failure(failure(
+                    ErrorCategory::Resource,
+                    false,
+                    "cache.miss",
+                    "not in the cache (cache mode read-only: no network request)".into(),
+                ));
+            }
+        }
+
+        if robots && mode != CacheMode::ReadOnly {
+            match self.robots_check(&url).await {
+                Ok(None) => {}
+                Ok(Some(skip)) => return Outcome::Skipped(skip),
+                Err(f) => return Outcome::Failure(f),
+            }
+        }
+
+        let mut backoff = Backoff::new(&cfg.retry);
+        let max_attempts = cfg.retry.max_attempts.max(1);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let conditional = stale.as_ref().filter(|e| e.has_validators());
+            match self.hops(&url, conditional, robots, stats).await {
+                Hop::Page(resp) => {
+                    self.store(url_str, &resp).await;
+                    return Outcome::Page(resp);
+                }
+                Hop::NotModified => {
+                    let entry = stale
+                        .take()
+                        .expect("a 304 only answers a conditional request");
+                    stats.revalidated = true;
+                    Stats::add(&self.inner.stats.revalidated, 1);
+                    if let Some(cache) = self.inner.cache.clone() {
+                        let e = entry.clone();
+                        let _ = tokio::task::spawn_blocking(move || cache.refresh(&e)).await;
+                    }
+                    return Outcome::Page(from_entry(entry));
+                }
+                Hop::Skip(s) => return Outcome::Skipped(s),
+                Hop::Failure(f) => {
+                    if !f.class.retryable
+                        || attempt >= max_attempts
+                        || f.class.code == "circuit.open"
+                    {
+                        return Outcome::Failure(f);
+                    }
+                    let host = f
+                        .final_url
+                        .as_deref()
+                        .and_then(|u| Url::parse(u).ok())
+                        .map_or_else(|| host_key(&url), |u| host_key(&u));
+                    let delay = backoff.next_delay();
+                    let hint = f
+                        .class
+                        .retry_after
+                        .map(|ra| ra.min(cfg.retry.max_retry_after));
+                    if let (Some(ra), Some(limit)) = (hint, cfg.retry.give_up_after)
+                        && ra > limit
+                    {
+                        self.inner.politeness.throttle(&host, ra);
+                        return Outcome::Failure(f);
+                    }
+                    if hint.is_some() || f.class.category == ErrorCategory::Throttled {
+                        // The whole host waits, in every process sharing its schedule; the
+                        // next attempt's politeness slot comes after it.
+                        self.inner.politeness.throttle(&host, hint.unwrap_or(delay));
+                    } else {
+                        stats.waited += delay;
+                        tokio::time::sleep(delay).await;
+                    }
+                    stats.retries += 1;
+                }
+            }
+        }
+    }
+
+    async fn store(&self, url: &str, resp: &Response) {
+        let cfg = &self.inner.cfg;
+        let Some(cache) = self.inner.cache.clone() else {
+            return;
+        };
+        if !matches!(cfg.cache.mode, CacheMode::ReadWrite | CacheMode::WriteOnly) {
+            return;
+        }
+        let meta = CacheMeta {
+            url: url.to_owned(),
+            final_url: resp.final_url.clone(),
+            status: resp.status,
+            headers: resp.headers.clone(),
+            redirects: resp.redirects.clone(),
+            fetched_at: resp.fetched_at,
+            stored_at_ms: now_ms(),
+            etag: resp.header("etag").map(str::to_owned),
+            last_modified: resp.header("last-modified").map(str::to_owned),
+            truncated: resp.truncated,
+            body_len: 0,
+            body_sha256: String::new(),
+        };
+        let body = resp.body.clone();
+        let result = tokio::task::spawn_blocking(move || cache.put(meta, &body)).await;
+        if let Ok(Err(e)) = result {
+            tracing::warn!("cannot write the cache entry for {url}: {e}");
+        }
+    }
+
+    /// One attempt: the request and its redirect hops.
+    async fn hops(
+        &self,
+        start: &Url,
+        conditional: Option<&CacheEntry>,
+        robots: bool,
+        stats: &mut RequestStats,
+    ) -> Hop {
+        let cfg = &self.inner.cfg.client;
+        let mut current = start.clone();
+        let mut redirects: Vec<String> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::from([start.as_str().to_owned()]);
+        loop {
+            let host = host_key(&current);
+            let permit = match self.inner.politeness.acquire(&host).await {
+                Ok(p) => p,
+                Err(open) => {
+                    let mut f = failure(
+                        ErrorCategory::Transient,
+                        true,
+                        "circuit.open",
+                        format!(
+                            "circuit open for {host} after repeated failures: resting {:.1}s",
+                            open.remaining.as_secs_f64()
+                        ),
+                    );
+                    f.class.retry_after = Some(open.remaining);
+                    f.final_url = Some(current.to_string());
+                    return Hop::Failure(f);
+                }
+            };
+            stats.waited += permit.waited;
+            let mut extra: Vec<(&str, String)> = Vec::new();
+            if let Some(e) = conditional.filter(|_| redirects.is_empty()) {
+                if let Some(etag) = &e.meta.etag {
+                    extra.push(("if-none-match", etag.clone()));
+                }
+                if let Some(lm) = &e.meta.last_modified {
+                    extra.push(("if-modified-since", lm.clone()));
+                }
+            }
+            stats.http_attempts += 1;
+            Stats::add(&self.inner.stats.requests, 1);
+            let exchange = self.inner.client.get(&current, &extra, cfg.max_body).await;
+            drop(permit);
+            let (status, headers, body, truncated) = match exchange {
+                Exchange::Transport { code, message } => {
+                    let c = self.classify(&current, &Observation::Transport { code, message });
+                    self.inner.politeness.record(&host, c.retryable);
+                    let mut f = FetchFailure::new(c);
+                    f.final_url = Some(current.to_string());
+                    return Hop::Failure(f);
+                }
+                Exchange::Response {
+                    status,
+                    headers,
+                    body,
+                    truncated,
+                } => (status, headers, body, truncated),
+            };
+            let header = |name: &str| {
+                headers
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+            };
+            if (200..300).contains(&status) {
+                self.inner.politeness.record(&host, false);
+                return Hop::Page(Response {
+                    final_url: current.to_string(),
+                    status,
+                    headers,
+                    body,
+                    truncated,
+                    redirects,
+                    fetched_at: Utc::now(),
+                });
+            }
+            if status == 304 && conditional.is_some() && redirects.is_empty() {
+                self.inner.politeness.record(&host, false);
+                return Hop::NotModified;
+            }
+            if (300..400).contains(&status)
+                && let Some(location) = header("location")
+            {
+                self.inner.politeness.record(&host, false);
+                let fail = |code: &str, msg: String| {
+                    let mut f = failure(ErrorCategory::Validation, false, code, msg);
+                    f.status = Some(status);
+                    f.final_url = Some(current.to_string());
+                    Hop::Failure(f)
+                };
+                if location.len() > cfg.max_url_len {
+                    return fail(
+                        "validation.redirect",
+                        format!(
+                            "Location is {} bytes long (limit {})",
+                            location.len(),
+                            cfg.max_url_len
+                        ),
+                    );
+                }
+                let next = match current.join(&location) {
+                    Ok(u) => u,
+                    Err(e) => {
+                        return fail(
+                            "validation.redirect",
+                            format!("bad Location `{location}`: {e}"),
+                        );
+                    }
+                };
+                if !matches!(next.scheme(), "http" | "https") {
+                    return fail(
+                        "validation.redirect",
+                        format!("redirect to a non-http(s) URL: {next}"),
+                    );
+                }
+                if !seen.insert(next.as_str().to_owned()) {
+                    return fail(
+                        "validation.redirectLoop",
+                        format!("redirect loop: {} → {next}", current),
+                    );
+                }
+                if redirects.len() as u32 >= cfg.max_redirects {
+                    return fail(
+                        "validation.tooManyRedirects",
+                        format!("more than {} redirects", cfg.max_redirects),
+                    );
+                }
+                if !in_scope(&cfg.redirect_scope, start, &next) {
+                    return Hop::Skip(Skip {
+                        reason: "redirect leaves the allowed scope".into(),
+                        source: ExpectedSource::Other,
+                        rule: Some(format!("Location: {next}")),
+                        status: Some(status),
+                    });
+                }
+                redirects.push(current.to_string());
+                if robots {
+                    match self.robots_check(&next).await {
+                        Ok(None) => {}
+                        Ok(Some(skip)) => return Hop::Skip(skip),
+                        Err(f) => return Hop::Failure(f),
+                    }
+                }
+                current = next;
+                continue;
+            }
+            let c = self.classify(
+                &current,
+                &Observation::Status {
+                    status,
+                    retry_after: header("retry-after").as_deref(),
+                },
+            );
+            self.inner.politeness.record(&host, c.retryable);
+            let mut f = FetchFailure::new(c);
+            f.status = Some(status);
+            f.final_url = Some(current.to_string());
+            f.content_type = header("content-type");
+            f.body = (!body.is_empty()).then_some(body);
+            return Hop::Failure(f);
+        }
+    }
+
+    fn classify(&self, url: &Url, obs: &Observation<'_>) -> Classification {
+        let host = url.host_str().unwrap_or("").to_ascii_lowercase();
+        self.inner
+            .classifier
+            .classify(&host, obs, SystemTime::now())
+    }
+}
+
+fn from_entry(entry: CacheEntry) -> Response {
+    Response {
+        final_url: entry.meta.final_url,
+        status: entry.meta.status,
+        headers: entry.meta.headers,
+        body: entry.body,
+        truncated: entry.meta.truncated,
+        redirects: entry.meta.redirects,
+        fetched_at: entry.meta.fetched_at,
+    }
+}

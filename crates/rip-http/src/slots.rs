@@ -1,0 +1,328 @@
+//! Each host's schedule: the instant before which no request to it may start.
+//!
+//! [`MemorySlots`] keeps it in this process (on tokio's clock, so tests can pause time).
+//! [`FileSlots`] keeps it in `<cache dir>/hosts/<host>`, one small file per host holding
+//! the next allowed start as Unix milliseconds, read and advanced under an exclusive
+//! advisory lock (`flock`, via `std::fs::File::lock`). Every process that shares the cache
+//! folder (the stages of one pipeline, `rip-fetch` under `xargs -P`) therefore takes its
+//! turn from the same schedule, and together they never start two requests to one host
+//! closer than its gap. A Retry-After pushes the schedule back for every process alike.
+//!
+//! A request *reserves* its slot (`slot = max(now, next, hold)`, `next = slot + gap`),
+//! sleeps until it outside the lock, then *commits* right before sending, which succeeds
+//! only if the previous start is at least `gap` old (see [`SlotStore`]). The lock is held
+//! only for a read and a write.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use tokio::time::Instant;
+
+/// Where each host's schedule is kept.
+///
+/// A request first *reserves* a slot (a place in the host's queue), sleeps until it, then
+/// *commits* just before sending: the commit succeeds only when the host's previous
+/// request actually started at least `gap` ago and no Retry-After hold is in force, so a
+/// request that started late (a slow connect, a busy thread) pushes the next one back
+/// instead of letting the two arrive closer than the gap.
+pub trait SlotStore: Send + Sync + std::fmt::Debug {
+    /// Reserves the next start for `host` and advances its queue by `gap`. Returns how
+    /// long to wait, from now, before committing.
+    fn reserve(&self, host: &str, gap: Duration) -> Duration;
+    /// Marks a request to `host` as starting now, if its previous start was at least `gap`
+    /// ago and no hold is in force: returns zero. Otherwise returns how long to wait before
+    /// trying again (nothing is recorded).
+    fn commit(&self, host: &str, gap: Duration) -> Duration;
+    /// Holds `host` until at least `now + wait` (a Retry-After): no reservation or commit
+    /// goes through before then.
+    fn push_back(&self, host: &str, wait: Duration);
+}
+
+/// One host's schedule, in milliseconds of some clock.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Schedule {
+    /// The queue's next free slot.
+    next: u64,
+    /// When the last request started (0: never).
+    last_start: u64,
+    /// No start before this (Retry-After).
+    hold: u64,
+}
+
+impl Schedule {
+    fn reserve(&mut self, now: u64, gap: u64) -> u64 {
+        let slot = now.max(self.next).max(self.hold);
+        self.next = slot + gap;
+        slot - now
+    }
+
+    fn commit(&mut self, now: u64, gap: u64) -> u64 {
+        let earliest = if self.last_start == 0 {
+            self.hold
+        } else {
+            (self.last_start + gap).max(self.hold)
+        };
+        if now >= earliest {
+            self.last_start = now;
+            self.next = self.next.max(now + gap);
+            0
+        } else {
+            earliest - now
+        }
+    }
+
+    fn push_back(&mut self, now: u64, wait: u64) {
+        self.hold = self.hold.max(now + wait);
+    }
+
+    fn parse(text: &str) -> Self {
+        // A torn or foreign file reads as "no constraint": never worse than no file.
+        let mut it = text
+            .split_whitespace()
+            .map(|t| t.parse::<u64>().unwrap_or(0));
+        Self {
+            next: it.next().unwrap_or(0),
+            last_start: it.next().unwrap_or(0),
+            hold: it.next().unwrap_or(0),
+        }
+    }
+
+    fn render(&self) -> String {
+        format!("{} {} {}\n", self.next, self.last_start, self.hold)
+    }
+}
+
+/// The schedule in this process only, on tokio's clock (so tests can pause time).
+#[derive(Debug)]
+pub struct MemorySlots {
+    epoch: Instant,
+    hosts: Mutex<HashMap<String, Schedule>>,
+}
+
+impl Default for MemorySlots {
+    fn default() -> Self {
+        Self {
+            epoch: Instant::now(),
+            hosts: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn ms(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+impl MemorySlots {
+    fn with<T>(&self, host: &str, f: impl FnOnce(&mut Schedule, u64) -> T) -> T {
+        // +1 so that 0 keeps meaning "never".
+        let now = ms(self.epoch.elapsed()) + 1;
+        let mut map = lock(&self.hosts);
+        f(map.entry(host.to_owned()).or_default(), now)
+    }
+}
+
+impl SlotStore for MemorySlots {
+    fn reserve(&self, host: &str, gap: Duration) -> Duration {
+        Duration::from_millis(self.with(host, |s, now| s.reserve(now, ms(gap))))
+    }
+
+    fn commit(&self, host: &str, gap: Duration) -> Duration {
+        Duration::from_millis(self.with(host, |s, now| s.commit(now, ms(gap))))
+    }
+
+    fn push_back(&self, host: &str, wait: Duration) {
+        self.with(host, |s, now| s.push_back(now, ms(wait)));
+    }
+}
+
+/// The schedule shared through files, for several processes: `<dir>/<host>` holds
+/// `next last_start hold` in Unix milliseconds, read and written under `flock`.
+#[derive(Debug)]
+pub struct FileSlots {
+    dir: PathBuf,
+    fallback: MemorySlots,
+}
+
+impl FileSlots {
+    /// Keeps host files in `dir` (created when missing).
+    pub fn new(dir: impl Into<PathBuf>) -> std::io::Result<Self> {
+        let dir = dir.into();
+        std::fs::create_dir_all(&dir)?;
+        Ok(Self {
+            dir,
+            fallback: MemorySlots::default(),
+        })
+    }
+
+    /// The file holding `host`'s schedule.
+    pub fn path_for(&self, host: &str) -> PathBuf {
+        self.dir.join(file_name(host))
+    }
+
+    fn update(
+        &self,
+        host: &str,
+        f: impl FnOnce(&mut Schedule, u64) -> u64,
+    ) -> std::io::Result<u64> {
+        let path = self.path_for(host);
+        let mut file = open(&path)?;
+        file.lock()?;
+        let result = (|| {
+            let mut text = String::new();
+            file.read_to_string(&mut text)?;
+            let mut sched = Schedule::parse(&text);
+            let before = sched;
+            let ret = f(&mut sched, now_ms());
+            if sched != before {
+                file.set_len(0)?;
+                file.seek(SeekFrom::Start(0))?;
+                file.write_all(sched.render().as_bytes())?;
+            }
+            Ok(ret)
+        })();
+        let _ = file.unlock();
+        result
+    }
+}
+
+fn open(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// A file name for a host key (`host` or `host:port`): safe characters kept, others `_`.
+fn file_name(host: &str) -> String {
+    let mut s: String = host
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .take(200)
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        s.insert(0, '_');
+    }
+    s
+}
+
+impl SlotStore for FileSlots {
+    fn reserve(&self, host: &str, gap: Duration) -> Duration {
+        match self.update(host, |s, now| s.reserve(now, ms(gap))) {
+            Ok(wait) => Duration::from_millis(wait),
+            Err(e) => {
+                tracing::warn!(
+                    host,
+                    "cannot use the shared host schedule: {e}; using this process's"
+                );
+                self.fallback.reserve(host, gap)
+            }
+        }
+    }
+
+    fn commit(&self, host: &str, gap: Duration) -> Duration {
+        match self.update(host, |s, now| s.commit(now, ms(gap))) {
+            Ok(wait) => Duration::from_millis(wait),
+            Err(e) => {
+                tracing::warn!(
+                    host,
+                    "cannot use the shared host schedule: {e}; using this process's"
+                );
+                self.fallback.commit(host, gap)
+            }
+        }
+    }
+
+    fn push_back(&self, host: &str, wait: Duration) {
+        if let Err(e) = self.update(host, |s, now| {
+            s.push_back(now, ms(wait));
+            0
+        }) {
+            tracing::warn!(host, "cannot update the shared host schedule: {e}");
+            self.fallback.push_back(host, wait);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn memory_slots_space_reservations() {
+        let s = MemorySlots::default();
+        let g = Duration::from_millis(100);
+        assert_eq!(s.reserve("a", g), Duration::ZERO);
+        assert_eq!(s.reserve("a", g), g);
+        assert_eq!(s.reserve("a", g), g * 2);
+        assert_eq!(s.reserve("b", g), Duration::ZERO);
+        s.push_back("b", Duration::from_secs(5));
+        assert_eq!(s.reserve("b", g), Duration::from_secs(5));
+        tokio::time::advance(Duration::from_secs(10)).await;
+        assert_eq!(s.reserve("a", g), Duration::ZERO);
+    }
+
+    #[test]
+    fn file_slots_are_shared_between_instances() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = FileSlots::new(dir.path()).unwrap();
+        let b = FileSlots::new(dir.path()).unwrap();
+        let g = Duration::from_secs(10);
+        assert!(a.reserve("127.0.0.1:80", g) < Duration::from_millis(50));
+        let w = b.reserve("127.0.0.1:80", g);
+        assert!(w > Duration::from_secs(9), "{w:?}");
+        b.push_back("h", Duration::from_secs(60));
+        assert!(a.reserve("h", g) > Duration::from_secs(59));
+        assert!(a.path_for("127.0.0.1:80").ends_with("127.0.0.1_80"));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn commit_measures_from_the_real_previous_start() {
+        let s = MemorySlots::default();
+        let g = Duration::from_millis(100);
+        assert_eq!(s.reserve("a", g), Duration::ZERO);
+        assert_eq!(s.reserve("a", g), g);
+        // The first request starts 40 ms late...
+        tokio::time::advance(Duration::from_millis(40)).await;
+        assert_eq!(s.commit("a", g), Duration::ZERO);
+        // ...so the second, due at 100 ms, must wait until 140 ms.
+        tokio::time::advance(Duration::from_millis(60)).await;
+        assert_eq!(s.commit("a", g), Duration::from_millis(40));
+        tokio::time::advance(Duration::from_millis(40)).await;
+        assert_eq!(s.commit("a", g), Duration::ZERO);
+        // A hold blocks commits of requests that reserved before it.
+        s.push_back("a", Duration::from_secs(2));
+        tokio::time::advance(Duration::from_millis(500)).await;
+        assert_eq!(s.commit("a", g), Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn a_torn_file_is_no_constraint() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = FileSlots::new(dir.path()).unwrap();
+        std::fs::write(a.path_for("h"), "garbage").unwrap();
+        assert_eq!(a.reserve("h", Duration::from_secs(1)), Duration::ZERO);
+    }
+}

@@ -1,0 +1,181 @@
+//! The on-disk cache: hits make no request, stale entries are revalidated, read-only never
+//! touches the network, concurrent writers leave no corrupt entry.
+
+use std::time::Duration;
+
+use rip_core::ErrorCategory;
+use rip_http::cache::{DiskCache, Lookup};
+use rip_http::{CacheMode, Fetcher, HttpConfig};
+use rip_testserver::TestServer;
+
+use crate::{HTML, config, fail, page};
+
+fn cached(dir: &std::path::Path, mode: CacheMode) -> HttpConfig {
+    let mut c = config();
+    c.cache.dir = Some(dir.to_owned());
+    c.cache.mode = mode;
+    c
+}
+
+#[tokio::test]
+async fn a_second_run_makes_no_request() {
+    let server = TestServer::builder()
+        .file("/c", HTML)
+        .start()
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let first = Fetcher::new(cached(dir.path(), CacheMode::ReadWrite)).unwrap();
+    let got = first.fetch(&server.url("/c")).await;
+    assert!(!got.stats.from_cache);
+    let second = Fetcher::new(cached(dir.path(), CacheMode::ReadWrite)).unwrap();
+    let got = second.fetch(&server.url("/c")).await;
+    assert!(got.stats.from_cache);
+    assert_eq!(got.stats.http_attempts, 0);
+    assert_eq!(page(&got).body, HTML.as_bytes());
+    assert_eq!(server.count("/c"), 1);
+    assert_eq!(second.stats().cache_hits, 1);
+    assert_eq!(second.stats().requests, 0);
+}
+
+#[tokio::test]
+async fn an_expired_entry_with_an_etag_is_revalidated_by_a_304() {
+    let server = TestServer::builder()
+        .file("/e", HTML)
+        .start()
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = cached(dir.path(), CacheMode::ReadWrite);
+    c.cache.ttl = Some(Duration::from_millis(200));
+    let f = Fetcher::new(c.clone()).unwrap();
+    let got = f.fetch(&server.url("/e")).await;
+    let etag = page(&got)
+        .header("etag")
+        .expect("the server sends an ETag")
+        .to_owned();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let f = Fetcher::new(c).unwrap();
+    let got = f.fetch(&server.url("/e")).await;
+    assert!(got.stats.revalidated, "{got:?}");
+    assert_eq!(page(&got).body, HTML.as_bytes());
+    let reqs = server.requests_for("/e");
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[1].header("if-none-match"), Some(etag.as_str()));
+    assert_eq!(reqs[1].status, Some(304));
+    assert_eq!(f.stats().revalidated, 1);
+    // The 304 refreshed the entry: fresh again, no request.
+    let got = f.fetch(&server.url("/e")).await;
+    assert!(got.stats.from_cache);
+    assert_eq!(server.count("/e"), 2);
+}
+
+#[tokio::test]
+async fn read_only_never_makes_a_request_and_write_only_never_reads() {
+    let server = TestServer::builder()
+        .file("/r", HTML)
+        .start()
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ro = Fetcher::new(cached(dir.path(), CacheMode::ReadOnly)).unwrap();
+    let got = ro.fetch(&server.url("/r")).await;
+    let x = fail(&got);
+    assert_eq!(x.class.code, "cache.miss");
+    assert_eq!(x.class.category, ErrorCategory::Resource);
+    assert_eq!(server.count("/r"), 0);
+    let wo = Fetcher::new(cached(dir.path(), CacheMode::WriteOnly)).unwrap();
+    wo.fetch(&server.url("/r")).await;
+    wo.fetch(&server.url("/r")).await;
+    assert_eq!(server.count("/r"), 2, "write-only does not read");
+    let got = ro.fetch(&server.url("/r")).await;
+    assert!(got.stats.from_cache);
+    assert_eq!(server.count("/r"), 2);
+}
+
+#[tokio::test]
+async fn a_corrupt_entry_is_a_miss_not_a_crash() {
+    let server = TestServer::builder()
+        .file("/k", HTML)
+        .start()
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let c = cached(dir.path(), CacheMode::ReadWrite);
+    Fetcher::new(c.clone())
+        .unwrap()
+        .fetch(&server.url("/k"))
+        .await;
+    let path = DiskCache::new(dir.path()).path_for(&server.url("/k"));
+    let data = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &data[..data.len() / 2]).unwrap();
+    let f = Fetcher::new(c).unwrap();
+    let got = f.fetch(&server.url("/k")).await;
+    assert!(!got.stats.from_cache);
+    assert_eq!(page(&got).body, HTML.as_bytes());
+    assert_eq!(f.stats().cache_corrupt, 1);
+    assert!(matches!(
+        DiskCache::new(dir.path()).get(&server.url("/k")),
+        Lookup::Hit(_)
+    ));
+}
+
+#[test]
+fn two_writers_filling_one_cache_leave_no_corrupt_entry() {
+    let server = {
+        let mut b = TestServer::builder();
+        for i in 0..60 {
+            b = b.file(format!("/w{i}"), HTML.repeat(i + 1));
+        }
+        b.start_background().unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let urls: Vec<String> = (0..60).map(|i| server.url(&format!("/w{i}"))).collect();
+    // Two threads, each with its own runtime and fetcher in write-only mode, write every
+    // entry at the same time as the other.
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            let urls = urls.clone();
+            let c = cached(dir.path(), CacheMode::WriteOnly);
+            s.spawn(move || {
+                let rt = tokio::runtime::Runtime::new().unwrap();
+                rt.block_on(async {
+                    let f = Fetcher::new(c).unwrap();
+                    let mut tasks = Vec::new();
+                    for u in urls {
+                        let f = f.clone();
+                        tasks.push(tokio::spawn(async move { f.fetch(&u).await }));
+                    }
+                    for t in tasks {
+                        t.await.unwrap();
+                    }
+                });
+            });
+        }
+    });
+    let cache = DiskCache::new(dir.path());
+    for (i, u) in urls.iter().enumerate() {
+        match cache.get(u) {
+            Lookup::Hit(e) => assert_eq!(e.body.len(), HTML.len() * (i + 1)),
+            other => panic!("{u}: {other:?}"),
+        }
+    }
+    let leftovers = walk(dir.path().join("v1"))
+        .into_iter()
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(".tmp"))
+        .count();
+    assert_eq!(leftovers, 0, "temporary files left behind");
+}
+
+fn walk(dir: std::path::PathBuf) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
