@@ -1,0 +1,359 @@
+//! The failure policy: ordered rules over a failure's category, status, error code, phase and
+//! URL, and the default (retry while retryable and within budget, else capture).
+
+use regex::Regex;
+use rip_core::{ErrorCategory, Failure, Phase};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::resolve::ResolveConfig;
+use crate::spec::{OneOrMany, PolicySpec, RouteName, RuleSpec, StatusSpec, Strategy};
+
+/// The default retry budget: a failure is retried while its round is at most this.
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+/// The default cap on a Retry-After hint honoured between rounds.
+pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
+
+/// What is wrong with a policy file or policy arguments.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    /// The file could not be read.
+    #[error("cannot read policy {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or JSON of the policy's shape.
+    #[error("{path}: {message} (hint: see docs/schemas/policy.schema.json)")]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, with line and column.
+        message: String,
+    },
+    /// A field has a value the policy cannot use.
+    #[error("{path}: {field}: {message}")]
+    Invalid {
+        /// The file (or `<arguments>`).
+        path: PathBuf,
+        /// Where, e.g. `rules[2].url`.
+        field: String,
+        /// What is wrong, with a hint.
+        message: String,
+    },
+}
+
+/// Where a failure goes, as decided by the policy.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Route {
+    /// Emit the `ref` again (next round).
+    Retry,
+    /// Emit candidate `ref`s found by these strategies.
+    Resolve(Vec<Strategy>),
+    /// Write an `error` document.
+    Capture,
+    /// Write an `expected` record with this reason.
+    Expected(String),
+    /// Not routed: passed through unchanged (`phase: write` annotations).
+    PassThrough,
+}
+
+/// A route and the rule that chose it (`None`: the default policy).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// The route.
+    pub route: Route,
+    /// The name of the rule that matched, if one did.
+    pub rule: Option<String>,
+}
+
+/// A compiled failure policy.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Retry or resolve only while the failure's round is at most this.
+    pub max_retries: u32,
+    /// The longest Retry-After honoured.
+    pub max_retry_after: Duration,
+    /// Ordered rules.
+    pub rules: Vec<Rule>,
+    /// Candidate generation for the resolve route.
+    pub resolve: ResolveConfig,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            max_retries: DEFAULT_MAX_RETRIES,
+            max_retry_after: DEFAULT_MAX_RETRY_AFTER,
+            rules: Vec::new(),
+            resolve: ResolveConfig::default(),
+        }
+    }
+}
+
+/// One compiled rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// Its name (`rules[N]` when the file gave none).
+    pub name: String,
+    categories: Option<Vec<ErrorCategory>>,
+    statuses: Option<Vec<(u16, u16)>>,
+    codes: Option<Vec<String>>,
+    phases: Option<Vec<Phase>>,
+    url: Option<Regex>,
+    retryable: Option<bool>,
+    action: Action,
+}
+
+#[derive(Debug, Clone)]
+enum Action {
+    Retry { max_retries: Option<u32> },
+    Resolve { strategies: Option<Vec<Strategy>> },
+    Capture,
+    Expected { reason: String },
+}
+
+impl Policy {
+    /// Reads a policy file: JSON when its name ends in `.json`, TOML otherwise.
+    pub fn from_file(path: &Path) -> Result<Self, PolicyError> {
+        let text = std::fs::read_to_string(path).map_err(|source| PolicyError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let is_json = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        let spec: PolicySpec = if is_json {
+            serde_json::from_str(&text).map_err(|e| PolicyError::Syntax {
+                path: path.to_owned(),
+                message: e.to_string(),
+            })?
+        } else {
+            toml::from_str(&text).map_err(|e| PolicyError::Syntax {
+                path: path.to_owned(),
+                message: e.to_string().trim_end().to_owned(),
+            })?
+        };
+        Self::from_spec(spec, path)
+    }
+
+    /// Checks a parsed policy and compiles it; `path` names it in errors.
+    pub fn from_spec(spec: PolicySpec, path: &Path) -> Result<Self, PolicyError> {
+        let invalid = |field: String, message: String| PolicyError::Invalid {
+            path: path.to_owned(),
+            field,
+            message,
+        };
+        let max_retry_after = match &spec.max_retry_after {
+            None => DEFAULT_MAX_RETRY_AFTER,
+            Some(text) => humantime::parse_duration(text).map_err(|e| {
+                invalid(
+                    "maxRetryAfter".into(),
+                    format!("{e} (hint: a duration such as \"90s\" or \"5m\")"),
+                )
+            })?,
+        };
+        let rules = spec
+            .rules
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| compile_rule(i, r).map_err(|(field, msg)| invalid(field, msg)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let resolve = ResolveConfig::from_spec(spec.resolve.unwrap_or_default())
+            .map_err(|(field, msg)| invalid(field, msg))?;
+        Ok(Self {
+            max_retries: spec.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+            max_retry_after,
+            rules,
+            resolve,
+        })
+    }
+
+    /// Decides the route of a failure.
+    ///
+    /// `phase: write` failures are annotations and pass through. The first matching rule
+    /// decides; no match gets the default. Routes that send the URL back to `rip-fetch`
+    /// (retry, resolve) are taken only while `attempt <= maxRetries` (so the last
+    /// `rip-route` of a pipeline captures what is left); past it they become capture. A
+    /// candidate URL (`resolves` set) is never resolved again.
+    pub fn decide(&self, failure: &Failure) -> Decision {
+        if failure.phase == Phase::Write {
+            return Decision {
+                route: Route::PassThrough,
+                rule: None,
+            };
+        }
+        let within = |budget: u32| failure.attempt <= budget;
+        let Some(rule) = self.rules.iter().find(|r| r.matches(failure)) else {
+            let route = if failure.retryable && within(self.max_retries) {
+                Route::Retry
+            } else {
+                Route::Capture
+            };
+            return Decision { route, rule: None };
+        };
+        let route = match &rule.action {
+            Action::Retry { max_retries } if within(max_retries.unwrap_or(self.max_retries)) => {
+                Route::Retry
+            }
+            Action::Resolve { strategies }
+                if within(self.max_retries) && failure.context.resolves.is_none() =>
+            {
+                Route::Resolve(
+                    strategies
+                        .clone()
+                        .unwrap_or_else(|| self.resolve.strategies.clone()),
+                )
+            }
+            Action::Retry { .. } | Action::Resolve { .. } | Action::Capture => Route::Capture,
+            Action::Expected { reason } => Route::Expected(reason.clone()),
+        };
+        Decision {
+            route,
+            rule: Some(rule.name.clone()),
+        }
+    }
+}
+
+impl Rule {
+    fn matches(&self, f: &Failure) -> bool {
+        self.categories
+            .as_ref()
+            .is_none_or(|cs| cs.contains(&f.category))
+            && self.statuses.as_ref().is_none_or(|ranges| {
+                f.status
+                    .is_some_and(|s| ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&s)))
+            })
+            && self.codes.as_ref().is_none_or(|codes| {
+                f.errors
+                    .last()
+                    .is_some_and(|e| codes.iter().any(|c| code_matches(c, &e.code)))
+            })
+            && self.phases.as_ref().is_none_or(|ps| ps.contains(&f.phase))
+            && self.url.as_ref().is_none_or(|re| re.is_match(&f.url))
+            && self.retryable.is_none_or(|r| r == f.retryable)
+    }
+}
+
+fn code_matches(pattern: &str, code: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => code.starts_with(prefix),
+        None => pattern == code,
+    }
+}
+
+type FieldError = (String, String);
+
+fn compile_rule(i: usize, spec: RuleSpec) -> Result<Rule, FieldError> {
+    let at = |field: &str| format!("rules[{i}].{field}");
+    let name = spec.name.clone().unwrap_or_else(|| format!("rules[{i}]"));
+    let statuses = spec
+        .status
+        .map(|s| {
+            s.into_vec()
+                .into_iter()
+                .map(|s| parse_status(&s).map_err(|m| (at("status"), m)))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
+    let url = spec
+        .url
+        .map(|u| {
+            Regex::new(&u).map_err(|e| {
+                (
+                    at("url"),
+                    format!(
+                        "not a valid regex: {e} (hint: escape `.` and `?` as `\\\\.` and `\\\\?`)"
+                    ),
+                )
+            })
+        })
+        .transpose()?;
+    if spec.reason.is_some() && spec.route != RouteName::Expected {
+        return Err((
+            at("reason"),
+            "only an `expected` route takes a reason".into(),
+        ));
+    }
+    if spec.max_retries.is_some() && spec.route != RouteName::Retry {
+        return Err((
+            at("maxRetries"),
+            "only a `retry` route takes maxRetries".into(),
+        ));
+    }
+    if spec.strategies.is_some() && spec.route != RouteName::Resolve {
+        return Err((
+            at("strategies"),
+            "only a `resolve` route takes strategies".into(),
+        ));
+    }
+    let action = match spec.route {
+        RouteName::Retry => Action::Retry {
+            max_retries: spec.max_retries,
+        },
+        RouteName::Resolve => Action::Resolve {
+            strategies: spec.strategies,
+        },
+        RouteName::Capture => Action::Capture,
+        RouteName::Expected => Action::Expected {
+            reason: spec
+                .reason
+                .filter(|r| !r.trim().is_empty())
+                .ok_or_else(|| {
+                    (
+                        at("reason"),
+                        "an `expected` route needs a reason, e.g. reason = \"removed upstream\""
+                            .into(),
+                    )
+                })?,
+        },
+    };
+    Ok(Rule {
+        name,
+        categories: spec.category.map(OneOrMany::into_vec),
+        statuses,
+        codes: spec.code.map(OneOrMany::into_vec),
+        phases: spec.phase.map(OneOrMany::into_vec),
+        url,
+        retryable: spec.retryable,
+        action,
+    })
+}
+
+/// Parses `404`, `"404"`, `"4xx"` or `"500-599"` into an inclusive range.
+fn parse_status(spec: &StatusSpec) -> Result<(u16, u16), String> {
+    let bad = |s: &str| {
+        format!("`{s}` is not a status (hint: 404, \"4xx\" or \"500-599\", within 100-999)")
+    };
+    let (lo, hi) = match spec {
+        StatusSpec::Code(c) => (*c, *c),
+        StatusSpec::Pattern(p) => {
+            let p = p.trim();
+            if let Some(class) = p.strip_suffix("xx").or_else(|| p.strip_suffix("XX")) {
+                let d: u16 = class.parse().map_err(|_| bad(p))?;
+                (d * 100, d * 100 + 99)
+            } else if let Some((a, b)) = p.split_once('-') {
+                let lo = a.trim().parse().map_err(|_| bad(p))?;
+                let hi = b.trim().parse().map_err(|_| bad(p))?;
+                (lo, hi)
+            } else {
+                let c = p.parse().map_err(|_| bad(p))?;
+                (c, c)
+            }
+        }
+    };
+    if !(100..=999).contains(&lo) || !(100..=999).contains(&hi) || lo > hi {
+        let shown = match spec {
+            StatusSpec::Code(c) => c.to_string(),
+            StatusSpec::Pattern(p) => p.clone(),
+        };
+        return Err(bad(&shown));
+    }
+    Ok((lo, hi))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,8 @@
+//! `rip-route` as a binary: synthetic record streams (hand-written failures, pages and
+//! docs), the policy schema, and pipelines with `rip-fetch` on the fault-injecting server.
+
+mod pipeline;
+mod resolve_groups;
+mod routes;
+mod schema;
+mod support;

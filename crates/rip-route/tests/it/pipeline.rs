@@ -1,0 +1,1 @@
+//! Pipelines with rip-fetch: added once rip-fetch lands.
