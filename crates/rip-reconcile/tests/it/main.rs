@@ -1,0 +1,332 @@
+//! `rip-reconcile` run as a binary on the golden streams of `testdata/health/` (see
+//! `make_streams.py` there), its output read back with rip-core types.
+
+mod dir;
+
+use rip_core::{ErrorDoc, Line, Record, Resolution, Summary};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_rip-reconcile");
+
+pub fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(rel)
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn run(args: &[&str], stdin: Option<&str>) -> Run {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(text) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        let text = text.to_owned();
+        std::thread::spawn(move || pipe.write_all(text.as_bytes()));
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+/// The error documents of an output, by URL, and its closing summary.
+fn verdicts(stdout: &str) -> (Vec<ErrorDoc>, Summary) {
+    let mut errors = Vec::new();
+    let mut last = None;
+    for text in stdout.lines() {
+        match Line::from_text(text).unwrap().decode().unwrap() {
+            Record::Error(e) => errors.push(e),
+            Record::Summary(s) => last = Some(s),
+            _ => {}
+        }
+    }
+    (errors, last.expect("a summary"))
+}
+
+fn verdict<'a>(errors: &'a [ErrorDoc], url_tail: &str) -> &'a Resolution {
+    let e = errors
+        .iter()
+        .find(|e| e.url.ends_with(url_tail))
+        .unwrap_or_else(|| panic!("no error document for {url_tail}"));
+    e.resolution.as_ref().expect("a resolution")
+}
+
+fn elsewhere(at: &str) -> Resolution {
+    Resolution::CapturedElsewhere { at: at.into() }
+}
+
+const AON: &str = "https://2e.aonprd.com/";
+
+#[test]
+fn reference_worked_example_catfolk_resolves_to_the_ancestry() {
+    let input = testdata("health/aon.ndjson");
+    let config = testdata("reconcile/aon.json");
+    let r = run(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--input",
+            input.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let (errors, summary) = verdicts(&r.stdout);
+    assert_eq!(
+        verdict(&errors, "Classes.aspx?ID=77"),
+        &elsewhere(&format!("{AON}Ancestries.aspx?ID=77")),
+        "\"Catfolk\" + 77 is the ancestry, not the spell with id 77"
+    );
+    let missing = Resolution::Missing { candidates: vec![] };
+    assert_eq!(verdict(&errors, "Equipment.aspx?ID=3611"), &missing);
+    assert_eq!(verdict(&errors, "Monsters.aspx?ID=3542"), &missing);
+    assert_eq!(
+        verdict(&errors, "Ancestries.aspx?ID=9"),
+        &Resolution::Dead {
+            reason: "content removed from AON".into()
+        }
+    );
+    assert_eq!(summary.stage, "rip-reconcile");
+    assert_eq!(summary.counters.get("capturedElsewhere"), Some(&1));
+    assert_eq!(summary.counters.get("missing"), Some(&2));
+    assert_eq!(summary.counters.get("dead"), Some(&1));
+    assert!(
+        r.stderr
+            .contains("4 failures: 1 captured elsewhere, 2 missing, 1 dead")
+    );
+
+    // Every other line passes through byte for byte, in order.
+    let original = std::fs::read_to_string(&input).unwrap();
+    let keep = |t: &str| !t.contains("\"_type\":\"error\"");
+    let out_lines: Vec<&str> = r.stdout.lines().collect();
+    let (body, last) = out_lines.split_at(out_lines.len() - 1);
+    assert!(last[0].starts_with("{\"_type\":\"summary\",\"stage\":\"rip-reconcile\""));
+    assert_eq!(
+        body.iter().copied().filter(|t| keep(t)).collect::<Vec<_>>(),
+        original.lines().filter(|t| keep(t)).collect::<Vec<_>>()
+    );
+    let kinds = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(|t| Line::from_text(t).unwrap().kind().to_string())
+            .collect()
+    };
+    assert_eq!(kinds(&body.join("\n")), kinds(&original), "order kept");
+}
+
+#[test]
+fn a_same_id_page_with_another_name_does_not_match() {
+    // Without the Catfolk ancestry in the stream, the only doc with id 77 is the spell
+    // "Gust of Wind": the name does not match, so the failure is missing, not guessed.
+    let original = std::fs::read_to_string(testdata("health/aon.ndjson")).unwrap();
+    let without: String = original
+        .lines()
+        .filter(|t| !(t.contains("\"_type\":\"doc\"") && t.contains("Ancestries.aspx?ID=77")))
+        .map(|t| format!("{t}\n"))
+        .collect();
+    let config = testdata("reconcile/aon.json");
+    // From stdin: this also exercises the temporary copy of a one-time input.
+    let r = run(&["-c", config.to_str().unwrap()], Some(&without));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let (errors, _) = verdicts(&r.stdout);
+    assert_eq!(
+        verdict(&errors, "Classes.aspx?ID=77"),
+        &Resolution::Missing { candidates: vec![] }
+    );
+
+    // With the key alone, both docs with id 77 match: ambiguous, so missing with both
+    // listed as candidates.
+    let dir = tempfile::tempdir().unwrap();
+    let key_only = dir.path().join("key-only.json");
+    std::fs::write(&key_only, r#"{"key":{"urlPattern":"[?&]ID=(\\d+)"}}"#).unwrap();
+    let r = run(
+        &[
+            "-c",
+            key_only.to_str().unwrap(),
+            "-i",
+            testdata("health/aon.ndjson").to_str().unwrap(),
+        ],
+        None,
+    );
+    let (errors, _) = verdicts(&r.stdout);
+    assert_eq!(
+        verdict(&errors, "Classes.aspx?ID=77"),
+        &Resolution::Missing {
+            candidates: vec![
+                format!("{AON}Ancestries.aspx?ID=77"),
+                format!("{AON}Spells.aspx?ID=77")
+            ]
+        }
+    );
+}
+
+const SITE: &str = "http://127.0.0.1:8080";
+
+#[test]
+fn demo_site_shape_key_from_path_tail_and_name_from_page_title() {
+    let config = testdata("reconcile/site.json");
+    let input = testdata("health/site.ndjson");
+    let r = run(
+        &[
+            "-c",
+            config.to_str().unwrap(),
+            "-i",
+            input.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let (errors, _) = verdicts(&r.stdout);
+    assert_eq!(errors.len(), 2);
+    // /classes/77.html shares its id with /ancestries/77.html (Catfolk) and
+    // /spells/77.html (Gust of Wind); the link text on /classes/ says "Catfolk".
+    assert_eq!(
+        verdict(&errors, "/classes/77.html"),
+        &elsewhere(&format!("{SITE}/ancestries/77.html"))
+    );
+    assert_eq!(
+        verdict(&errors, "/items/item-99.html"),
+        &Resolution::Missing { candidates: vec![] }
+    );
+}
+
+#[test]
+fn stdin_and_file_give_the_same_stream() {
+    let config = testdata("reconcile/site.json");
+    let input = testdata("health/site.ndjson");
+    let from_file = run(
+        &[
+            "-c",
+            config.to_str().unwrap(),
+            "-i",
+            input.to_str().unwrap(),
+        ],
+        None,
+    );
+    let text = std::fs::read_to_string(&input).unwrap();
+    let from_stdin = run(&["-c", config.to_str().unwrap()], Some(&text));
+    let body = |s: &str| {
+        s.lines()
+            .filter(|l| !l.contains("\"stage\":\"rip-reconcile\""))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(body(&from_file.stdout), body(&from_stdin.stdout));
+}
+
+#[test]
+fn the_default_reconciler_marks_every_failure_missing() {
+    let input = testdata("health/aon.ndjson");
+    let r = run(&["-i", input.to_str().unwrap()], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let (errors, summary) = verdicts(&r.stdout);
+    assert_eq!(errors.len(), 4);
+    assert!(
+        errors
+            .iter()
+            .all(|e| e.resolution == Some(Resolution::Missing { candidates: vec![] }))
+    );
+    assert_eq!(summary.counters.get("missing"), Some(&4));
+}
+
+#[test]
+fn bad_lines_and_bad_error_records_are_reported_and_the_rest_reconciled() {
+    let original = std::fs::read_to_string(testdata("health/site.ndjson")).unwrap();
+    let mut lines: Vec<&str> = original.lines().collect();
+    lines.insert(1, "{not json");
+    lines.insert(3, r#"{"_type":"error","url":"http://h/x"}"#); // no `errors`
+    let text = lines.join("\n") + "\n";
+    let config = testdata("reconcile/site.json");
+    let r = run(&["-c", config.to_str().unwrap()], Some(&text));
+    assert_eq!(r.code, 2, "partial: {}", r.stderr);
+    assert!(r.stderr.contains("-:2: not JSON"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("-:4: bad `error` record: missing field `errors`"),
+        "{}",
+        r.stderr
+    );
+    let (errors, summary) = verdicts(&r.stdout);
+    assert_eq!(summary.bad_lines, 2);
+    assert_eq!(
+        verdict(&errors, "/classes/77.html"),
+        &elsewhere(&format!("{SITE}/ancestries/77.html"))
+    );
+    assert_eq!(r.stdout.lines().count(), original.lines().count() + 1);
+}
+
+#[test]
+fn a_bad_config_names_the_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.json");
+    std::fs::write(
+        &path,
+        "{\n  \"key\": { \"pathTail\": true },\n  \"nmae\": {}\n}\n",
+    )
+    .unwrap();
+    let r = run(&["-c", path.to_str().unwrap()], Some(""));
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains(&format!("{}:3:", path.display()))
+            && r.stderr.contains("unknown field `nmae`"),
+        "{}",
+        r.stderr
+    );
+    std::fs::write(&path, r#"{"key":{"urlPattern":"ID=("}}"#).unwrap();
+    let r = run(&["-c", path.to_str().unwrap()], Some(""));
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("`key.urlPattern`: bad regex `ID=(`"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn the_example_configs_follow_the_published_schema() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("reconciler.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    for name in ["aon.json", "site.json"] {
+        let config: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(testdata(&format!("reconcile/{name}"))).unwrap(),
+        )
+        .unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&config)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:?}");
+    }
+    for bad in [
+        r#"{"key":{"urlPattern":"x","pathTail":true}}"#,
+        r#"{"name":{}}"#,
+        r#"{"dead":[{"reason":"no condition"}]}"#,
+        r#"{"kye":{}}"#,
+    ] {
+        let v: serde_json::Value = serde_json::from_str(bad).unwrap();
+        assert!(!validator.is_valid(&v), "schema accepts {bad}");
+    }
+}
