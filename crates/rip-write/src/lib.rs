@@ -1,0 +1,493 @@
+//! `rip-write`: a pass-through stage that persists what flows by (the reference's
+//! `json:write`, `jsonl:append`, `html:write-raw` and `markdown:write`).
+//!
+//! Every record is written to stdout unchanged. Besides:
+//!
+//! - each `doc`, `error` document and `expected` record is written to
+//!   `<out>/<target>/<slug>.json` (pretty JSON of the record, `_type` included);
+//! - with `--jsonl`, instead, they are appended to `docs.jsonl`, `errors.jsonl` and
+//!   `expected.jsonl` in that folder, one compact line each;
+//! - with `--markdown`, a `<slug>.md` page beside each `.json`;
+//! - with `--raw`, each `page` body under `raw/<slug>.<ext>` (a text body as the UTF-8 it
+//!   was decoded to, a base64 body as its bytes);
+//! - at the end, `failures.json` ([`FailuresReport`]): the error documents (what failed
+//!   after retry), failures that arrived unrouted, and records that could not be written.
+//!
+//! # File names
+//!
+//! A record's file is named after the URL it accounts for: its `resolves` when set (a
+//! page found by `rip-route`'s resolve route stands in for the failed URL, so it is filed
+//! under that URL), else its `url`. See [`slug`]: `Feats.aspx?ID=750` →
+//! `Feats.aspx-ID-750.json`; names are collision-free within a run and stable across runs,
+//! and cannot leave the folder whatever the URL holds.
+//!
+//! # Atomic writes
+//!
+//! Files are written to a temporary file in the same folder and renamed into place, so no
+//! reader and no crash ever sees half a file (`--sync` also syncs the data before the
+//! rename, for power loss). In JSONL mode each file is staged the same way and renamed at
+//! the end of the run, replacing the previous run's.
+//!
+//! # Write failures
+//!
+//! A record that cannot be written (read-only folder, disk full) is still passed on: the
+//! stream is the primary output and that record still accounts for its URL. Right after
+//! it comes a `failure` with category `RESOURCE`, phase `write` and an error `write.io`
+//! naming the path and the cause: an annotation that says the file is missing.
+//! `rip-route` passes such failures through and `rip-health` reports them as not
+//! persisted, so the ledger balances whatever the disk does. The run goes on; the exit
+//! code is 2 (partial).
+
+#![deny(missing_docs)]
+
+use base64::Engine as _;
+use chrono::Utc;
+use rip_core::{
+    Context, ErrorCategory, ErrorEntry, Failure, Kind, Line, Phase, Pipe, PipeError, PipeOptions,
+    Record, Summary,
+};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+mod failures;
+pub mod markdown;
+pub mod slug;
+pub mod store;
+
+pub use failures::{CapturedEntry, FailuresReport, NotPersistedEntry, UnroutedEntry};
+
+/// How terminal records are persisted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// One `<slug>.json` file per record.
+    #[default]
+    Files,
+    /// `docs.jsonl`, `errors.jsonl`, `expected.jsonl`.
+    Jsonl,
+}
+
+/// What `rip-write` writes, and where.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Pipe options (stage name, input name, strictness, stop flag).
+    pub pipe: PipeOptions,
+    /// The output folder.
+    pub out: PathBuf,
+    /// A subfolder of `out` for this target (e.g. `site`), or none.
+    pub target: Option<String>,
+    /// Files or JSONL.
+    pub mode: Mode,
+    /// Also write `<slug>.md` pages.
+    pub markdown: bool,
+    /// Also write page bodies under `raw/`.
+    pub raw: bool,
+    /// Write `failures.json` at the end.
+    pub failures_file: bool,
+    /// Sync each file's data before renaming it into place.
+    pub sync: bool,
+}
+
+impl Config {
+    /// Files mode into `out`, with `failures.json`, nothing else.
+    pub fn new(out: impl Into<PathBuf>) -> Self {
+        Self {
+            pipe: PipeOptions::new("rip-write"),
+            out: out.into(),
+            target: None,
+            mode: Mode::Files,
+            markdown: false,
+            raw: false,
+            failures_file: true,
+            sync: false,
+        }
+    }
+
+    /// The folder files go to: `out`, or `out/target`.
+    pub fn dir(&self) -> Result<PathBuf, Error> {
+        match &self.target {
+            None => Ok(self.out.clone()),
+            Some(t) => {
+                let plain = !t.is_empty()
+                    && t != "."
+                    && t != ".."
+                    && !t.contains(['/', '\\', '\0'])
+                    && t.len() <= 255;
+                if !plain {
+                    return Err(Error::Target(t.clone()));
+                }
+                Ok(self.out.join(t))
+            }
+        }
+    }
+}
+
+/// What stops `rip-write` (a record that cannot be written does not: it is annotated).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// `--target` is not a plain folder name.
+    #[error("target `{0}` is not a plain folder name (hint: letters, digits, `-`, no `/` or `..`)")]
+    Target(String),
+    /// Reading input or writing output failed.
+    #[error(transparent)]
+    Pipe(#[from] PipeError),
+}
+
+/// Persists what flows from `input` to `output`.
+pub fn run<R: Read + Send + 'static, W: Write>(
+    config: Config,
+    input: R,
+    output: W,
+) -> Result<Summary, Error> {
+    let dir = config.dir()?;
+    let mut w = Writer {
+        pipe: Pipe::new(config.pipe.clone(), input, output)?,
+        dir,
+        config,
+        slugs: slug::Slugs::default(),
+        staged: HashMap::new(),
+        report: FailuresReport::default(),
+        warned: 0,
+    };
+    while let Some(line) = w.pipe.next_line()? {
+        w.line(line)?;
+    }
+    w.finish()
+}
+
+/// How many write errors are logged on stderr one by one before they are only counted.
+const LOGGED_WRITE_ERRORS: u32 = 5;
+
+struct Writer<W: Write> {
+    pipe: Pipe<W>,
+    dir: PathBuf,
+    config: Config,
+    slugs: slug::Slugs,
+    staged: HashMap<&'static str, Result<store::Staged, String>>,
+    report: FailuresReport,
+    warned: u32,
+}
+
+/// A record's fields, decoded loosely (any extra field kept).
+struct Fields {
+    map: Map<String, Value>,
+    identity: String,
+}
+
+impl Fields {
+    fn of(line: &Line) -> Result<Self, String> {
+        let map: Map<String, Value> = serde_json::from_str(line.text())
+            .map_err(|e| format!("bad `{}` record: {e}", line.kind()))?;
+        let identity = map
+            .get("resolves")
+            .and_then(Value::as_str)
+            .or_else(|| map.get("url").and_then(Value::as_str))
+            .ok_or_else(|| format!("bad `{}` record: no `url`", line.kind()))?
+            .to_owned();
+        Ok(Self { map, identity })
+    }
+
+    fn url(&self) -> &str {
+        self.map
+            .get("url")
+            .and_then(Value::as_str)
+            .unwrap_or(&self.identity)
+    }
+}
+
+impl<W: Write> Writer<W> {
+    fn line(&mut self, line: Line) -> Result<(), PipeError> {
+        match line.kind() {
+            Kind::Doc | Kind::Error | Kind::Expected => self.terminal(&line),
+            Kind::Page if self.config.raw => self.raw(&line),
+            Kind::Failure => {
+                if let Ok(Record::Failure(f)) = line.decode()
+                    && f.phase != Phase::Write
+                {
+                    self.report.unrouted.push(UnroutedEntry {
+                        url: f.url,
+                        status: f.status,
+                        category: f.category,
+                        phase: f.phase,
+                        attempt: f.attempt,
+                    });
+                }
+                self.pipe.pass(&line)
+            }
+            _ => self.pipe.pass(&line),
+        }
+    }
+
+    fn terminal(&mut self, line: &Line) -> Result<(), PipeError> {
+        let fields = match Fields::of(line) {
+            Ok(f) => f,
+            Err(message) => {
+                self.pipe.bad_record(line, message)?;
+                return self.pipe.pass(line);
+            }
+        };
+        self.pipe.pass(line)?;
+        let kind = line.kind().as_str();
+        let written = match self.config.mode {
+            Mode::Files => self.write_files(kind, &fields),
+            Mode::Jsonl => self.append(kind, line),
+        };
+        let file = match written {
+            Ok(file) => {
+                self.pipe.count("written", 1);
+                file
+            }
+            Err((path, err)) => {
+                self.not_persisted(kind, &fields, &path, &err)?;
+                None
+            }
+        };
+        if kind == "error" {
+            self.report.captured.push(captured_entry(&fields, file));
+        }
+        Ok(())
+    }
+
+    /// Writes `<slug>.json` (and `.md`); returns the file name, or the path and error.
+    fn write_files(
+        &mut self,
+        kind: &str,
+        fields: &Fields,
+    ) -> Result<Option<String>, (PathBuf, String)> {
+        let dir = self.dir.clone();
+        let slug = self
+            .slugs
+            .assign(&fields.identity, |s| owner_on_disk(&dir, s));
+        let name = format!("{slug}.json");
+        let mut text = serde_json::to_string_pretty(&fields.map).expect("a JSON map serialises");
+        text.push('\n');
+        let sync = self.config.sync;
+        store::write_atomic(&dir, &name, text.as_bytes(), sync)
+            .map_err(|e| (dir.join(&name), e.to_string()))?;
+        if self.config.markdown {
+            let md_name = format!("{slug}.md");
+            let md = markdown::render(kind, &fields.map);
+            store::write_atomic(&dir, &md_name, md.as_bytes(), sync)
+                .map_err(|e| (dir.join(&md_name), e.to_string()))?;
+        }
+        Ok(Some(name))
+    }
+
+    fn append(&mut self, kind: &str, line: &Line) -> Result<Option<String>, (PathBuf, String)> {
+        let (key, name): (&'static str, &str) = match kind {
+            "doc" => ("doc", "docs.jsonl"),
+            "error" => ("error", "errors.jsonl"),
+            _ => ("expected", "expected.jsonl"),
+        };
+        let dir = self.dir.clone();
+        let staged = self
+            .staged
+            .entry(key)
+            .or_insert_with(|| store::Staged::create(&dir, name).map_err(|e| e.to_string()));
+        match staged {
+            Ok(s) => s
+                .line(line.text())
+                .map(|()| None)
+                .map_err(|e| (s.path().to_owned(), e.to_string())),
+            Err(e) => Err((dir.join(name), e.clone())),
+        }
+    }
+
+    fn raw(&mut self, line: &Line) -> Result<(), PipeError> {
+        let fields = match Fields::of(line) {
+            Ok(f) => f,
+            Err(message) => {
+                self.pipe.bad_record(line, message)?;
+                return self.pipe.pass(line);
+            }
+        };
+        self.pipe.pass(line)?;
+        let dir = self.dir.clone();
+        let raw_dir = dir.join("raw");
+        let slug = self
+            .slugs
+            .assign(&fields.identity, |s| owner_on_disk(&dir, s));
+        let name = format!("{slug}.{}", extension(fields.map.get("contentType")));
+        let body = fields.map.get("body").and_then(Value::as_str).unwrap_or("");
+        let bytes = match fields.map.get("bodyEncoding").and_then(Value::as_str) {
+            Some("base64") => match base64::engine::general_purpose::STANDARD.decode(body) {
+                Ok(b) => b,
+                Err(e) => {
+                    let path = raw_dir.join(&name);
+                    return self.not_persisted(
+                        "page",
+                        &fields,
+                        &path,
+                        &format!("bad base64 body: {e}"),
+                    );
+                }
+            },
+            _ => body.as_bytes().to_vec(),
+        };
+        match store::write_atomic(&raw_dir, &name, &bytes, self.config.sync) {
+            Ok(_) => {
+                self.pipe.count("rawWritten", 1);
+                Ok(())
+            }
+            Err(e) => self.not_persisted("page", &fields, &raw_dir.join(&name), &e.to_string()),
+        }
+    }
+
+    /// The annotation of a record that could not be written, right after the record.
+    fn not_persisted(
+        &mut self,
+        kind: &str,
+        fields: &Fields,
+        path: &Path,
+        err: &str,
+    ) -> Result<(), PipeError> {
+        self.pipe.count("notPersisted", 1);
+        self.pipe.mark_partial();
+        if self.warned < LOGGED_WRITE_ERRORS {
+            tracing::warn!("cannot write {}: {err}", path.display());
+            self.warned += 1;
+        }
+        let record_attempt = fields
+            .map
+            .get("attempt")
+            .and_then(Value::as_u64)
+            .unwrap_or(0) as u32;
+        // A failure's round is 1-based; a doc's or page's `attempt` counts rounds before it.
+        let attempt = if kind == "error" {
+            record_attempt.max(1)
+        } else {
+            record_attempt + 1
+        };
+        let entry = ErrorEntry {
+            attempt: Some(attempt),
+            ..ErrorEntry::new(
+                "write.io",
+                format!("cannot write {}: {err}", path.display()),
+                "rip-write",
+            )
+        };
+        let mut failure = Failure::new(fields.url(), ErrorCategory::Resource, Phase::Write, entry);
+        failure.retryable = false;
+        failure.attempt = attempt;
+        failure.context = serde_json::from_value::<Context>(Value::Object(fields.map.clone()))
+            .unwrap_or_default();
+        if let Some(Ok(mut history)) = fields
+            .map
+            .get("errors")
+            .map(|e| serde_json::from_value::<Vec<ErrorEntry>>(e.clone()))
+        {
+            history.append(&mut failure.errors);
+            failure.errors = history;
+        }
+        failure.failed_at = Some(Utc::now());
+        failure
+            .extra
+            .insert("record".into(), Value::String(kind.to_owned()));
+        failure
+            .extra
+            .insert("path".into(), Value::String(path.display().to_string()));
+        self.report.not_persisted.push(NotPersistedEntry {
+            url: fields.url().to_owned(),
+            record: kind.to_owned(),
+            path: path.display().to_string(),
+            error: err.to_owned(),
+        });
+        self.pipe.emit(&Record::Failure(failure))
+    }
+
+    fn finish(mut self) -> Result<Summary, Error> {
+        for (_, staged) in std::mem::take(&mut self.staged) {
+            if let Ok(s) = staged {
+                let path = s.path().to_owned();
+                if let Err(e) = s.commit(self.config.sync) {
+                    self.pipe.mark_partial();
+                    self.pipe
+                        .note(format!("cannot write {}: {e}", path.display()));
+                }
+            }
+        }
+        if self.warned >= LOGGED_WRITE_ERRORS {
+            let n = self.report.not_persisted.len();
+            tracing::warn!("{n} records could not be written (see the `write` failures)");
+        }
+        if self.config.failures_file {
+            self.report.generated_at = Some(Utc::now());
+            let mut text = serde_json::to_string_pretty(&self.report).expect("serialisable");
+            text.push('\n');
+            if let Err(e) = store::write_atomic(
+                &self.dir,
+                "failures.json",
+                text.as_bytes(),
+                self.config.sync,
+            ) {
+                let path = self.dir.join("failures.json");
+                tracing::warn!("cannot write {}: {e}", path.display());
+                self.pipe.mark_partial();
+                self.pipe
+                    .note(format!("cannot write {}: {e}", path.display()));
+            }
+        }
+        Ok(self.pipe.finish(None)?)
+    }
+}
+
+fn captured_entry(fields: &Fields, file: Option<String>) -> CapturedEntry {
+    fn decode<T: serde::de::DeserializeOwned>(map: &Map<String, Value>, key: &str) -> Option<T> {
+        serde_json::from_value(map.get(key)?.clone()).ok()
+    }
+    let m = &fields.map;
+    CapturedEntry {
+        url: fields.url().to_owned(),
+        resolves: decode(m, "resolves"),
+        status: decode(m, "status"),
+        category: decode(m, "category"),
+        phase: decode(m, "phase"),
+        attempt: decode(m, "attempt").unwrap_or(0),
+        file,
+        errors: decode(m, "errors").unwrap_or_default(),
+    }
+}
+
+/// Who owns `<dir>/<slug>.json`: `None` when there is no such file, `Some(None)` when it
+/// names no URL, else the URL it accounts for.
+fn owner_on_disk(dir: &Path, slug: &str) -> Option<Option<String>> {
+    let text = std::fs::read(dir.join(format!("{slug}.json"))).ok()?;
+    let map: Map<String, Value> = match serde_json::from_slice(&text) {
+        Ok(m) => m,
+        Err(_) => return Some(None),
+    };
+    Some(
+        map.get("resolves")
+            .or_else(|| map.get("url"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+    )
+}
+
+/// A file extension for a page body, by `Content-Type`.
+fn extension(content_type: Option<&Value>) -> &'static str {
+    let ct = content_type
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match ct.as_str() {
+        "text/html" | "application/xhtml+xml" => "html",
+        "application/json" => "json",
+        "text/xml" | "application/xml" => "xml",
+        "text/plain" => "txt",
+        "text/css" => "css",
+        "image/png" => "png",
+        "image/jpeg" => "jpg",
+        "image/gif" => "gif",
+        "image/webp" => "webp",
+        "image/svg+xml" => "svg",
+        "application/pdf" => "pdf",
+        "" => "html",
+        _ => "bin",
+    }
+}

@@ -1,0 +1,6 @@
+//! `rip-write` as a binary: what it writes, that it passes everything through, and what a
+//! write error becomes.
+
+mod folder;
+mod modes;
+mod support;
