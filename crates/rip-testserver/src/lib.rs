@@ -190,7 +190,7 @@ pub use log::{RequestRecord, gaps, min_gap};
 pub use plan::{Counter, FaultPlan, LocationStyle, Matcher, Rule};
 pub use samples::{SAMPLE_TEXT, Sample};
 pub use server::{ServerBuilder, TestServer};
-pub use site::{FIXED_LAST_MODIFIED_SECS, LinkGraph, LinkStyle, content_type_for};
+pub use site::{FIXED_LAST_MODIFIED_SECS, LinkGraph, LinkStyle, SITE_ORIGIN, content_type_for};
 
 /// The path prefix of the control endpoints: `/__rip/log`, `/__rip/count`, `/__rip/clear`,
 /// `/__rip/health`.

@@ -39,7 +39,8 @@ impl DirSite {
 
     /// 200 with the file; 301 to add the slash to a directory path; `index.html` for a
     /// directory path; 400 for a refused path; 404 for anything missing or outside the root.
-    pub async fn resolve(&self, raw_path: &str, query: Option<&str>) -> Resource {
+    /// In `.html`, `.txt` and `.xml` files, [`SITE_ORIGIN`] is replaced by `origin`.
+    pub async fn resolve(&self, raw_path: &str, query: Option<&str>, origin: &str) -> Resource {
         let Ok(relative) = safe_relative_path(raw_path) else {
             return Resource::error(400);
         };
@@ -74,6 +75,7 @@ impl DirSite {
         let Ok(body) = tokio::fs::read(&file).await else {
             return Resource::error(404);
         };
+        let body = substitute_origin(&file, body, origin);
         Resource {
             status: 200,
             content_type: content_type_for(&file).into(),
@@ -82,6 +84,34 @@ impl DirSite {
             location: None,
         }
     }
+}
+
+/// The placeholder that files of a served directory use for the server's own origin
+/// (absolute URLs in sitemaps, robots.txt `Sitemap:` lines, canonical links), since the
+/// port is only known once the server runs. Replaced byte for byte in `.html`, `.htm`,
+/// `.txt` and `.xml` files by `http://` plus the request's `Host`.
+pub const SITE_ORIGIN: &str = "http://SITE_ORIGIN";
+
+fn substitute_origin(file: &Path, body: Vec<u8>, origin: &str) -> Vec<u8> {
+    let text_like = file.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        matches!(
+            e.to_ascii_lowercase().as_str(),
+            "html" | "htm" | "txt" | "xml"
+        )
+    });
+    let needle = SITE_ORIGIN.as_bytes();
+    if !text_like || !body.windows(needle.len()).any(|w| w == needle) {
+        return body;
+    }
+    let mut out = Vec::with_capacity(body.len());
+    let mut rest = &body[..];
+    while let Some(i) = rest.windows(needle.len()).position(|w| w == needle) {
+        out.extend_from_slice(&rest[..i]);
+        out.extend_from_slice(origin.as_bytes());
+        rest = &rest[i + needle.len()..];
+    }
+    out.extend_from_slice(rest);
+    out
 }
 
 /// Turns a raw request path into a relative path made only of normal segments, or refuses
@@ -123,6 +153,25 @@ mod tests {
             PathBuf::from("café.html")
         );
         assert!(safe_relative_path("/a").unwrap().is_relative());
+    }
+
+    #[test]
+    fn origin_placeholder_is_replaced_in_text_files_only() {
+        let body = b"<a href=\"http://SITE_ORIGIN/x\">http://SITE_ORIGIN</a>".to_vec();
+        let out = substitute_origin(Path::new("a.html"), body.clone(), "http://127.0.0.1:9");
+        assert_eq!(
+            out,
+            b"<a href=\"http://127.0.0.1:9/x\">http://127.0.0.1:9</a>"
+        );
+        assert_eq!(
+            substitute_origin(Path::new("a.png"), body.clone(), "http://h"),
+            body
+        );
+        let bytes = b"caf\xe9 http://SITE_ORIGIN/s.xml".to_vec();
+        assert_eq!(
+            substitute_origin(Path::new("robots.TXT"), bytes, "http://h"),
+            b"caf\xe9 http://h/s.xml"
+        );
     }
 
     #[test]

@@ -3,7 +3,9 @@
 use std::path::Path;
 
 /// The `Content-Type` the server sends for a file name, by its extension (case-insensitive).
-/// Text types carry `charset=utf-8`; unknown extensions are `application/octet-stream`.
+/// HTML carries no charset parameter (as nginx serves it by default), so a page's own
+/// `<meta charset>` decides; other text types carry `charset=utf-8`. Unknown extensions are
+/// `application/octet-stream`.
 pub fn content_type_for(path: impl AsRef<Path>) -> &'static str {
     let ext = path
         .as_ref()
@@ -11,7 +13,7 @@ pub fn content_type_for(path: impl AsRef<Path>) -> &'static str {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     match ext.as_deref() {
-        Some("html" | "htm") => "text/html; charset=utf-8",
+        Some("html" | "htm") => "text/html",
         Some("txt") => "text/plain; charset=utf-8",
         Some("css") => "text/css; charset=utf-8",
         Some("js" | "mjs") => "text/javascript; charset=utf-8",
@@ -43,7 +45,7 @@ mod tests {
 
     #[test]
     fn by_extension() {
-        assert_eq!(content_type_for("a/index.HTML"), "text/html; charset=utf-8");
+        assert_eq!(content_type_for("a/index.HTML"), "text/html");
         assert_eq!(content_type_for("robots.txt"), "text/plain; charset=utf-8");
         assert_eq!(content_type_for("sitemap.xml"), "application/xml");
         assert_eq!(content_type_for("sitemap.xml.gz"), "application/gzip");

@@ -14,6 +14,7 @@ pub use graph::{LinkGraph, LinkStyle};
 pub use mime::content_type_for;
 
 pub(crate) use dir::DirSite;
+pub use dir::SITE_ORIGIN;
 
 /// The date sent as `Last-Modified` for generated and in-memory content:
 /// 2024-01-01T00:00:00Z.
@@ -93,7 +94,7 @@ impl Site {
         }
         match &self.backing {
             Backing::Empty => Resource::error(404),
-            Backing::Dir(dir) => dir.resolve(path, query).await,
+            Backing::Dir(dir) => dir.resolve(path, query, origin).await,
             Backing::Graph(graph) => graph.resolve(path, origin),
         }
     }

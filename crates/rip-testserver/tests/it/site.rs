@@ -36,14 +36,14 @@ async fn serves_files_with_content_types_and_index_pages() {
     let client = client();
     let get = |path: &str| client.get(server.url(path)).send();
     let cases = [
-        ("/", 200, "text/html; charset=utf-8", "<h1>home</h1>"),
+        ("/", 200, "text/html", "<h1>home</h1>"),
         (
             "/index.html",
             200,
-            "text/html; charset=utf-8",
+            "text/html",
             "<h1>home</h1>",
         ),
-        ("/docs/", 200, "text/html; charset=utf-8", "<h1>docs</h1>"),
+        ("/docs/", 200, "text/html", "<h1>docs</h1>"),
         (
             "/docs/deep/notes.txt",
             200,
@@ -55,7 +55,7 @@ async fn serves_files_with_content_types_and_index_pages() {
         (
             "/caf%C3%A9.html",
             200,
-            "text/html; charset=utf-8",
+            "text/html",
             "caf\u{e9}",
         ),
     ];
@@ -280,5 +280,38 @@ async fn numbered_names_sort_as_text() {
     sorted.sort();
     assert!(
         sorted.iter().position(|l| l == "/item-10") < sorted.iter().position(|l| l == "/item-9")
+    );
+}
+
+#[tokio::test]
+async fn the_demo_site_gets_the_server_origin_in_place_of_its_placeholder() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/site");
+    let server = TestServer::builder().dir(&root).start().await.unwrap();
+    let client = client();
+    let robots = client.get(server.url("/robots.txt")).send().await.unwrap();
+    let robots = robots.text().await.unwrap();
+    assert!(
+        robots.contains(&format!("Sitemap: {}/sitemap.xml", server.origin())),
+        "{robots}"
+    );
+    let sitemap = client.get(server.url("/sitemap.xml")).send().await.unwrap();
+    let sitemap = sitemap.text().await.unwrap();
+    assert!(!sitemap.contains("SITE_ORIGIN"), "{sitemap}");
+    assert!(sitemap.contains(&format!("<loc>{}/orphan.html</loc>", server.origin())));
+    // Through the other host name, the other origin.
+    let other = server.url_for_host("localhost", "/sitemap.xml");
+    let sitemap = client.get(other).send().await.unwrap().text().await.unwrap();
+    assert!(sitemap.contains("http://localhost:"), "{sitemap}");
+    // The windows-1252 page is served byte for byte, with no charset in the header.
+    let cafe = client
+        .get(server.url("/blog/a-night-at-the-cafe.html"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cafe.headers()["content-type"], "text/html");
+    let bytes = cafe.bytes().await.unwrap();
+    assert_eq!(
+        &bytes[..],
+        &std::fs::read(root.join("blog/a-night-at-the-cafe.html")).unwrap()[..]
     );
 }
