@@ -494,6 +494,7 @@ impl Fetcher {
             stats.http_attempts += 1;
             Stats::add(&self.inner.stats.requests, 1);
             let exchange = self.inner.client.get(&current, &extra, cfg.max_body).await;
+            self.inner.politeness.answered(&host);
             drop(permit);
             let (status, headers, body, truncated) = match exchange {
                 Exchange::Transport { code, message } => {

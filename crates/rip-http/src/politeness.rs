@@ -101,6 +101,14 @@ impl Politeness {
         self.store.push_back(host, wait);
     }
 
+    /// Records that a request to `host` was answered (or failed) now; with a non-zero gap,
+    /// the next request starts at least a gap after this.
+    pub fn answered(&self, host: &str) {
+        if !self.gap(host).is_zero() {
+            self.store.answered(host);
+        }
+    }
+
     /// The circuit state: `Some` while the host rests.
     pub fn circuit(&self, host: &str) -> Option<CircuitOpen> {
         let now = Instant::now();

@@ -40,6 +40,10 @@ pub trait SlotStore: Send + Sync + std::fmt::Debug {
     /// Holds `host` until at least `now + wait` (a Retry-After): no reservation or commit
     /// goes through before then.
     fn push_back(&self, host: &str, wait: Duration);
+    /// Records that a request to `host` has been answered now: the server has certainly
+    /// received it, so the next start is measured from here if that is later than the
+    /// committed start (a slow first connection otherwise shortens the next gap).
+    fn answered(&self, host: &str);
 }
 
 /// One host's schedule, in milliseconds of some clock.
@@ -77,6 +81,12 @@ impl Schedule {
 
     fn push_back(&mut self, now: u64, wait: u64) {
         self.hold = self.hold.max(now + wait);
+    }
+
+    fn answered(&mut self, now: u64) {
+        if self.last_start != 0 {
+            self.last_start = self.last_start.max(now);
+        }
     }
 
     fn parse(text: &str) -> Self {
@@ -140,6 +150,10 @@ impl SlotStore for MemorySlots {
 
     fn push_back(&self, host: &str, wait: Duration) {
         self.with(host, |s, now| s.push_back(now, ms(wait)));
+    }
+
+    fn answered(&self, host: &str) {
+        self.with(host, |s, now| s.answered(now));
     }
 }
 
@@ -262,6 +276,16 @@ impl SlotStore for FileSlots {
         }) {
             tracing::warn!(host, "cannot update the shared host schedule: {e}");
             self.fallback.push_back(host, wait);
+        }
+    }
+
+    fn answered(&self, host: &str) {
+        if let Err(e) = self.update(host, |s, now| {
+            s.answered(now);
+            0
+        }) {
+            tracing::warn!(host, "cannot update the shared host schedule: {e}");
+            self.fallback.answered(host);
         }
     }
 }

@@ -1,0 +1,352 @@
+#![deny(missing_docs)]
+//! `rip-fetch`: turns `ref` records into `page`, `failure` or `expected` records.
+//!
+//! Reads NDJSON; for each `ref` writes exactly one `page` (2xx, from the network or the
+//! cache), `failure` (classified, after retries) or `expected` (robots.txt disallows it, or
+//! a redirect left the scope); passes every other line through byte for byte; records
+//! first-round refs in `ledger` records; ends with a `summary` whose counters say what the
+//! HTTP stack did (`requests`, `cacheHits`, `revalidated`, `retries`, `robotsDenied`,
+//! `failed.<CATEGORY>`). All HTTP is [`rip_http::Fetcher`]'s.
+//!
+//! Fetches run concurrently; a record is written as soon as its fetch ends, or in input
+//! order with [`Config::ordered`]. At most [`Config::window`] refs are read ahead of what
+//! has been written, so memory stays flat however many refs arrive: the input is read only
+//! as fast as fetches finish.
+//!
+//! Room for batching: every ref goes through [`fetch_one`]; a later MediaWiki mode (refs
+//! carrying a `title`, fetched 50 per API request) can group refs before that call
+//! without changing the loop.
+
+mod summary;
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use chrono::Utc;
+use rip_core::stream::{LEDGER_BATCH, spawn_reader};
+use rip_core::{Kind, Ledger, Line, NdjsonWriter, Phase, ReadError, Record, Ref, Status, Summary};
+use rip_http::{FetchOptions, Fetcher, HttpConfig, StatsSnapshot, records};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+pub use summary::summary_line;
+
+/// The stage name in records.
+pub const STAGE: &str = "rip-fetch";
+
+/// What `rip-fetch` does.
+#[derive(Clone)]
+pub struct Config {
+    /// The HTTP stack.
+    pub http: HttpConfig,
+    /// Refs read ahead of what has been written, at most (in flight or waiting for order).
+    pub window: usize,
+    /// Write records in input order instead of as fetches end.
+    pub ordered: bool,
+    /// The input's name in messages (`-` for stdin).
+    pub input_name: String,
+    /// Stop at the first malformed line.
+    pub strict: bool,
+    /// Set by a signal handler: stop reading, write what is done, end `interrupted`.
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Called about ten times a second with the counters so far (for a progress bar).
+    pub on_progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("http", &self.http)
+            .field("window", &self.window)
+            .field("ordered", &self.ordered)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            http: HttpConfig::default(),
+            window: 256,
+            ordered: false,
+            input_name: "-".into(),
+            strict: false,
+            stop: None,
+            on_progress: None,
+        }
+    }
+}
+
+/// A progress callback.
+pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// Counters for a progress display.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    /// Refs read.
+    pub refs: u64,
+    /// Refs done (a record written or waiting for its turn).
+    pub done: u64,
+    /// The HTTP stack's counters.
+    pub http: StatsSnapshot,
+    /// Time since the start.
+    pub elapsed: Duration,
+}
+
+/// What stops `rip-fetch`.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The HTTP stack could not be built (bad header, proxy, cache folder).
+    #[error(transparent)]
+    Build(#[from] rip_http::BuildError),
+    /// A malformed line under `--strict`.
+    #[error("{0} (stopping: --strict)")]
+    Strict(String),
+    /// The input could not be read.
+    #[error(transparent)]
+    Read(ReadError),
+    /// The output could not be written (a broken pipe among others).
+    #[error("cannot write output: {0}")]
+    Write(#[from] std::io::Error),
+}
+
+/// Fetches one ref and returns its record.
+pub async fn fetch_one(fetcher: &Fetcher, r: &Ref) -> Record {
+    let opts = FetchOptions {
+        not_before: r.not_before,
+        ignore_robots: false,
+    };
+    let fetched = fetcher.fetch_with(&r.url, &opts).await;
+    records::record_for(r, &fetched, Phase::Fetch, STAGE)
+}
+
+enum Out {
+    Line(Line),
+    Record(Box<Record>),
+}
+
+struct State<W: Write> {
+    out: NdjsonWriter<W>,
+    ordered: bool,
+    next_seq: u64,
+    next_write: u64,
+    pending: BTreeMap<u64, Out>,
+    ledger: Vec<String>,
+    failed: u64,
+}
+
+impl<W: Write> State<W> {
+    fn emit(&mut self, seq: u64, item: Out) -> std::io::Result<()> {
+        if let Out::Record(r) = &item
+            && let Record::Failure(_) = r.as_ref()
+        {
+            self.failed += 1;
+        }
+        if !self.ordered {
+            return self.write(item);
+        }
+        self.pending.insert(seq, item);
+        while let Some(item) = self.pending.remove(&self.next_write) {
+            self.next_write += 1;
+            self.write(item)?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, item: Out) -> std::io::Result<()> {
+        match item {
+            Out::Line(l) => self.out.pass(&l),
+            Out::Record(r) => self.out.write(&r),
+        }
+    }
+
+    fn flush_ledger(&mut self) -> std::io::Result<()> {
+        if self.ledger.is_empty() {
+            return Ok(());
+        }
+        let rec = Record::Ledger(Ledger {
+            stage: STAGE.into(),
+            entered: std::mem::take(&mut self.ledger),
+            extra: Default::default(),
+        });
+        self.out.write(&rec)
+    }
+
+    /// Refs read but not yet written.
+    fn outstanding(&self, in_flight: usize) -> usize {
+        if self.ordered {
+            (self.next_seq - self.next_write) as usize
+        } else {
+            in_flight
+        }
+    }
+}
+
+/// Runs the stage: reads `input`, writes `output`, returns the closing summary (also
+/// written as the last record).
+pub async fn run<R, W>(config: Config, input: R, output: W) -> Result<Summary, FetchError>
+where
+    R: Read + Send + 'static,
+    W: Write,
+{
+    let started_at = Utc::now();
+    let start = tokio::time::Instant::now();
+    let fetcher = Fetcher::new(config.http.clone())?;
+    let window = config.window.max(1);
+    let (tx, mut rx) = mpsc::channel::<Result<Line, ReadError>>(window.min(1024));
+    spawn_reader(input, config.input_name.as_str().into(), move |item| {
+        tx.blocking_send(item).is_ok()
+    })
+    .map_err(|e| {
+        FetchError::Read(ReadError::Io {
+            input: "reader".into(),
+            source: e,
+        })
+    })?;
+
+    let mut st = State {
+        out: NdjsonWriter::new(output),
+        ordered: config.ordered,
+        next_seq: 0,
+        next_write: 0,
+        pending: BTreeMap::new(),
+        ledger: Vec::new(),
+        failed: 0,
+    };
+    let mut input_counts: BTreeMap<String, u64> = BTreeMap::new();
+    let mut bad_lines = 0u64;
+    let mut refs = 0u64;
+    let mut done = 0u64;
+    let mut interrupted = false;
+    let mut input_open = true;
+    let mut tasks: JoinSet<(u64, Record)> = JoinSet::new();
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let stopped = || {
+        config
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    };
+
+    loop {
+        if !input_open && tasks.is_empty() {
+            break;
+        }
+        let room = st.outstanding(tasks.len()) < window;
+        tokio::select! {
+            item = rx.recv(), if input_open && room => {
+                let Some(item) = item else {
+                    input_open = false;
+                    continue;
+                };
+                let line = match item {
+                    Ok(line) => line,
+                    Err(ReadError::Malformed(m)) => {
+                        bad_lines += 1;
+                        eprintln!("{m}");
+                        if config.strict {
+                            return Err(FetchError::Strict(m.to_string()));
+                        }
+                        continue;
+                    }
+                    Err(e @ ReadError::Io { .. }) => return Err(FetchError::Read(e)),
+                };
+                *input_counts.entry(line.kind().as_str().to_owned()).or_default() += 1;
+                let seq = st.next_seq;
+                st.next_seq += 1;
+                if line.kind() != &Kind::Ref {
+                    st.emit(seq, Out::Line(line))?;
+                    continue;
+                }
+                let r = match line.decode() {
+                    Ok(Record::Ref(r)) => r,
+                    Ok(_) => unreachable!("a line of kind ref decodes to a ref"),
+                    Err(message) => {
+                        bad_lines += 1;
+                        let m = format!("{}:{}: {message}", config.input_name, line.number());
+                        eprintln!("{m}");
+                        if config.strict {
+                            return Err(FetchError::Strict(m));
+                        }
+                        // Keep the numbering dense for --ordered.
+                        st.next_seq -= 1;
+                        continue;
+                    }
+                };
+                refs += 1;
+                if r.is_entry() {
+                    st.ledger.push(r.url.clone());
+                    if st.ledger.len() >= LEDGER_BATCH {
+                        st.flush_ledger()?;
+                    }
+                }
+                let f = fetcher.clone();
+                tasks.spawn(async move { (seq, fetch_one(&f, &r).await) });
+            }
+            Some(joined) = tasks.join_next(), if !tasks.is_empty() => {
+                done += 1;
+                match joined {
+                    Ok((seq, record)) => st.emit(seq, Out::Record(Box::new(record)))?,
+                    Err(e) => {
+                        // A fetch task never panics by design; if one did, say so loudly
+                        // rather than lose the URL silently.
+                        eprintln!("{STAGE}: internal error in a fetch task: {e}");
+                        st.failed += 1;
+                    }
+                }
+            }
+            _ = tick.tick() => {
+                if stopped() {
+                    interrupted = true;
+                    break;
+                }
+                st.flush_ledger()?;
+                st.out.flush()?;
+                if let Some(cb) = &config.on_progress {
+                    cb(&Progress { refs, done, http: fetcher.stats(), elapsed: start.elapsed() });
+                }
+            }
+        }
+    }
+    tasks.abort_all();
+
+    st.flush_ledger()?;
+    let http = fetcher.stats();
+    let mut counters: BTreeMap<String, u64> = http.counters().into_iter().collect();
+    counters.retain(|k, v| *v > 0 || matches!(k.as_str(), "cacheHits" | "retries" | "requests"));
+    let status = if interrupted {
+        Status::Interrupted
+    } else if st.failed > 0 || bad_lines > 0 {
+        Status::Partial
+    } else {
+        Status::Complete
+    };
+    let summary = Summary {
+        stage: STAGE.into(),
+        pid: std::process::id(),
+        started_at,
+        ended_at: Utc::now(),
+        input: input_counts,
+        output: st.out.counts().clone(),
+        bad_lines,
+        status,
+        counters,
+        notes: Vec::new(),
+        extra: Default::default(),
+    };
+    st.out.write(&Record::Summary(summary.clone()))?;
+    st.out.flush()?;
+    if let Some(cb) = &config.on_progress {
+        cb(&Progress {
+            refs,
+            done,
+            http,
+            elapsed: start.elapsed(),
+        });
+    }
+    Ok(summary)
+}

@@ -1,0 +1,289 @@
+//! rip-fetch as a binary, against rip-testserver over loopback; its stdout read back with
+//! rip-core's types.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use rip_core::{ErrorCategory, ExpectedSource, Record, Status};
+use rip_testserver::{Fault, Rule, TestServer, min_gap};
+
+const HTML: &str = "<!doctype html><title>t</title><p>hello</p>";
+
+fn rip_fetch(args: &[&str], cache: &std::path::Path, input: &str) -> Output {
+    let mut child = Command::new(rip_testkit::bin("rip-fetch"))
+        .args([
+            "--delay",
+            "0ms",
+            "--jitter",
+            "0ms",
+            "--retry-base",
+            "20ms",
+            "--retry-max",
+            "50ms",
+        ])
+        .arg("--cache-dir")
+        .arg(cache)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rip-fetch starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn records(out: &Output) -> Vec<Record> {
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("\"_type\":\"odd\""))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn refs(urls: &[String]) -> String {
+    urls.iter()
+        .map(|u| format!("{{\"_type\":\"ref\",\"url\":\"{u}\",\"depth\":1,\"linkText\":\"x\"}}\n"))
+        .collect()
+}
+
+fn server(pages: usize) -> rip_testserver::ServerBuilder {
+    let mut b = TestServer::builder()
+        .file("/robots.txt", "User-agent: *\nDisallow: /private/\n")
+        .file("/private/p", HTML);
+    for i in 0..pages {
+        b = b.file(format!("/p{i}"), HTML);
+    }
+    b
+}
+
+#[test]
+fn one_record_per_ref_others_pass_through_and_the_books_balance() {
+    let server = server(3).start_background().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let odd = r#"{"_type":"odd","keep":  [1, 2]}"#;
+    let mut input = refs(&[
+        server.url("/p0"),
+        server.url("/missing"),
+        server.url("/private/p"),
+    ]);
+    input.push_str(odd);
+    input.push('\n');
+    input.push_str("this is not json\n");
+    input.push_str(&refs(&[server.url("/p1")]));
+    let out = rip_fetch(&[], dir.path(), &input);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("-:5: "), "bad line named: {stderr}");
+    assert!(stderr.contains("rip-fetch: 4 refs: 2 pages"), "{stderr}");
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    assert!(
+        text.lines().any(|l| l == odd),
+        "unknown kinds pass byte for byte"
+    );
+    let recs = records(&out);
+    let url_of = |r: &Record| r.url().map(str::to_owned);
+    let mut pages = 0;
+    for r in &recs {
+        match r {
+            Record::Page(p) => {
+                pages += 1;
+                assert_eq!(p.body, HTML);
+                assert_eq!(p.context.link_text.as_deref(), Some("x"));
+                assert_eq!(p.http_attempts, 1);
+            }
+            Record::Failure(f) => {
+                assert_eq!(f.url, server.url("/missing"));
+                assert_eq!(f.category, ErrorCategory::Permanent);
+                assert_eq!(f.attempt, 1);
+                assert_eq!(f.errors[0].operation, "rip-fetch");
+            }
+            Record::Expected(e) => {
+                assert_eq!(e.source, Some(ExpectedSource::Robots));
+                assert_eq!(e.rule.as_deref(), Some("Disallow: /private/"));
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(pages, 2);
+    let ledger: Vec<String> = recs
+        .iter()
+        .filter_map(|r| match r {
+            Record::Ledger(l) => Some(l.entered.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(ledger.len(), 4);
+    let outcomes: Vec<String> = recs
+        .iter()
+        .filter(|r| {
+            matches!(
+                r,
+                Record::Page(_) | Record::Failure(_) | Record::Expected(_)
+            )
+        })
+        .filter_map(url_of)
+        .collect();
+    let mut a = ledger.clone();
+    let mut b = outcomes.clone();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "every ref that entered came out exactly once");
+    let Some(Record::Summary(s)) = recs.last() else {
+        panic!("the summary is last")
+    };
+    assert_eq!(s.stage, "rip-fetch");
+    assert_eq!(s.status, Status::Partial);
+    assert_eq!(s.bad_lines, 1);
+    assert_eq!(s.input.get("ref"), Some(&4));
+    assert_eq!(s.counters.get("failed.PERMANENT"), Some(&1));
+    assert_eq!(s.counters.get("robotsDenied"), Some(&1));
+    assert_eq!(server.count("/private/p"), 0);
+}
+
+#[test]
+fn ordered_keeps_input_order_and_default_streams_as_fetches_end() {
+    let server = server(4)
+        .rule(Rule::path("/p0").always(Fault::serve().delay(Duration::from_millis(600))))
+        .start_background()
+        .unwrap();
+    let urls: Vec<String> = (0..4).map(|i| server.url(&format!("/p{i}"))).collect();
+    let order = |out: &Output| -> Vec<String> {
+        records(out)
+            .iter()
+            .filter_map(|r| match r {
+                Record::Page(p) => Some(p.url.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = rip_fetch(&["--cache", "off", "--ordered"], dir.path(), &refs(&urls));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(order(&out), urls);
+    let out = rip_fetch(&["--cache", "off"], dir.path(), &refs(&urls));
+    let got = order(&out);
+    assert_eq!(
+        got.last(),
+        Some(&urls[0]),
+        "the slow page is written last: {got:?}"
+    );
+}
+
+#[test]
+fn a_second_run_is_served_from_the_cache() {
+    let server = server(3).start_background().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let urls: Vec<String> = (0..3).map(|i| server.url(&format!("/p{i}"))).collect();
+    let first = rip_fetch(&[], dir.path(), &refs(&urls));
+    assert_eq!(first.status.code(), Some(0));
+    server.clear_log();
+    let second = rip_fetch(&[], dir.path(), &refs(&urls));
+    assert_eq!(second.status.code(), Some(0));
+    assert_eq!(server.total(), 0, "no request at all, robots.txt included");
+    let recs = records(&second);
+    let from_cache = recs
+        .iter()
+        .filter(|r| matches!(r, Record::Page(p) if p.from_cache && p.http_attempts == 0))
+        .count();
+    assert_eq!(from_cache, 3);
+    let Some(Record::Summary(s)) = recs.last() else {
+        panic!()
+    };
+    assert_eq!(s.counters.get("cacheHits"), Some(&3));
+}
+
+#[test]
+fn not_before_is_waited_for() {
+    let server = server(1).start_background().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let at = chrono::Utc::now() + chrono::Duration::milliseconds(1200);
+    let input = format!(
+        "{{\"_type\":\"ref\",\"url\":\"{}\",\"attempt\":1,\"notBefore\":\"{}\"}}\n",
+        server.url("/p0"),
+        at.to_rfc3339()
+    );
+    let t0 = std::time::Instant::now();
+    let out = rip_fetch(&["--ignore-robots"], dir.path(), &input);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        t0.elapsed() >= Duration::from_millis(1100),
+        "{:?}",
+        t0.elapsed()
+    );
+    let recs = records(&out);
+    assert!(
+        !recs.iter().any(|r| matches!(r, Record::Ledger(_))),
+        "a retry (attempt 1) is not an entry"
+    );
+    assert!(matches!(&recs[0], Record::Page(p) if p.attempt == 1));
+}
+
+#[test]
+fn two_processes_sharing_a_cache_folder_keep_each_hosts_gap() {
+    let server = server(12).start_background().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let gap = Duration::from_millis(300);
+    let lists: Vec<String> = (0..2)
+        .map(|k| {
+            let urls: Vec<String> = (0..6)
+                .map(|i| server.url(&format!("/p{}", k * 6 + i)))
+                .collect();
+            refs(&urls)
+        })
+        .collect();
+    let children: Vec<_> = lists
+        .iter()
+        .map(|input| {
+            let mut child = Command::new(rip_testkit::bin("rip-fetch"))
+                .args([
+                    "--delay",
+                    "300ms",
+                    "--jitter",
+                    "0ms",
+                    "--cache",
+                    "off",
+                    "--ignore-robots",
+                ])
+                .arg("--cache-dir")
+                .arg(dir.path())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    let t0 = std::time::Instant::now();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 12);
+    let g = min_gap(&reqs).unwrap();
+    // Enforced on each client right before sending; a fresh process's first connection
+    // can arrive a few ms later than its slot, hence the small allowance.
+    assert!(g >= gap - Duration::from_millis(25), "requests {g:?} apart");
+    assert!(t0.elapsed() >= gap * 11 - Duration::from_millis(100));
+}
