@@ -28,4 +28,4 @@ pub use fetch::{Failure, Page, Ref};
 pub use ndjson::{Line, NdjsonReader, NdjsonWriter, ReadError, is_broken_pipe};
 pub use outcome::{DOC_RESERVED_FIELDS, Doc, ErrorDoc, Expected, Resolution};
 pub use record::{Kind, Record};
-pub use stream::{Pipe, PipeError, PipeOptions};
+pub use stream::{Pipe, PipeError, PipeOptions, Polled};

@@ -60,6 +60,17 @@ pub enum PipeError {
     Spawn(#[source] io::Error),
 }
 
+/// What [`Pipe::poll_line`] found.
+#[derive(Debug)]
+pub enum Polled {
+    /// A valid line.
+    Line(Line),
+    /// Nothing arrived in the time given; input goes on.
+    Idle,
+    /// The end of input (or the stop flag).
+    End,
+}
+
 /// Options of a [`Pipe`].
 #[derive(Debug, Clone)]
 pub struct PipeOptions {
@@ -153,23 +164,58 @@ impl<W: Write> Pipe<W> {
                     }
                 }
             };
-            match item {
-                Ok(line) => {
-                    *self
-                        .input_counts
-                        .entry(line.kind().as_str().to_owned())
-                        .or_default() += 1;
-                    return Ok(Some(line));
-                }
-                Err(ReadError::Malformed(m)) => {
-                    self.bad_lines += 1;
-                    eprintln!("{m}");
-                    if self.opts.strict {
-                        return Err(PipeError::Strict(m));
+            if let Some(line) = self.accept(item)? {
+                return Ok(Some(line));
+            }
+        }
+    }
+
+    /// Like [`Pipe::next_line`], but waits at most `wait` for input, so that a stage
+    /// with work in flight (e.g. on a thread pool) can write results while its input
+    /// is idle. Output is flushed before waiting, as in `next_line`.
+    pub fn poll_line(&mut self, wait: Duration) -> Result<Polled, PipeError> {
+        loop {
+            if self.stopped() {
+                self.interrupted = true;
+                return Ok(Polled::End);
+            }
+            let item = match self.rx.try_recv() {
+                Ok(item) => item,
+                Err(TryRecvError::Disconnected) => return Ok(Polled::End),
+                Err(TryRecvError::Empty) => {
+                    self.flush()?;
+                    match self.rx.recv_timeout(wait) {
+                        Ok(item) => item,
+                        Err(RecvTimeoutError::Disconnected) => return Ok(Polled::End),
+                        Err(RecvTimeoutError::Timeout) => return Ok(Polled::Idle),
                     }
                 }
-                Err(e @ ReadError::Io { .. }) => return Err(PipeError::Read(e)),
+            };
+            if let Some(line) = self.accept(item)? {
+                return Ok(Polled::Line(line));
             }
+        }
+    }
+
+    /// Counts a valid line, or reports and counts a malformed one (`None`).
+    fn accept(&mut self, item: Result<Line, ReadError>) -> Result<Option<Line>, PipeError> {
+        match item {
+            Ok(line) => {
+                *self
+                    .input_counts
+                    .entry(line.kind().as_str().to_owned())
+                    .or_default() += 1;
+                Ok(Some(line))
+            }
+            Err(ReadError::Malformed(m)) => {
+                self.bad_lines += 1;
+                eprintln!("{m}");
+                if self.opts.strict {
+                    return Err(PipeError::Strict(m));
+                }
+                Ok(None)
+            }
+            Err(e @ ReadError::Io { .. }) => Err(PipeError::Read(e)),
         }
     }
 
@@ -353,6 +399,27 @@ mod tests {
         assert!(pipe.next_line().unwrap().is_some());
         let err = pipe.next_line().unwrap_err();
         assert!(err.to_string().starts_with("-:2: not JSON"), "{err}");
+    }
+
+    #[test]
+    fn poll_line_reports_idle_input_and_the_end() {
+        let (rx, mut tx) = std::io::pipe().unwrap();
+        let mut pipe = Pipe::new(PipeOptions::new("rip-test"), rx, Vec::new()).unwrap();
+        assert!(matches!(
+            pipe.poll_line(Duration::from_millis(20)).unwrap(),
+            Polled::Idle
+        ));
+        tx.write_all(b"{\"_type\":\"x\"}\nbad\n").unwrap();
+        drop(tx);
+        let Polled::Line(line) = pipe.poll_line(Duration::from_secs(5)).unwrap() else {
+            panic!("a line");
+        };
+        assert_eq!(line.text(), "{\"_type\":\"x\"}");
+        assert!(matches!(
+            pipe.poll_line(Duration::from_secs(5)).unwrap(),
+            Polled::End
+        ));
+        assert_eq!(pipe.finish(None).unwrap().bad_lines, 1);
     }
 
     #[test]

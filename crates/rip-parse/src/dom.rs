@@ -1,0 +1,311 @@
+//! Parsing HTML into a DOM within limits, and reading text out of it.
+//!
+//! html5ever never fails on bad HTML, but some inputs make it slow: deeply nested
+//! elements and elements with very many attributes cost time quadratic in their size.
+//! [`parse`] therefore feeds the parser in chunks and gives up when a time budget is
+//! spent, and refuses trees deeper than a limit (selector matching walks ancestors, so
+//! a deep tree is slow to query too). Browsers flatten nesting past 512 levels; the
+//! default limit here is 1,024. Every walk over the tree is iterative: no recursion
+//! that a deep document could overflow.
+
+use ego_tree::NodeRef;
+use ego_tree::iter::Edge;
+use html5ever::tendril::{StrTendril, TendrilSink};
+use scraper::{ElementRef, Html, HtmlTreeSink, Node};
+use std::time::{Duration, Instant};
+
+/// Limits on parsing one page.
+#[derive(Debug, Clone, Copy)]
+pub struct ParseLimits {
+    /// Element nesting deeper than this is refused.
+    pub max_depth: usize,
+    /// Parsing that takes longer than this is abandoned.
+    pub time_budget: Duration,
+}
+
+impl Default for ParseLimits {
+    fn default() -> Self {
+        Self {
+            max_depth: 1024,
+            time_budget: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Why a page could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DomError {
+    /// Parsing took longer than the time budget.
+    #[error(
+        "parsing took longer than {0:?} (pathological HTML, e.g. very deep nesting or \
+         very many attributes; hint: raise --parse-timeout)"
+    )]
+    TooSlow(Duration),
+    /// The element tree is deeper than the limit.
+    #[error("elements nested deeper than {0} levels (hint: raise --max-depth)")]
+    TooDeep(usize),
+}
+
+/// Bytes fed to the parser between two looks at the clock.
+const CHUNK: usize = 16 * 1024;
+
+/// Parses a whole document, within `limits`.
+pub fn parse(text: &str, limits: ParseLimits) -> Result<Html, DomError> {
+    let started = Instant::now();
+    let mut parser =
+        html5ever::parse_document(HtmlTreeSink::new(Html::new_document()), Default::default());
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(CHUNK);
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (chunk, tail) = rest.split_at(end);
+        parser.process(StrTendril::from_slice(chunk));
+        rest = tail;
+        if !rest.is_empty() && started.elapsed() > limits.time_budget {
+            return Err(DomError::TooSlow(limits.time_budget));
+        }
+    }
+    let html = parser.finish();
+    if started.elapsed() > limits.time_budget {
+        return Err(DomError::TooSlow(limits.time_budget));
+    }
+    if depth_exceeds(&html, limits.max_depth) {
+        return Err(DomError::TooDeep(limits.max_depth));
+    }
+    Ok(html)
+}
+
+fn depth_exceeds(html: &Html, max: usize) -> bool {
+    let mut depth = 0usize;
+    for edge in html.tree.root().traverse() {
+        match edge {
+            Edge::Open(_) => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            Edge::Close(_) => depth -= 1,
+        }
+    }
+    false
+}
+
+/// The local name of an HTML element node, or `None` for other nodes (and for
+/// elements of other namespaces, such as SVG's `<title>`).
+pub fn html_name<'a>(node: &NodeRef<'a, Node>) -> Option<&'a str> {
+    match node.value() {
+        Node::Element(e) if e.name.ns == html5ever::ns!(html) => Some(&e.name.local),
+        _ => None,
+    }
+}
+
+/// Elements whose content is never text a reader sees.
+pub fn is_hidden(name: &str, node: &NodeRef<'_, Node>) -> bool {
+    matches!(
+        name,
+        "script"
+            | "style"
+            | "noscript"
+            | "template"
+            | "head"
+            | "iframe"
+            | "object"
+            | "embed"
+            | "canvas"
+            | "select"
+            | "datalist"
+    ) || node
+        .value()
+        .as_element()
+        .is_some_and(|e| e.attr("hidden").is_some())
+}
+
+/// How an element breaks the flow of text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Flow {
+    /// Inline: text runs on.
+    #[default]
+    Inline,
+    /// A table cell or similar: at least a space.
+    Cell,
+    /// A block: a new line.
+    Block,
+}
+
+/// How `name` breaks the flow of text.
+pub fn flow(name: &str) -> Flow {
+    match name {
+        "td" | "th" | "dt" => Flow::Cell,
+        "address" | "article" | "aside" | "blockquote" | "body" | "br" | "caption" | "center"
+        | "dd" | "details" | "dialog" | "dir" | "div" | "dl" | "fieldset" | "figcaption"
+        | "figure" | "footer" | "form" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "header"
+        | "hgroup" | "hr" | "html" | "legend" | "li" | "main" | "menu" | "nav" | "ol" | "p"
+        | "pre" | "section" | "summary" | "table" | "tbody" | "tfoot" | "thead" | "title"
+        | "tr" | "ul" | "option" => Flow::Block,
+        _ => Flow::Inline,
+    }
+}
+
+/// Builds readable text: whitespace runs collapse to one space, blocks start new
+/// lines, and leading and trailing whitespace is dropped.
+#[derive(Debug, Default)]
+pub struct TextBuf {
+    out: String,
+    pending: Flow,
+    /// Inside `<pre>`: whitespace is kept.
+    pub pre: usize,
+}
+
+impl TextBuf {
+    /// Appends text, collapsing whitespace (kept as is inside `<pre>`).
+    pub fn push(&mut self, text: &str) {
+        if self.pre > 0 {
+            if !text.is_empty() {
+                self.flush_pending();
+                self.out.push_str(text);
+            }
+            return;
+        }
+        if text.starts_with(|c: char| c.is_ascii_whitespace()) {
+            self.brk(Flow::Cell);
+        }
+        for (i, word) in text.split_ascii_whitespace().enumerate() {
+            if i > 0 {
+                self.brk(Flow::Cell);
+            }
+            self.flush_pending();
+            self.out.push_str(word);
+        }
+        if text.ends_with(|c: char| c.is_ascii_whitespace()) {
+            self.brk(Flow::Cell);
+        }
+    }
+
+    /// Marks a break of the given kind before the next text.
+    pub fn brk(&mut self, flow: Flow) {
+        if !self.out.is_empty() && flow as u8 > self.pending as u8 {
+            self.pending = flow;
+        }
+    }
+
+    fn flush_pending(&mut self) {
+        if !self.out.is_empty() {
+            match self.pending {
+                Flow::Inline => {}
+                Flow::Cell => self.out.push(' '),
+                Flow::Block => self.out.push('\n'),
+            }
+        }
+        self.pending = Flow::Inline;
+    }
+
+    /// True when nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.out.is_empty()
+    }
+
+    /// The text.
+    pub fn finish(self) -> String {
+        self.out
+    }
+}
+
+/// The readable text of an element: hidden content skipped, whitespace collapsed,
+/// blocks on their own lines.
+pub fn text_of(element: ElementRef<'_>) -> String {
+    text_of_node(*element, &|_, _| false)
+}
+
+/// The readable text under `root`, skipping hidden elements and those `skip` names.
+pub fn text_of_node(
+    root: NodeRef<'_, Node>,
+    skip: &dyn Fn(&str, &NodeRef<'_, Node>) -> bool,
+) -> String {
+    let mut buf = TextBuf::default();
+    let mut skipping = 0usize;
+    for edge in root.traverse() {
+        match edge {
+            Edge::Open(node) => {
+                if let Some(name) = html_name(&node) {
+                    if skipping > 0 || is_hidden(name, &node) || skip(name, &node) {
+                        skipping += 1;
+                        continue;
+                    }
+                    buf.brk(flow(name));
+                    if name == "pre" {
+                        buf.pre += 1;
+                    }
+                } else if skipping == 0
+                    && let Node::Text(t) = node.value()
+                {
+                    buf.push(t);
+                }
+            }
+            Edge::Close(node) => {
+                if let Some(name) = html_name(&node) {
+                    if skipping > 0 {
+                        skipping -= 1;
+                        continue;
+                    }
+                    buf.brk(flow(name));
+                    if name == "pre" {
+                        buf.pre -= 1;
+                    }
+                }
+            }
+        }
+    }
+    buf.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body_text(html: &str) -> String {
+        let doc = parse(html, ParseLimits::default()).unwrap();
+        text_of(doc.root_element())
+    }
+
+    #[test]
+    fn text_collapses_whitespace_and_breaks_blocks() {
+        assert_eq!(
+            body_text("<p>a  b\n c</p><p>d<b>e</b> f</p>"),
+            "a b c\nde f"
+        );
+        assert_eq!(
+            body_text("<table><tr><td>Longsword</td><td>0</td></tr><tr><td>x</td></tr></table>"),
+            "Longsword 0\nx"
+        );
+        assert_eq!(
+            body_text("<p>a<br>b</p><script>var x;</script><pre> x\n  y</pre>"),
+            "a\nb\n x\n  y"
+        );
+        assert_eq!(body_text("<p>  </p><p> a </p>"), "a");
+        assert_eq!(body_text("<p>a <i>b</i> c</p>"), "a b c");
+        assert_eq!(body_text("<p>a<i> b</i>c</p>"), "a bc");
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_a_crash() {
+        let deep = "<div>".repeat(5000);
+        let err = parse(&deep, ParseLimits::default()).unwrap_err();
+        assert_eq!(err, DomError::TooDeep(1024));
+        let ok = "<div>".repeat(500);
+        assert!(parse(&ok, ParseLimits::default()).is_ok());
+    }
+
+    #[test]
+    fn a_slow_parse_is_abandoned() {
+        let limits = ParseLimits {
+            max_depth: usize::MAX,
+            time_budget: Duration::from_millis(1),
+        };
+        let attrs: String = (0..60_000).map(|i| format!(" a{i}=1")).collect();
+        let err = parse(&format!("<p{attrs}>x"), limits).unwrap_err();
+        assert_eq!(err, DomError::TooSlow(Duration::from_millis(1)));
+    }
+}

@@ -1,0 +1,221 @@
+//! Applying a concept's fields to a parsed page.
+
+use scraper::{ElementRef, Html};
+use serde_json::{Map, Number, Value};
+use url::Url;
+
+use crate::dom::text_of_node;
+use crate::rules::{Concept, Extract, Field, Source, ValueType};
+use crate::{dom, markdown};
+
+/// A parsed page as the rules see it.
+pub struct PageView<'a> {
+    /// The document.
+    pub html: &'a Html,
+    /// The URL routing and `source = "url"` fields read (`finalUrl`).
+    pub url: &'a str,
+    /// The URL relative references resolve against (`<base href>` or the page URL).
+    pub base: Url,
+    text: Option<String>,
+}
+
+impl<'a> PageView<'a> {
+    /// A view of `html`, served from `url`, with relative references resolving
+    /// against `base`.
+    pub fn new(html: &'a Html, url: &'a str, base: Url) -> Self {
+        Self {
+            html,
+            url,
+            base,
+            text: None,
+        }
+    }
+
+    /// The text of the whole page (computed once, when a rule first asks).
+    pub fn text(&mut self) -> &str {
+        self.text
+            .get_or_insert_with(|| text_of_node(self.html.tree.root(), &|_, _| false))
+    }
+}
+
+/// What a concept's fields gave.
+#[derive(Debug, Default)]
+pub struct Extracted {
+    /// The doc's `id`.
+    pub id: Option<String>,
+    /// The doc's `name`.
+    pub name: Option<String>,
+    /// The other fields, in rule order.
+    pub fields: Map<String, Value>,
+}
+
+/// Extracts `concept`'s fields. `Err` lists every rule the page breaks (required
+/// fields missing, values of the wrong type).
+pub fn apply(concept: &Concept, page: &PageView<'_>) -> Result<Extracted, Vec<String>> {
+    let mut out = Extracted::default();
+    let mut broken = Vec::new();
+    if let Some(f) = &concept.id {
+        out.id = fixed(f, page, &mut broken);
+    }
+    if let Some(f) = &concept.name_field {
+        out.name = fixed(f, page, &mut broken);
+    }
+    for f in &concept.fields {
+        match value(f, page) {
+            Ok(Some(v)) => {
+                out.fields.insert(f.name.clone(), v);
+            }
+            Ok(None) => {}
+            Err(why) => broken.push(why),
+        }
+    }
+    if broken.is_empty() {
+        Ok(out)
+    } else {
+        Err(broken)
+    }
+}
+
+fn fixed(f: &Field, page: &PageView<'_>, broken: &mut Vec<String>) -> Option<String> {
+    match value(f, page) {
+        Ok(Some(Value::String(s))) => Some(s),
+        Ok(Some(other)) => Some(other.to_string()),
+        Ok(None) => None,
+        Err(why) => {
+            broken.push(why);
+            None
+        }
+    }
+}
+
+/// The field's value: `Ok(None)` when missing and allowed to be.
+fn value(f: &Field, page: &PageView<'_>) -> Result<Option<Value>, String> {
+    if f.extract == Extract::Exists {
+        let sel = f.selector.as_ref().expect("checked at compile time");
+        return Ok(Some(Value::Bool(page.html.select(sel).next().is_some())));
+    }
+    let mut found: Vec<String> = Vec::new();
+    match f.source {
+        Source::Url => {
+            if let Some(v) = refine(f, page.url.to_owned()) {
+                found.push(v);
+            }
+        }
+        Source::Html => {
+            let sel = f.selector.as_ref().expect("checked at compile time");
+            for el in page.html.select(sel) {
+                if let Some(v) = read(f, el, &page.base).and_then(|v| refine(f, v)) {
+                    found.push(v);
+                    if !f.list {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    if found.is_empty() {
+        return match (&f.default, f.required) {
+            (Some(d), _) => Ok(Some(d.clone())),
+            (None, true) => Err(format!(
+                "required field `{}` is missing ({})",
+                f.name,
+                where_from(f)
+            )),
+            (None, false) if f.list => Ok(Some(Value::Array(Vec::new()))),
+            (None, false) => Ok(None),
+        };
+    }
+    let mut values = Vec::with_capacity(found.len());
+    for v in found {
+        values.push(convert(f, v, &page.base)?);
+    }
+    Ok(Some(if f.list {
+        Value::Array(values)
+    } else {
+        values.swap_remove(0)
+    }))
+}
+
+fn where_from(f: &Field) -> String {
+    let mut s = match (&f.source, &f.selector) {
+        (Source::Url, _) => "from the URL".to_owned(),
+        (Source::Html, Some(sel)) => {
+            use scraper::selector::ToCss;
+            format!("selector `{}`", sel.to_css_string())
+        }
+        (Source::Html, None) => "no selector".to_owned(),
+    };
+    if let Some(re) = &f.regex {
+        s.push_str(&format!(", regex `{re}`"));
+    }
+    s
+}
+
+/// What the field reads from one element; `None` when it is empty.
+fn read(f: &Field, el: ElementRef<'_>, base: &Url) -> Option<String> {
+    let v = match f.extract {
+        Extract::Text => dom::text_of(el),
+        Extract::Attr => el.value().attr(f.attr.as_deref()?)?.trim().to_owned(),
+        Extract::Html => el.inner_html().trim().to_owned(),
+        Extract::OuterHtml => el.html(),
+        Extract::Markdown => markdown::convert(*el, base, &|_, _| false),
+        Extract::Exists => unreachable!("handled before"),
+    };
+    (!v.is_empty()).then_some(v)
+}
+
+/// Applies the field's regex: the group named `value` (or `id`), else group 1, else
+/// the whole match. `None` when it does not match or gives nothing.
+fn refine(f: &Field, v: String) -> Option<String> {
+    let Some(re) = &f.regex else { return Some(v) };
+    let caps = re.captures(&v)?;
+    let m = caps
+        .name("value")
+        .or_else(|| caps.name("id"))
+        .or_else(|| caps.get(1))
+        .or_else(|| caps.get(0))?;
+    let s = m.as_str().trim();
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+fn convert(f: &Field, v: String, base: &Url) -> Result<Value, String> {
+    let bad = |what: &str| format!("field `{}`: `{}` is not {what}", f.name, clip(&v));
+    match f.value_type {
+        ValueType::String => Ok(Value::String(v)),
+        ValueType::Number | ValueType::Integer => {
+            let cleaned: String = v
+                .chars()
+                .filter(|c| !matches!(c, ',' | '_') && !c.is_whitespace())
+                .collect();
+            let n: f64 = cleaned.parse().map_err(|_| bad("a number"))?;
+            if !n.is_finite() {
+                return Err(bad("a finite number"));
+            }
+            let integral = n.fract() == 0.0 && n.abs() < 9_007_199_254_740_992.0;
+            if f.value_type == ValueType::Integer && !integral {
+                return Err(bad("an integer"));
+            }
+            Ok(if integral {
+                Value::Number(Number::from(n as i64))
+            } else {
+                Number::from_f64(n).map_or(Value::Null, Value::Number)
+            })
+        }
+        ValueType::Boolean => match v.trim().to_ascii_lowercase().as_str() {
+            "true" | "yes" | "1" | "on" => Ok(Value::Bool(true)),
+            "false" | "no" | "0" | "off" => Ok(Value::Bool(false)),
+            _ => Err(bad("a boolean (true/yes/1 or false/no/0)")),
+        },
+        ValueType::Url => base
+            .join(v.trim())
+            .map(|u| Value::String(u.into()))
+            .map_err(|_| bad("a URL")),
+    }
+}
+
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}

@@ -1,0 +1,394 @@
+//! Generic extraction: what every HTML page has, with no rules.
+//!
+//! Two walks over the tree. The first reads the head and every link: `<title>`,
+//! `<html lang>`, `<base href>`, `<link rel=canonical>`, `<meta name=description>`
+//! and `keywords`, and each `<a href>` with its text. The second reads the main
+//! content: the first `<main>` (or `[role=main]`) element, or else the `<body>` less
+//! its boilerplate (`<header>`, `<nav>`, `<footer>`, `<aside>` and their ARIA
+//! roles), giving the headings outline and the text. Links are resolved against the
+//! `<base href>` (itself resolved against the page URL) or the page URL.
+
+use ego_tree::NodeRef;
+use ego_tree::iter::Edge;
+use scraper::{Html, Node};
+use serde_json::{Map, Value, json};
+use url::Url;
+
+use crate::dom::{Flow, TextBuf, flow, html_name, is_hidden};
+use crate::markdown;
+
+/// What generic extraction found on a page.
+#[derive(Debug, Default)]
+pub struct Generic {
+    /// The `<title>`, whitespace collapsed (the doc's `name`).
+    pub title: Option<String>,
+    /// The extracted fields, in output order: `canonical`, `lang`, `description`,
+    /// `keywords`, `headings`, `text`, `links`, and `markdown` when asked for.
+    pub fields: Map<String, Value>,
+}
+
+/// The URL relative references resolve against: `<base href>` resolved against the
+/// page URL, or the page URL.
+pub fn base_url(html: &Html, page_url: &Url) -> Url {
+    for node in html.tree.root().descendants() {
+        if html_name(&node) == Some("base")
+            && let Some(href) = node.value().as_element().and_then(|e| e.attr("href"))
+            && let Ok(base) = page_url.join(href.trim())
+        {
+            return base;
+        }
+    }
+    page_url.clone()
+}
+
+/// The content region: the first `<main>` or `[role=main]`, else `<body>`, else the
+/// document. `true` when boilerplate must be skipped inside it (no main element).
+pub fn content_root(html: &Html) -> (NodeRef<'_, Node>, bool) {
+    let mut body = None;
+    let mut role_main = None;
+    for node in html.tree.root().descendants() {
+        match html_name(&node) {
+            Some("main") => return (node, false),
+            Some("body") if body.is_none() => body = Some(node),
+            Some(_)
+                if role_main.is_none()
+                    && node.value().as_element().and_then(|e| e.attr("role")) == Some("main") =>
+            {
+                role_main = Some(node);
+            }
+            _ => {}
+        }
+    }
+    match (role_main, body) {
+        (Some(m), _) => (m, false),
+        (None, Some(b)) => (b, true),
+        (None, None) => (html.tree.root(), true),
+    }
+}
+
+/// Boilerplate outside a main element: site header, navigation, footer, sidebars.
+pub fn is_boilerplate(name: &str, node: &NodeRef<'_, Node>) -> bool {
+    matches!(name, "header" | "nav" | "footer" | "aside")
+        || matches!(
+            node.value().as_element().and_then(|e| e.attr("role")),
+            Some("banner" | "navigation" | "contentinfo" | "complementary" | "search")
+        )
+}
+
+/// Navigation inside a main element (skipped in text either way).
+fn is_nav(name: &str, node: &NodeRef<'_, Node>) -> bool {
+    name == "nav" || node.value().as_element().and_then(|e| e.attr("role")) == Some("navigation")
+}
+
+fn is_canonical(rel: Option<&str>) -> bool {
+    rel.is_some_and(|r| {
+        r.split_ascii_whitespace()
+            .any(|t| t.eq_ignore_ascii_case("canonical"))
+    })
+}
+
+struct RawLink {
+    href: String,
+    text: TextBuf,
+    rel: Option<String>,
+}
+
+/// Extracts the generic fields of a parsed page.
+pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
+    let mut title = None;
+    let mut lang = None;
+    let mut base_href = None;
+    let mut canonical = None;
+    let mut description = None;
+    let mut keywords = None;
+    let mut links: Vec<RawLink> = Vec::new();
+    let mut open_links: Vec<usize> = Vec::new();
+    let mut hidden = 0usize;
+
+    for edge in html.tree.root().traverse() {
+        match edge {
+            Edge::Open(node) => match node.value() {
+                Node::Element(el) => {
+                    let Some(name) = html_name(&node) else {
+                        continue;
+                    };
+                    if matches!(name, "script" | "style" | "template") {
+                        hidden += 1;
+                        continue;
+                    }
+                    match name {
+                        "html" if lang.is_none() => {
+                            lang = el
+                                .attr("lang")
+                                .map(str::trim)
+                                .filter(|l| !l.is_empty())
+                                .map(str::to_owned);
+                        }
+                        "title" if title.is_none() => {
+                            let t = crate::dom::text_of_node(node, &|_, _| false);
+                            title = Some(t).filter(|t| !t.is_empty());
+                        }
+                        "base" if base_href.is_none() => {
+                            base_href = el.attr("href").map(str::to_owned)
+                        }
+                        "link" if canonical.is_none() && is_canonical(el.attr("rel")) => {
+                            canonical = el.attr("href").map(str::to_owned);
+                        }
+                        "meta" => {
+                            let which = el.attr("name").map(str::to_ascii_lowercase);
+                            let content = el.attr("content").map(|c| c.trim().to_owned());
+                            match which.as_deref() {
+                                Some("description") if description.is_none() => {
+                                    description = content
+                                }
+                                Some("keywords") if keywords.is_none() => keywords = content,
+                                _ => {}
+                            }
+                        }
+                        "a" => {
+                            if let Some(href) = el.attr("href") {
+                                open_links.push(links.len());
+                                links.push(RawLink {
+                                    href: href.to_owned(),
+                                    text: TextBuf::default(),
+                                    rel: el.attr("rel").map(str::to_owned),
+                                });
+                            }
+                        }
+                        _ => {}
+                    }
+                    if !open_links.is_empty() {
+                        let f = flow(name);
+                        for &i in &open_links {
+                            links[i].text.brk(f);
+                        }
+                    }
+                }
+                Node::Text(t) if hidden == 0 && !open_links.is_empty() => {
+                    for &i in &open_links {
+                        links[i].text.push(t);
+                    }
+                }
+                _ => {}
+            },
+            Edge::Close(node) => {
+                let Some(name) = html_name(&node) else {
+                    continue;
+                };
+                if matches!(name, "script" | "style" | "template") {
+                    hidden -= 1;
+                } else if name == "a"
+                    && node
+                        .value()
+                        .as_element()
+                        .and_then(|e| e.attr("href"))
+                        .is_some()
+                {
+                    open_links.pop();
+                }
+            }
+        }
+    }
+
+    let base = base_href
+        .and_then(|h| page_url.join(h.trim()).ok())
+        .unwrap_or_else(|| page_url.clone());
+    let mut fields = Map::new();
+    if let Some(c) = canonical.and_then(|c| base.join(c.trim()).ok()) {
+        fields.insert("canonical".into(), Value::String(c.into()));
+    }
+    if let Some(l) = lang {
+        fields.insert("lang".into(), Value::String(l));
+    }
+    if let Some(d) = description.filter(|d| !d.is_empty()) {
+        fields.insert("description".into(), Value::String(d));
+    }
+    if let Some(k) = keywords {
+        let list: Vec<Value> = k
+            .split(',')
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .map(|k| Value::String(k.to_owned()))
+            .collect();
+        if !list.is_empty() {
+            fields.insert("keywords".into(), Value::Array(list));
+        }
+    }
+
+    let (root, skip_boilerplate) = content_root(html);
+    let (headings, text) = outline_and_text(root, skip_boilerplate);
+    if !headings.is_empty() {
+        fields.insert("headings".into(), Value::Array(headings));
+    }
+    if !text.is_empty() {
+        fields.insert("text".into(), Value::String(text));
+    }
+    let links: Vec<Value> = links
+        .into_iter()
+        .filter_map(|l| {
+            let href = base.join(l.href.trim()).ok()?;
+            let mut obj = Map::new();
+            obj.insert("href".into(), Value::String(href.into()));
+            obj.insert("text".into(), Value::String(l.text.finish()));
+            if let Some(rel) = l.rel.filter(|r| !r.trim().is_empty()) {
+                obj.insert("rel".into(), Value::String(rel));
+            }
+            Some(Value::Object(obj))
+        })
+        .collect();
+    if !links.is_empty() {
+        fields.insert("links".into(), Value::Array(links));
+    }
+    if with_markdown {
+        let skip: &dyn Fn(&str, &NodeRef<'_, Node>) -> bool = if skip_boilerplate {
+            &is_boilerplate
+        } else {
+            &is_nav
+        };
+        let md = markdown::convert(root, &base, skip);
+        if !md.is_empty() {
+            fields.insert("markdown".into(), Value::String(md));
+        }
+    }
+    Generic { title, fields }
+}
+
+/// The headings (`{level, text, id?}`) and the text of the content region.
+fn outline_and_text(root: NodeRef<'_, Node>, skip_boilerplate: bool) -> (Vec<Value>, String) {
+    let mut text = TextBuf::default();
+    let mut headings = Vec::new();
+    let mut heading: Option<(u8, Option<String>, TextBuf)> = None;
+    let mut skipping = 0usize;
+    for edge in root.traverse() {
+        match edge {
+            Edge::Open(node) => {
+                if let Some(name) = html_name(&node) {
+                    if skipping > 0
+                        || is_hidden(name, &node)
+                        || is_nav(name, &node)
+                        || (skip_boilerplate && is_boilerplate(name, &node))
+                    {
+                        skipping += 1;
+                        continue;
+                    }
+                    let f = flow(name);
+                    text.brk(f);
+                    if name == "pre" {
+                        text.pre += 1;
+                    }
+                    if let Some(level) = heading_level(name) {
+                        let id = node
+                            .value()
+                            .as_element()
+                            .and_then(|e| e.attr("id"))
+                            .map(str::to_owned);
+                        heading = Some((level, id, TextBuf::default()));
+                    } else if let Some((_, _, h)) = heading.as_mut() {
+                        h.brk(if f == Flow::Block { Flow::Cell } else { f });
+                    }
+                } else if skipping == 0
+                    && let Node::Text(t) = node.value()
+                {
+                    text.push(t);
+                    if let Some((_, _, h)) = heading.as_mut() {
+                        h.push(t);
+                    }
+                }
+            }
+            Edge::Close(node) => {
+                if let Some(name) = html_name(&node) {
+                    if skipping > 0 {
+                        skipping -= 1;
+                        continue;
+                    }
+                    text.brk(flow(name));
+                    if name == "pre" {
+                        text.pre -= 1;
+                    }
+                    if heading_level(name).is_some()
+                        && let Some((level, id, h)) = heading.take()
+                    {
+                        let t = h.finish();
+                        if !t.is_empty() {
+                            let mut obj = json!({ "level": level, "text": t });
+                            if let Some(id) = id {
+                                obj["id"] = Value::String(id);
+                            }
+                            headings.push(obj);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (headings, text.finish())
+}
+
+fn heading_level(name: &str) -> Option<u8> {
+    match name {
+        "h1" => Some(1),
+        "h2" => Some(2),
+        "h3" => Some(3),
+        "h4" => Some(4),
+        "h5" => Some(5),
+        "h6" => Some(6),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom::{ParseLimits, parse};
+
+    fn generic(html: &str, url: &str) -> Generic {
+        let doc = parse(html, ParseLimits::default()).unwrap();
+        extract(&doc, &Url::parse(url).unwrap(), false)
+    }
+
+    #[test]
+    fn head_fields_links_and_main_text() {
+        let g = generic(
+            r#"<html lang="en"><head><title> A
+            page </title><base href="/spells/"><link rel="Canonical" href="/x.html">
+            <meta name="Description" content=" About it. "><meta name="keywords" content="a, b,,c">
+            </head><body><nav><a href="/">Home</a></nav>
+            <main><h1 id="t">Title <small>x</small></h1><p>One <a href="19.html#h" rel="nofollow">Magic
+            Missile</a>.</p><nav>skip me</nav><h2>Sub</h2><p>Two</p></main>
+            <footer><a href="mailto:x@y.z">mail</a></footer></body></html>"#,
+            "http://h/blog/post.html",
+        );
+        assert_eq!(g.title.as_deref(), Some("A page"));
+        let f = Value::Object(g.fields);
+        assert_eq!(f["canonical"], "http://h/x.html");
+        assert_eq!(f["lang"], "en");
+        assert_eq!(f["description"], "About it.");
+        assert_eq!(f["keywords"], json!(["a", "b", "c"]));
+        assert_eq!(
+            f["headings"],
+            json!([{"level":1,"text":"Title x","id":"t"},{"level":2,"text":"Sub"}])
+        );
+        assert_eq!(f["text"], "Title x\nOne Magic Missile.\nSub\nTwo");
+        assert_eq!(
+            f["links"],
+            json!([
+                {"href":"http://h/","text":"Home"},
+                {"href":"http://h/spells/19.html#h","text":"Magic Missile","rel":"nofollow"},
+                {"href":"mailto:x@y.z","text":"mail"}
+            ])
+        );
+    }
+
+    #[test]
+    fn without_main_the_boilerplate_is_skipped() {
+        let g = generic(
+            "<body><header>Site</header><nav>Menu</nav><div role=navigation>More</div>\
+             <article><h2>Post</h2><p>Body</p></article><aside>Ads</aside><footer>©</footer>",
+            "http://h/",
+        );
+        let f = Value::Object(g.fields);
+        assert_eq!(f["text"], "Post\nBody");
+        assert!(g.title.is_none());
+        assert!(f.get("links").is_none());
+    }
+}

@@ -1,0 +1,69 @@
+#![deny(missing_docs)]
+//! `rip-parse`: `page` records in, `doc` records out.
+//!
+//! Each HTML page becomes one `doc`; a page that cannot be parsed, or whose doc breaks
+//! a rule, becomes one `failure` with `phase: parse`. Every other record passes
+//! through unchanged, and the output ends with a `summary`. The page's context
+//! (`depth`, `parent`, `linkText`, `raw`, `title`, `resolves`), `attempt`,
+//! `httpAttempts` and `errors` stay on the doc or failure.
+//!
+//! # Without rules: generic extraction
+//!
+//! Every HTML page gives a doc of concept `page` whose `name` is the `<title>` and whose
+//! fields are `canonical`, `lang`, `description`, `keywords`, `headings`
+//! (`[{level, text, id?}]`), `text` (the main content's text: the `<main>` element, or
+//! the body less header, nav, footer and aside), `links` (`[{href, text, rel?}]`, every
+//! `<a href>` of the page resolved against `<base href>` and the page URL) and, with
+//! `markdown`, the main content as Markdown. See [`generic`].
+//!
+//! # With rules
+//!
+//! A TOML rules file ([`rules`]) routes each page to a concept (by URL regex, CSS
+//! selector and/or text, in the order written, with an `unknown` fallback), extracts
+//! the concept's fields (inheriting through `extends`), and checks the doc against the
+//! concept's JSON Schema.
+//!
+//! # Pages that are not HTML
+//!
+//! A page whose `Content-Type` is not HTML (an image, a PDF, JSON, plain text) is not
+//! an error: it becomes a doc of concept `unknown` with `contentType` and `bytes`, and
+//! no rule applies to it. A page labelled HTML whose body is binary (NUL bytes) or not
+//! valid base64, or is larger than `max_body`, is a failure (`parse.body`). A base64
+//! HTML body is decoded by its charset (the page's `charset`, a BOM, or `<meta
+//! charset>`); bytes invalid in that charset become U+FFFD, as in a browser.
+//!
+//! # Failures
+//!
+//! | code | category | when |
+//! |---|---|---|
+//! | `parse.record` | VALIDATION | the `page` record lacks a field (it has a `url` to account it under) |
+//! | `parse.body` | VALIDATION, RESOURCE | binary or bad base64 body; over the size limit (RESOURCE) |
+//! | `parse.url` | VALIDATION | neither `finalUrl` nor `url` is a URL |
+//! | `parse.html` | VALIDATION | pathological HTML: nesting past `max_depth`, or parsing past its time budget |
+//! | `parse.rule` | VALIDATION | a required field is missing, or a value is not of its `type` |
+//! | `parse.schema` | VALIDATION | the doc breaks its concept's JSON Schema (`onSchemaError = "skip"` or `"halt"`) |
+//!
+//! # Parallelism
+//!
+//! Pages are parsed on a rayon pool ([`run`]), output in input order unless
+//! `unordered`, with a bounded window of pages in flight.
+//!
+//! # Page flavours
+//!
+//! The flavour of a page is decided in [`page::body`]; extraction for HTML lives in
+//! [`generic`], [`extract`] and [`markdown`] and works on a parsed tree. Another flavour
+//! (MediaWiki wikitext) plugs in as another [`page::Body`] variant with its own
+//! extractor, dispatched in [`process::page_outcome`].
+
+pub mod dom;
+pub mod extract;
+pub mod generic;
+pub mod markdown;
+pub mod page;
+pub mod process;
+pub mod rules;
+mod run;
+
+pub use process::{ExtractOptions, GENERIC_CONCEPT, Outcome};
+pub use rules::{Rules, RulesError};
+pub use run::{Config, OnProgress, Report, RunError, Stats, run};

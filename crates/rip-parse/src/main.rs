@@ -1,0 +1,135 @@
+//! `rip-parse`: see the library docs. This file is glue.
+
+use anyhow::Context as _;
+use clap::Parser;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Turn fetched pages into documents.
+///
+/// Reads NDJSON `page` records and writes one `doc` per page (or a `failure` with
+/// `phase: parse`); every other record passes through. Without `--rules`, each HTML
+/// page gives a generic doc (title, canonical, lang, description, keywords, headings,
+/// text, links). With `--rules site.toml`, pages are routed to the concepts the file
+/// describes and their fields extracted and validated.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(flatten)]
+    common: rip_cli::StageArgs,
+
+    /// A rules file (TOML) describing the site's concepts. Checked before any input is read.
+    #[arg(long, short = 'r', value_name = "FILE", env = "RIP_RULES")]
+    rules: Option<PathBuf>,
+
+    /// Check the rules file and exit (0 when it is valid).
+    #[arg(long, requires = "rules")]
+    check_rules: bool,
+
+    /// Print the JSON Schema of rules files and exit.
+    #[arg(long, exclusive = true)]
+    rules_schema: bool,
+
+    /// Add the main content as Markdown (`markdown` field) to generic docs.
+    #[arg(long)]
+    markdown: bool,
+
+    /// Worker threads (default: one per core).
+    #[arg(
+        long,
+        short = 'j',
+        value_name = "N",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
+    threads: usize,
+
+    /// Write docs as they are ready, not in input order (faster when page sizes vary).
+    #[arg(long)]
+    unordered: bool,
+
+    /// Most pages in flight at once (default: 8 per thread).
+    #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
+    window: usize,
+
+    /// Pages whose body is larger than this many MiB become failures.
+    #[arg(long, value_name = "MIB", default_value_t = 32)]
+    max_body: usize,
+
+    /// Pages nested deeper than this many elements become failures.
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    max_depth: usize,
+
+    /// Pages whose HTML takes longer than this to parse become failures.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
+    parse_timeout: Duration,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    cli.common.init_logging();
+    rip_cli::exit_with("rip-parse", run(cli))
+}
+
+fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
+    if cli.rules_schema {
+        use std::io::Write as _;
+        std::io::stdout().write_all(rip_parse::rules::model::json_schema().as_bytes())?;
+        return Ok(rip_core::Status::Complete);
+    }
+    let rules = match &cli.rules {
+        Some(path) => Some(Arc::new(rip_parse::Rules::load(path)?)),
+        None => None,
+    };
+    if cli.check_rules {
+        let r = rules.as_ref().context("--check-rules needs --rules")?;
+        eprintln!(
+            "{}: {} concepts ({}), plus `unknown`",
+            r.path.display(),
+            r.concepts.len(),
+            r.concepts
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Ok(rip_core::Status::Complete);
+    }
+    let stop = rip_cli::install_interrupt()?;
+    let (input, input_name) = cli.common.open_input()?;
+    let mut pipe = rip_core::PipeOptions::new("rip-parse");
+    pipe.input_name = input_name;
+    pipe.strict = cli.common.strict;
+    pipe.stop = Some(stop);
+    let progress = rip_cli::progress::Progress::new("rip-parse", cli.common.quiet);
+    let on_progress: Option<rip_parse::OnProgress> = progress.is_visible().then(|| {
+        let p = progress.clone();
+        Arc::new(move |s: &rip_parse::Stats| p.set(s.line())) as rip_parse::OnProgress
+    });
+    let config = rip_parse::Config {
+        pipe,
+        extract: rip_parse::ExtractOptions {
+            rules,
+            markdown: cli.markdown,
+            limits: rip_parse::dom::ParseLimits {
+                max_depth: cli.max_depth,
+                time_budget: cli.parse_timeout,
+            },
+            max_body: cli.max_body.saturating_mul(1 << 20),
+        },
+        threads: cli.threads,
+        unordered: cli.unordered,
+        window: cli.window,
+        progress: on_progress,
+        ..Default::default()
+    };
+    let report = rip_parse::run(config, input, std::io::stdout());
+    progress.finish();
+    let report = report?;
+    if !cli.common.quiet {
+        eprintln!("rip-parse: {}", report.stats.line());
+    }
+    Ok(report.summary.status)
+}

@@ -1,0 +1,469 @@
+//! HTML to Markdown (CommonMark with GFM tables), written straight from the parsed
+//! tree: headings, paragraphs, nested lists, links and images (URLs resolved),
+//! emphasis, inline code, fenced code blocks, block quotes, rules and tables.
+//!
+//! Why not a crate: the HTML-to-Markdown crates (htmd, html2md) parse the HTML
+//! again with their own html5ever (another version than scraper's), so `--markdown`
+//! would parse every page twice. This walker reads the tree already built, iteratively
+//! (a deep document cannot overflow the stack).
+
+use ego_tree::NodeRef;
+use ego_tree::iter::Edge;
+use scraper::Node;
+use url::Url;
+
+use crate::dom::{Flow, flow, html_name, is_hidden};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Gap {
+    None,
+    Space,
+    Line,
+    Para,
+}
+
+struct List {
+    ordered: bool,
+    next: u64,
+}
+
+struct Table {
+    row: usize,
+    cells: usize,
+}
+
+struct Writer {
+    out: String,
+    gap: Option<Gap>,
+    /// The fewest line prefixes in force since the gap was asked for: a blank line
+    /// before a block quote is not part of the quote.
+    gap_depth: usize,
+    prefixes: Vec<&'static str>,
+    marker: Option<String>,
+    lists: Vec<List>,
+    tables: Vec<Table>,
+    in_cell: usize,
+}
+
+impl Default for Writer {
+    fn default() -> Self {
+        Self {
+            out: String::new(),
+            gap: None,
+            gap_depth: usize::MAX,
+            prefixes: Vec::new(),
+            marker: None,
+            lists: Vec::new(),
+            tables: Vec::new(),
+            in_cell: 0,
+        }
+    }
+}
+
+impl Writer {
+    fn want(&mut self, gap: Gap) {
+        let gap = if self.in_cell > 0 && gap > Gap::Space {
+            Gap::Space
+        } else {
+            gap
+        };
+        if (self.out.is_empty() && self.marker.is_none())
+            || (self.in_cell > 0 && self.out.ends_with(' '))
+        {
+            return;
+        }
+        self.gap_depth = self.gap_depth.min(self.prefixes.len());
+        if self.gap.is_none_or(|g| g < gap) {
+            self.gap = Some(gap);
+        }
+    }
+
+    fn prefix(&mut self) {
+        let n = self.prefixes.len();
+        match self.marker.take() {
+            Some(marker) => {
+                for p in &self.prefixes[..n.saturating_sub(1)] {
+                    self.out.push_str(p);
+                }
+                self.out.push_str(&marker);
+            }
+            None => {
+                for p in &self.prefixes {
+                    self.out.push_str(p);
+                }
+            }
+        }
+    }
+
+    /// Writes the pending gap (and line prefixes) before new content.
+    fn flush(&mut self) {
+        let gap = self.gap.take().unwrap_or(Gap::None);
+        let depth = std::mem::replace(&mut self.gap_depth, usize::MAX).min(self.prefixes.len());
+        if self.out.is_empty() {
+            self.prefix();
+            return;
+        }
+        match gap {
+            Gap::None => {
+                if self.marker.is_some() {
+                    self.out.push('\n');
+                    self.prefix();
+                }
+            }
+            Gap::Space => self.out.push(' '),
+            Gap::Line => {
+                self.out.push('\n');
+                self.prefix();
+            }
+            Gap::Para => {
+                self.out.push('\n');
+                let blank: String = self.prefixes[..depth].concat();
+                self.out.push_str(blank.trim_end());
+                self.out.push('\n');
+                self.prefix();
+            }
+        }
+    }
+
+    fn raw(&mut self, s: &str) {
+        self.flush();
+        self.out.push_str(s);
+    }
+
+    fn text(&mut self, text: &str) {
+        if text.starts_with(|c: char| c.is_ascii_whitespace()) {
+            self.want(Gap::Space);
+        }
+        for (i, word) in text.split_ascii_whitespace().enumerate() {
+            if i > 0 {
+                self.want(Gap::Space);
+            }
+            self.flush();
+            escape_into(&mut self.out, word, self.in_cell > 0);
+        }
+        if text.ends_with(|c: char| c.is_ascii_whitespace()) {
+            self.want(Gap::Space);
+        }
+    }
+}
+
+fn escape_into(out: &mut String, text: &str, in_cell: bool) {
+    for c in text.chars() {
+        if matches!(c, '\\' | '*' | '_' | '`' | '[' | ']') || (in_cell && c == '|') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+}
+
+fn attr<'a>(node: &NodeRef<'a, Node>, name: &str) -> Option<&'a str> {
+    node.value().as_element().and_then(|e| e.attr(name))
+}
+
+fn resolve(base: &Url, href: &str) -> String {
+    base.join(href.trim())
+        .map(String::from)
+        .unwrap_or_else(|_| href.trim().to_owned())
+}
+
+/// The raw text under `node` (no collapsing), for code.
+fn raw_text(node: NodeRef<'_, Node>) -> String {
+    node.descendants()
+        .filter_map(|n| n.value().as_text().map(|t| &**t))
+        .collect()
+}
+
+/// Converts the content under `root` to Markdown, skipping hidden elements and those
+/// `skip` names; links and images resolve against `base`.
+pub fn convert(
+    root: NodeRef<'_, Node>,
+    base: &Url,
+    skip: &dyn Fn(&str, &NodeRef<'_, Node>) -> bool,
+) -> String {
+    let mut w = Writer::default();
+    let mut skipping = 0usize;
+    for edge in root.traverse() {
+        match edge {
+            Edge::Open(node) => {
+                if skipping > 0 {
+                    if html_name(&node).is_some() {
+                        skipping += 1;
+                    }
+                    continue;
+                }
+                if let Node::Text(t) = node.value() {
+                    w.text(t);
+                    continue;
+                }
+                let Some(name) = html_name(&node) else {
+                    continue;
+                };
+                if is_hidden(name, &node) || skip(name, &node) {
+                    skipping = 1;
+                    continue;
+                }
+                if open(&mut w, name, node, base) {
+                    skipping = 1;
+                }
+            }
+            Edge::Close(node) => {
+                let Some(name) = html_name(&node) else {
+                    continue;
+                };
+                if skipping > 0 {
+                    skipping -= 1;
+                    continue;
+                }
+                close(&mut w, name, node, base);
+            }
+        }
+    }
+    w.out.truncate(w.out.trim_end().len());
+    w.out
+}
+
+/// Writes what an opening tag stands for. Returns true when the element was written
+/// whole and its subtree must be skipped.
+fn open(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) -> bool {
+    match name {
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+            w.want(Gap::Para);
+            let level = usize::from(name.as_bytes()[1] - b'0');
+            w.raw(&"#".repeat(level));
+            w.want(Gap::Space);
+        }
+        "ul" | "ol" | "menu" => {
+            w.want(if w.lists.is_empty() {
+                Gap::Para
+            } else {
+                Gap::Line
+            });
+            let start = attr(&node, "start")
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or(1);
+            w.lists.push(List {
+                ordered: name == "ol",
+                next: start,
+            });
+        }
+        "li" => {
+            w.want(Gap::Line);
+            let marker = match w.lists.last_mut() {
+                Some(l) if l.ordered => {
+                    l.next += 1;
+                    format!("{}. ", l.next - 1)
+                }
+                _ => "- ".to_owned(),
+            };
+            w.prefixes
+                .push(if marker.len() == 2 { "  " } else { "   " });
+            w.marker = Some(marker);
+        }
+        "blockquote" => {
+            w.want(Gap::Para);
+            w.prefixes.push("> ");
+        }
+        "pre" => {
+            w.want(Gap::Para);
+            let lang = node
+                .descendants()
+                .filter_map(|n| attr(&n, "class"))
+                .flat_map(str::split_ascii_whitespace)
+                .find_map(|c| c.strip_prefix("language-"))
+                .unwrap_or("");
+            let code = raw_text(node);
+            let fence = if code.contains("```") { "~~~~" } else { "```" };
+            w.raw(fence);
+            w.out.push_str(lang);
+            for line in code.trim_end_matches('\n').split('\n') {
+                w.want(Gap::Line);
+                w.flush();
+                w.out.push_str(line);
+            }
+            w.want(Gap::Line);
+            w.raw(fence);
+            w.want(Gap::Para);
+            return true;
+        }
+        "code" | "kbd" | "samp" => {
+            let code: String = raw_text(node)
+                .split_ascii_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            if !code.is_empty() {
+                let ticks = if code.contains('`') { "``" } else { "`" };
+                w.raw(ticks);
+                if code.starts_with('`') {
+                    w.out.push(' ');
+                }
+                w.out.push_str(&code);
+                if code.ends_with('`') {
+                    w.out.push(' ');
+                }
+                w.out.push_str(ticks);
+            }
+            return true;
+        }
+        "strong" | "b" => w.raw("**"),
+        "em" | "i" => w.raw("*"),
+        "a" if attr(&node, "href").is_some() => w.raw("["),
+        "img" => {
+            if let Some(src) = attr(&node, "src") {
+                let alt = attr(&node, "alt").unwrap_or("");
+                w.raw("![");
+                escape_into(&mut w.out, alt.trim(), false);
+                w.out.push_str("](");
+                w.out.push_str(&resolve(base, src));
+                w.out.push(')');
+            }
+        }
+        "br" => w.want(Gap::Line),
+        "hr" => {
+            w.want(Gap::Para);
+            w.raw("---");
+            w.want(Gap::Para);
+        }
+        "table" => {
+            w.want(Gap::Para);
+            w.tables.push(Table { row: 0, cells: 0 });
+        }
+        "tr" if !w.tables.is_empty() => {
+            w.want(Gap::Line);
+            w.raw("|");
+            if let Some(t) = w.tables.last_mut() {
+                t.cells = 0;
+            }
+        }
+        "td" | "th" if !w.tables.is_empty() => {
+            w.out.push(' ');
+            w.gap = None;
+            w.in_cell += 1;
+        }
+        "dt" => {
+            w.want(Gap::Para);
+            w.raw("**");
+        }
+        _ => match flow(name) {
+            Flow::Block if name == "p" => w.want(Gap::Para),
+            Flow::Block => w.want(Gap::Line),
+            Flow::Cell => w.want(Gap::Space),
+            Flow::Inline => {}
+        },
+    }
+    false
+}
+
+/// Writes what a closing tag stands for.
+fn close(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) {
+    match name {
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "p" | "dd" => w.want(Gap::Para),
+        "ul" | "ol" | "menu" => {
+            w.lists.pop();
+            w.want(Gap::Para);
+        }
+        "li" => {
+            w.prefixes.pop();
+            w.marker = None;
+            w.want(Gap::Line);
+        }
+        "blockquote" => {
+            w.prefixes.pop();
+            w.want(Gap::Para);
+        }
+        "strong" | "b" => w.out.push_str("**"),
+        "em" | "i" => w.out.push('*'),
+        "a" => {
+            if let Some(href) = attr(&node, "href") {
+                w.out.push_str("](");
+                w.out.push_str(&resolve(base, href));
+                w.out.push(')');
+            }
+        }
+        "td" | "th" if !w.tables.is_empty() => {
+            w.in_cell -= 1;
+            w.gap = None;
+            w.out.push_str(" |");
+            if let Some(t) = w.tables.last_mut() {
+                t.cells += 1;
+            }
+        }
+        "tr" => {
+            if let Some(t) = w.tables.last_mut() {
+                t.row += 1;
+                if t.row == 1 {
+                    let cells = t.cells.max(1);
+                    w.want(Gap::Line);
+                    w.raw("|");
+                    w.out.push_str(&" --- |".repeat(cells));
+                }
+            }
+        }
+        "table" => {
+            w.tables.pop();
+            w.want(Gap::Para);
+        }
+        "dt" => {
+            w.out.push_str("**");
+            w.want(Gap::Line);
+        }
+        _ => {
+            if flow(name) == Flow::Block {
+                w.want(Gap::Line);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom::{ParseLimits, parse};
+
+    fn md(body: &str) -> String {
+        let doc = parse(body, ParseLimits::default()).unwrap();
+        let base = Url::parse("http://h/a/b.html").unwrap();
+        let root = doc
+            .tree
+            .root()
+            .descendants()
+            .find(|n| html_name(n) == Some("body"))
+            .unwrap();
+        convert(root, &base, &|_, _| false)
+    }
+
+    #[test]
+    fn blocks_inline_and_links() {
+        assert_eq!(
+            md(
+                "<h1>Title</h1><p>Some <b>bold</b> and <em>it</em> with <a href='c.html'>a link</a>.</p>\
+                <p>2 * 3 [x]</p>"
+            ),
+            "# Title\n\nSome **bold** and *it* with [a link](http://h/a/c.html).\n\n2 \\* 3 \\[x\\]"
+        );
+    }
+
+    #[test]
+    fn nested_lists_quotes_and_code() {
+        assert_eq!(
+            md(
+                "<ul><li>one</li><li>two<ol start=3><li>three</li><li>four</li></ol></li></ul>\
+                <blockquote><p>q1</p><p>q2</p></blockquote><p>use <code>a_b</code></p>\
+                <pre><code class='language-rust'>fn x() {\n    y\n}\n</code></pre><p>end</p>"
+            ),
+            "- one\n- two\n  3. three\n  4. four\n\n> q1\n>\n> q2\n\nuse `a_b`\n\n\
+             ```rust\nfn x() {\n    y\n}\n```\n\nend"
+        );
+    }
+
+    #[test]
+    fn tables_images_and_hidden_content() {
+        assert_eq!(
+            md(
+                "<table><tr><th>Name</th><th>Price</th></tr><tr><td><a href='/i/1'>Sword</a></td>\
+                <td><p>1 | 2 gp</p></td></tr></table><script>x()</script><img src='l.png' alt='Logo'>"
+            ),
+            "| Name | Price |\n| --- | --- |\n| [Sword](http://h/i/1) | 1 \\| 2 gp |\n\n\
+             ![Logo](http://h/a/l.png)"
+        );
+    }
+}

@@ -1,0 +1,333 @@
+//! One page in, one outcome out: the work each parallel task does.
+//!
+//! The order of things for a page: decode the record; read the body (HTML or not);
+//! parse the HTML within limits; route it to a concept (or take the generic path);
+//! extract the fields; validate against the concept's schema. Anything that goes
+//! wrong becomes a `failure` record carrying the page's context, never a panic.
+
+use chrono::Utc;
+use rip_core::{Doc, ErrorCategory, ErrorEntry, Failure, Page, Phase};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+use crate::dom::{self, ParseLimits};
+use crate::extract::{self, PageView};
+use crate::generic;
+use crate::page::{self, Body, BodyError};
+use crate::rules::{Concept, OnSchemaError, Rules};
+
+/// The `operation` of the error entries this stage writes.
+pub const OPERATION: &str = "rip-parse";
+
+/// The concept of docs made without rules.
+pub const GENERIC_CONCEPT: &str = "page";
+
+/// How pages are turned into docs.
+#[derive(Debug, Clone)]
+pub struct ExtractOptions {
+    /// Rules to route and extract with; generic extraction when `None`.
+    pub rules: Option<Arc<Rules>>,
+    /// Add the main content as Markdown to generic docs.
+    pub markdown: bool,
+    /// Limits on parsing one page.
+    pub limits: ParseLimits,
+    /// Bodies larger than this (bytes, decoded) are refused.
+    pub max_body: usize,
+}
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        Self {
+            rules: None,
+            markdown: false,
+            limits: ParseLimits::default(),
+            max_body: 32 << 20,
+        }
+    }
+}
+
+/// What became of one `page` line.
+#[derive(Debug)]
+pub enum Outcome {
+    /// A doc; `warnings` are schema violations let through by `onSchemaError = "warn"`.
+    Doc {
+        /// The doc.
+        doc: Box<Doc>,
+        /// Messages for stderr.
+        warnings: Vec<String>,
+    },
+    /// A failure with `phase: parse`; `halt` when `onSchemaError = "halt"` asks the
+    /// run to stop.
+    Failure {
+        /// The failure.
+        failure: Box<Failure>,
+        /// Stop the run after writing it.
+        halt: bool,
+    },
+    /// The line is not a page record and has no `url` to account it under: reported
+    /// as a bad input line.
+    BadRecord(String),
+}
+
+#[derive(Deserialize)]
+struct UrlOnly {
+    url: String,
+}
+
+/// Turns one `page` line into its outcome.
+pub fn page_line(opts: &ExtractOptions, text: &str) -> Outcome {
+    match serde_json::from_str::<Page>(text) {
+        Ok(page) => page_outcome(opts, page),
+        Err(e) => match serde_json::from_str::<UrlOnly>(text) {
+            // A page we cannot read but can name: account for its URL with a failure.
+            Ok(UrlOnly { url }) => {
+                let entry = entry("parse.record", format!("not a valid `page` record: {e}"), 1);
+                let mut f = Failure::new(url, ErrorCategory::Validation, Phase::Parse, entry);
+                f.failed_at = Some(Utc::now());
+                Outcome::Failure {
+                    failure: Box::new(f),
+                    halt: false,
+                }
+            }
+            Err(_) => Outcome::BadRecord(format!("bad `page` record: {e}")),
+        },
+    }
+}
+
+/// The outcome for a page whose processing panicked (a bug): a failure when the
+/// line names a URL, so that the URL is still accounted for.
+pub fn panicked(text: &str, panic: &(dyn std::any::Any + Send)) -> Outcome {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    let message = format!("internal error while parsing (please report it): {what}");
+    match serde_json::from_str::<Page>(text) {
+        Ok(page) => fail(page, ErrorCategory::Unknown, "parse.internal", message),
+        Err(_) => match serde_json::from_str::<UrlOnly>(text) {
+            Ok(UrlOnly { url }) => {
+                let e = entry("parse.internal", message, 1);
+                Outcome::Failure {
+                    failure: Box::new(Failure::new(url, ErrorCategory::Unknown, Phase::Parse, e)),
+                    halt: false,
+                }
+            }
+            Err(_) => Outcome::BadRecord(message),
+        },
+    }
+}
+
+fn entry(code: &str, message: String, round: u32) -> ErrorEntry {
+    let mut e = ErrorEntry::new(code, message, OPERATION);
+    e.attempt = Some(round);
+    e
+}
+
+/// A failure of `page` in this stage, carrying its context and error history.
+pub fn failure(page: Page, category: ErrorCategory, code: &str, message: String) -> Failure {
+    let round = page.attempt + 1;
+    let mut f = Failure::new(
+        page.url,
+        category,
+        Phase::Parse,
+        entry(code, message, round),
+    );
+    f.errors = page.errors.into_iter().chain(f.errors).collect();
+    f.status = Some(page.status);
+    f.attempt = round;
+    f.http_attempts = page.http_attempts;
+    f.context = page.context;
+    f.final_url = Some(page.final_url);
+    f.content_type = page.content_type;
+    f.failed_at = Some(Utc::now());
+    f
+}
+
+fn fail(page: Page, category: ErrorCategory, code: &str, message: String) -> Outcome {
+    Outcome::Failure {
+        failure: Box::new(failure(page, category, code, message)),
+        halt: false,
+    }
+}
+
+fn doc(
+    page: Page,
+    concept: &str,
+    id: Option<String>,
+    name: Option<String>,
+    fields: Map<String, Value>,
+) -> Doc {
+    Doc {
+        url: page.url,
+        concept: concept.to_owned(),
+        id,
+        name,
+        context: page.context,
+        attempt: page.attempt,
+        http_attempts: Some(page.http_attempts),
+        errors: page.errors,
+        fields,
+    }
+}
+
+/// Turns a decoded page into its outcome.
+pub fn page_outcome(opts: &ExtractOptions, page: Page) -> Outcome {
+    let body = match page::body(&page, opts.max_body) {
+        Ok(b) => b,
+        Err(e) => {
+            let category = match e {
+                BodyError::TooLarge { .. } => ErrorCategory::Resource,
+                _ => ErrorCategory::Validation,
+            };
+            let message = e.to_string();
+            return fail(page, category, "parse.body", message);
+        }
+    };
+    let text = match body {
+        Body::Html(text) => text,
+        Body::Other { media_type, bytes } => {
+            let mut fields = Map::new();
+            fields.insert("contentType".into(), Value::String(media_type));
+            fields.insert("bytes".into(), Value::from(bytes));
+            return Outcome::Doc {
+                doc: Box::new(doc(page, crate::rules::UNKNOWN, None, None, fields)),
+                warnings: Vec::new(),
+            };
+        }
+    };
+    let Ok(page_url) = page::page_url(&page) else {
+        let message = format!(
+            "neither finalUrl `{}` nor url `{}` is a valid URL",
+            page.final_url, page.url
+        );
+        return fail(page, ErrorCategory::Validation, "parse.url", message);
+    };
+    let html = match dom::parse(&text, opts.limits) {
+        Ok(h) => h,
+        Err(e) => return fail(page, ErrorCategory::Validation, "parse.html", e.to_string()),
+    };
+    drop(text);
+
+    let Some(rules) = &opts.rules else {
+        let g = generic::extract(&html, &page_url, opts.markdown);
+        return Outcome::Doc {
+            doc: Box::new(doc(page, GENERIC_CONCEPT, None, g.title, g.fields)),
+            warnings: Vec::new(),
+        };
+    };
+
+    let route_url = if page.final_url.is_empty() {
+        page.url.clone()
+    } else {
+        page.final_url.clone()
+    };
+    let mut view = PageView::new(&html, &route_url, generic::base_url(&html, &page_url));
+    let concept = rules.route(&route_url, &mut view);
+    let mut extracted = match extract::apply(concept, &view) {
+        Ok(x) => x,
+        Err(broken) => {
+            let message = format!("concept `{}`: {}", concept.name, broken.join("; "));
+            return fail(page, ErrorCategory::Validation, "parse.rule", message);
+        }
+    };
+    if concept.generic {
+        let g = generic::extract(&html, &page_url, opts.markdown);
+        for (k, v) in g.fields {
+            extracted.fields.entry(k).or_insert(v);
+        }
+        if extracted.name.is_none() {
+            extracted.name = g.title;
+        }
+    }
+    drop(view);
+    drop(html);
+    let meta = Meta {
+        status: page.status,
+        final_url: page.final_url.clone(),
+        content_type: page.content_type.clone(),
+    };
+    let doc = doc(
+        page,
+        &concept.name,
+        extracted.id,
+        extracted.name,
+        extracted.fields,
+    );
+    validate(concept, doc, meta)
+}
+
+/// What a failure made from a doc keeps of its page.
+struct Meta {
+    status: u16,
+    final_url: String,
+    content_type: Option<String>,
+}
+
+/// Checks a doc against its concept's schema and applies `onSchemaError`.
+fn validate(concept: &Concept, mut doc: Doc, meta: Meta) -> Outcome {
+    let Some(schema) = &concept.schema else {
+        return Outcome::Doc {
+            doc: Box::new(doc),
+            warnings: Vec::new(),
+        };
+    };
+    let value = serde_json::to_value(&doc).expect("a doc serialises");
+    let violations: Vec<String> = schema
+        .iter_errors(&value)
+        .take(10)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            if at.is_empty() {
+                e.to_string()
+            } else {
+                format!("{at}: {e}")
+            }
+        })
+        .collect();
+    if violations.is_empty() {
+        return Outcome::Doc {
+            doc: Box::new(doc),
+            warnings: Vec::new(),
+        };
+    }
+    let message = format!(
+        "concept `{}`: the doc breaks its schema: {}",
+        concept.name,
+        violations.join("; ")
+    );
+    match concept.on_schema_error {
+        OnSchemaError::Warn => {
+            let round = doc.attempt + 1;
+            doc.errors
+                .push(entry("parse.schema", message.clone(), round));
+            let warning = format!("{}: {message}", doc.url);
+            Outcome::Doc {
+                doc: Box::new(doc),
+                warnings: vec![warning],
+            }
+        }
+        on => {
+            let round = doc.attempt + 1;
+            let mut f = Failure::new(
+                doc.url,
+                ErrorCategory::Validation,
+                Phase::Parse,
+                entry("parse.schema", message, round),
+            );
+            f.errors = doc.errors.into_iter().chain(f.errors).collect();
+            f.status = Some(meta.status);
+            f.attempt = round;
+            f.http_attempts = doc.http_attempts.unwrap_or(0);
+            f.context = doc.context;
+            f.final_url = Some(meta.final_url);
+            f.content_type = meta.content_type;
+            f.failed_at = Some(Utc::now());
+            Outcome::Failure {
+                failure: Box::new(f),
+                halt: on == OnSchemaError::Halt,
+            }
+        }
+    }
+}

@@ -1,0 +1,559 @@
+//! From a [`RulesFile`] to [`Rules`]: every regex, selector and schema compiled,
+//! every name checked, `extends` resolved. Problems are collected, not returned at
+//! the first, so a user fixes a file in one round.
+
+use indexmap::IndexMap;
+use regex::Regex;
+use scraper::Selector;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+use toml::Spanned;
+
+use super::model::{ConceptSpec, FieldSpec, MatchSpec, RulesFile};
+use super::{
+    Concept, Extract, Field, Matcher, OnSchemaError, Problem, Rules, RulesError, Source, ValueType,
+};
+
+/// The name of the fallback concept.
+pub const UNKNOWN: &str = "unknown";
+
+/// Field names a rule may use although the doc reserves them: they fill the doc's
+/// fixed `id` and `name`.
+const FIXED_FIELDS: &[&str] = &["id", "name"];
+
+struct Ctx<'a> {
+    text: &'a str,
+    dir: &'a Path,
+    problems: Vec<(usize, Problem)>,
+}
+
+impl Ctx<'_> {
+    fn problem(&mut self, span: Range<usize>, message: impl Into<String>) {
+        let start = span.start.min(self.text.len());
+        let line_start = self.text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = self.text[start..]
+            .find('\n')
+            .map_or(self.text.len(), |i| start + i);
+        let line = self.text[..start].matches('\n').count() + 1;
+        let column = self.text[line_start..start].chars().count() + 1;
+        self.problems.push((
+            start,
+            Problem {
+                line,
+                column,
+                message: message.into(),
+                source_line: self.text[line_start..line_end]
+                    .trim_end_matches('\r')
+                    .to_owned(),
+            },
+        ));
+    }
+}
+
+pub(super) fn compile(text: &str, path: &Path) -> Result<Rules, RulesError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut ctx = Ctx {
+        text,
+        dir,
+        problems: Vec::new(),
+    };
+    let file: RulesFile = match toml::from_str(text) {
+        Ok(file) => file,
+        Err(e) => {
+            let message = e.message().trim_end().to_owned();
+            ctx.problem(e.span().unwrap_or(0..0), message);
+            return Err(invalid(path, ctx));
+        }
+    };
+
+    let mut by_name: HashMap<&str, usize> = HashMap::new();
+    let mut compiled: Vec<Own> = Vec::with_capacity(file.concepts.len());
+    for (i, spec) in file.concepts.iter().enumerate() {
+        let name = spec.name.get_ref().as_str();
+        if name.trim().is_empty() {
+            ctx.problem(spec.name.span(), "a concept's `name` cannot be empty");
+        } else if let Some(&first) = by_name.get(name) {
+            let line = line_of(text, file.concepts[first].name.span().start);
+            ctx.problem(
+                spec.name.span(),
+                format!("concept `{name}` is defined twice (first at line {line})"),
+            );
+        } else {
+            by_name.insert(name, i);
+        }
+        compiled.push(own(&mut ctx, spec));
+    }
+
+    // `extends`: every parent exists, no cycles.
+    let mut parents: Vec<Option<usize>> = vec![None; file.concepts.len()];
+    for (i, spec) in file.concepts.iter().enumerate() {
+        let Some(ext) = &spec.extends else { continue };
+        match by_name.get(ext.get_ref().as_str()) {
+            Some(&p) => parents[i] = Some(p),
+            None => {
+                let known: Vec<&str> = file
+                    .concepts
+                    .iter()
+                    .map(|c| c.name.get_ref().as_str())
+                    .collect();
+                ctx.problem(
+                    ext.span(),
+                    format!(
+                        "concept `{}` extends `{}`, which is not defined (hint: defined concepts: {})",
+                        spec.name.get_ref(),
+                        ext.get_ref(),
+                        known.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+    for (i, spec) in file.concepts.iter().enumerate() {
+        let mut seen = vec![i];
+        let mut at = parents[i];
+        while let Some(p) = at {
+            if p == i {
+                let chain: Vec<&str> = seen
+                    .iter()
+                    .chain(std::iter::once(&i))
+                    .map(|&k| file.concepts[k].name.get_ref().as_str())
+                    .collect();
+                let span = spec
+                    .extends
+                    .as_ref()
+                    .map_or(spec.name.span(), Spanned::span);
+                ctx.problem(
+                    span,
+                    format!("`extends` forms a cycle: {}", chain.join(" → ")),
+                );
+                parents[i] = None;
+                break;
+            }
+            if seen.contains(&p) {
+                break; // a cycle further up, reported at its own concepts
+            }
+            seen.push(p);
+            at = parents[p];
+        }
+    }
+
+    if !ctx.problems.is_empty() {
+        return Err(invalid(path, ctx));
+    }
+
+    let mut concepts = Vec::new();
+    let mut unknown = None;
+    for (i, spec) in file.concepts.iter().enumerate() {
+        let mut chain = vec![i];
+        while let Some(p) = parents[*chain.last().unwrap_or(&i)] {
+            chain.push(p);
+        }
+        let concept = resolve(&file.concepts, &chain, &compiled);
+        if concept.name == UNKNOWN {
+            unknown = Some(concept);
+        } else if !spec.is_abstract {
+            concepts.push(concept);
+        }
+    }
+    Ok(Rules {
+        path: path.to_owned(),
+        concepts,
+        unknown: unknown.unwrap_or_else(|| Concept {
+            name: UNKNOWN.to_owned(),
+            matcher: None,
+            generic: true,
+            id: None,
+            name_field: None,
+            fields: Vec::new(),
+            schema: None,
+            on_schema_error: OnSchemaError::Skip,
+        }),
+    })
+}
+
+fn invalid(path: &Path, ctx: Ctx<'_>) -> RulesError {
+    let mut problems = ctx.problems;
+    problems.sort_by_key(|(at, _)| *at);
+    RulesError::Invalid {
+        path: path.to_owned(),
+        problems: problems.into_iter().map(|(_, p)| p).collect(),
+    }
+}
+
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].matches('\n').count() + 1
+}
+
+/// What a concept defines itself, compiled, before inheritance.
+struct Own {
+    matcher: Option<Matcher>,
+    url_id: bool,
+    fields: IndexMap<String, Field>,
+    schema: Option<Arc<jsonschema::Validator>>,
+}
+
+fn own(ctx: &mut Ctx<'_>, spec: &ConceptSpec) -> Own {
+    let cname = spec.name.get_ref();
+    let is_unknown = cname == UNKNOWN;
+    match (&spec.matcher, spec.is_abstract, is_unknown) {
+        (Some(m), _, true) => ctx.problem(
+            m.span(),
+            "concept `unknown` is the fallback for pages no other concept takes: it cannot \
+             have a `match` (hint: give this concept another name)",
+        ),
+        (Some(m), true, false) => ctx.problem(
+            m.span(),
+            format!(
+                "concept `{cname}` is abstract (never routed to), so its `match` would never \
+                 be used (hint: remove `abstract = true` or the `match`)"
+            ),
+        ),
+        (None, false, false) => ctx.problem(
+            spec.name.span(),
+            format!(
+                "concept `{cname}` has no `match`, so no page can be routed to it (hint: add \
+                 `match.url`, `match.selector` or `match.text`, or mark it `abstract = true` \
+                 to use it only through `extends`)"
+            ),
+        ),
+        _ => {}
+    }
+    if is_unknown && spec.is_abstract {
+        ctx.problem(
+            spec.name.span(),
+            "concept `unknown` (the fallback) cannot be abstract",
+        );
+    }
+    let (matcher, url_id) = match &spec.matcher {
+        Some(m) => matcher(ctx, cname, m),
+        None => (None, false),
+    };
+
+    let mut fields = IndexMap::new();
+    for (key, fspec) in &spec.fields {
+        let fname = key.get_ref();
+        let what = format!("concept `{cname}`, field `{fname}`");
+        if fname.is_empty() {
+            ctx.problem(
+                key.span(),
+                format!("concept `{cname}`: a field name cannot be empty"),
+            );
+            continue;
+        }
+        if rip_core::DOC_RESERVED_FIELDS.contains(&fname.as_str())
+            && !FIXED_FIELDS.contains(&fname.as_str())
+        {
+            ctx.problem(
+                key.span(),
+                format!(
+                    "{what}: `{fname}` is a name the doc reserves for itself (reserved: {}; \
+                     `id` and `name` are allowed and fill the doc's own) (hint: rename the field)",
+                    rip_core::DOC_RESERVED_FIELDS.join(", ")
+                ),
+            );
+            continue;
+        }
+        if let Some(field) = field(ctx, &what, fname, key.span(), fspec.get_ref()) {
+            fields.insert(fname.clone(), field);
+        }
+    }
+
+    let schema = match (&spec.schema, &spec.schema_file) {
+        (Some(s), Some(f)) => {
+            ctx.problem(
+                f.span(),
+                format!(
+                    "concept `{cname}`: `schema` and `schemaFile` are both given (hint: keep one)"
+                ),
+            );
+            let _ = s;
+            None
+        }
+        (Some(s), None) => compile_schema(ctx, cname, s.span(), s.get_ref(), None),
+        (None, Some(f)) => schema_file(ctx, cname, f),
+        (None, None) => None,
+    };
+    Own {
+        matcher,
+        url_id,
+        fields,
+        schema,
+    }
+}
+
+fn matcher(ctx: &mut Ctx<'_>, cname: &str, m: &Spanned<MatchSpec>) -> (Option<Matcher>, bool) {
+    let spec = m.get_ref();
+    if spec.url.is_none() && spec.selector.is_none() && spec.text.is_none() {
+        ctx.problem(
+            m.span(),
+            format!("concept `{cname}`: `match` needs at least one of `url`, `selector` or `text`"),
+        );
+        return (None, false);
+    }
+    let what = format!("concept `{cname}`, `match`");
+    let url = spec.url.as_ref().and_then(|u| regex(ctx, &what, "url", u));
+    let selector = spec.selector.as_ref().and_then(|s| selector(ctx, &what, s));
+    if let Some(t) = &spec.text
+        && t.get_ref().is_empty()
+    {
+        ctx.problem(t.span(), format!("{what}: `text` cannot be empty"));
+    }
+    let url_id = url
+        .as_ref()
+        .is_some_and(|re| re.capture_names().any(|n| n == Some("id")));
+    (
+        Some(Matcher {
+            url,
+            selector,
+            text: spec.text.as_ref().map(|t| t.get_ref().clone()),
+        }),
+        url_id,
+    )
+}
+
+fn regex(ctx: &mut Ctx<'_>, what: &str, key: &str, re: &Spanned<String>) -> Option<Regex> {
+    match Regex::new(re.get_ref()) {
+        Ok(re) => Some(re),
+        Err(e) => {
+            let detail = e.to_string();
+            let detail = detail
+                .lines()
+                .last()
+                .unwrap_or("")
+                .trim()
+                .trim_start_matches("error: ");
+            ctx.problem(
+                re.span(),
+                format!(
+                    "{what}: bad regex in `{key}`: `{}`: {detail} (hint: Rust regex syntax; no \
+                     look-around or backreferences)",
+                    re.get_ref()
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn selector(ctx: &mut Ctx<'_>, what: &str, sel: &Spanned<String>) -> Option<Selector> {
+    match Selector::parse(sel.get_ref()) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            ctx.problem(
+                sel.span(),
+                format!("{what}: bad CSS selector `{}`: {e}", sel.get_ref()),
+            );
+            None
+        }
+    }
+}
+
+fn field(
+    ctx: &mut Ctx<'_>,
+    what: &str,
+    name: &str,
+    key: Range<usize>,
+    spec: &FieldSpec,
+) -> Option<Field> {
+    let before = ctx.problems.len();
+    let extract = spec.extract.unwrap_or(if spec.attr.is_some() {
+        Extract::Attr
+    } else {
+        Extract::Text
+    });
+    match spec.source {
+        Source::Html if spec.selector.is_none() => ctx.problem(
+            key.clone(),
+            format!("{what}: needs a `selector` (or `source = \"url\"` to read the page's URL)"),
+        ),
+        Source::Url if spec.selector.is_some() => ctx.problem(
+            key.clone(),
+            format!("{what}: `source = \"url\"` reads the URL, so `selector` is not used (hint: remove it)"),
+        ),
+        Source::Url if extract != Extract::Text => ctx.problem(
+            key.clone(),
+            format!("{what}: `source = \"url\"` takes no `extract` or `attr`"),
+        ),
+        _ => {}
+    }
+    match (extract, &spec.attr) {
+        (Extract::Attr, None) => ctx.problem(
+            key.clone(),
+            format!("{what}: `extract = \"attr\"` needs `attr`, the attribute's name"),
+        ),
+        (e, Some(a)) if e != Extract::Attr => ctx.problem(
+            a.span(),
+            format!("{what}: `attr` is only used with `extract = \"attr\"`"),
+        ),
+        _ => {}
+    }
+    if extract == Extract::Exists
+        && (spec.list
+            || spec.regex.is_some()
+            || !matches!(spec.value_type, ValueType::String | ValueType::Boolean))
+    {
+        ctx.problem(
+            key.clone(),
+            format!("{what}: `extract = \"exists\"` gives a boolean: it takes no `list`, `regex` or `type`"),
+        );
+    }
+    if FIXED_FIELDS.contains(&name) && (spec.list || spec.value_type != ValueType::String) {
+        ctx.problem(
+            key.clone(),
+            format!("{what}: the doc's `{name}` is a single string: no `list` or `type`"),
+        );
+    }
+    let selector = spec.selector.as_ref().and_then(|s| selector(ctx, what, s));
+    let regex = spec
+        .regex
+        .as_ref()
+        .and_then(|r| regex(ctx, what, "regex", r));
+    if ctx.problems.len() > before {
+        return None;
+    }
+    Some(Field {
+        name: name.to_owned(),
+        source: spec.source,
+        selector,
+        extract,
+        attr: spec.attr.as_ref().map(|a| a.get_ref().clone()),
+        list: spec.list,
+        regex,
+        value_type: if extract == Extract::Exists {
+            ValueType::Boolean
+        } else {
+            spec.value_type
+        },
+        default: spec.default.clone(),
+        required: spec.required,
+    })
+}
+
+fn schema_file(
+    ctx: &mut Ctx<'_>,
+    cname: &str,
+    file: &Spanned<String>,
+) -> Option<Arc<jsonschema::Validator>> {
+    let path = ctx.dir.join(file.get_ref());
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            ctx.problem(
+                file.span(),
+                format!(
+                    "concept `{cname}`: cannot read schema file {}: {e}",
+                    path.display()
+                ),
+            );
+            return None;
+        }
+    };
+    match serde_json::from_str(&text) {
+        Ok(value) => compile_schema(ctx, cname, file.span(), &value, Some(&path)),
+        Err(e) => {
+            ctx.problem(
+                file.span(),
+                format!(
+                    "concept `{cname}`: schema file {}:{}:{}: not JSON: {e}",
+                    path.display(),
+                    e.line(),
+                    e.column()
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn compile_schema(
+    ctx: &mut Ctx<'_>,
+    cname: &str,
+    span: Range<usize>,
+    schema: &serde_json::Value,
+    file: Option<&Path>,
+) -> Option<Arc<jsonschema::Validator>> {
+    let whose = match file {
+        Some(f) => format!("schema file {}", f.display()),
+        None => "`schema`".to_owned(),
+    };
+    if !schema.is_object() && !schema.is_boolean() {
+        ctx.problem(
+            span,
+            format!("concept `{cname}`: {whose} is not a JSON Schema: a schema is an object or a boolean"),
+        );
+        return None;
+    }
+    if let Err(e) = jsonschema::meta::validate(schema) {
+        let at = e.instance_path().to_string();
+        let at = if at.is_empty() {
+            String::new()
+        } else {
+            format!(" at `{at}`")
+        };
+        ctx.problem(
+            span,
+            format!("concept `{cname}`: {whose} is not a valid JSON Schema{at}: {e}"),
+        );
+        return None;
+    }
+    match jsonschema::validator_for(schema) {
+        Ok(v) => Some(Arc::new(v)),
+        Err(e) => {
+            ctx.problem(
+                span,
+                format!(
+                    "concept `{cname}`: {whose} is not a usable JSON Schema: {e} (hint: remote \
+                     `$ref`s are not fetched)"
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// A concept with its ancestors' fields and options merged in (`chain` is the
+/// concept itself, then its parent, and so on).
+fn resolve(specs: &[ConceptSpec], chain: &[usize], compiled: &[Own]) -> Concept {
+    let spec = &specs[chain[0]];
+    let own = &compiled[chain[0]];
+    let mut fields: IndexMap<String, Field> = IndexMap::new();
+    for &k in chain.iter().rev() {
+        for (name, f) in &compiled[k].fields {
+            fields.insert(name.clone(), f.clone());
+        }
+    }
+    let name = spec.name.get_ref().clone();
+    let id = fields.shift_remove("id").or_else(|| {
+        own.url_id.then(|| Field {
+            name: "id".into(),
+            source: Source::Url,
+            selector: None,
+            extract: Extract::Text,
+            attr: None,
+            list: false,
+            regex: own.matcher.as_ref().and_then(|m| m.url.clone()),
+            value_type: ValueType::String,
+            default: None,
+            required: false,
+        })
+    });
+    let name_field = fields.shift_remove("name");
+    Concept {
+        generic: chain
+            .iter()
+            .find_map(|&k| specs[k].generic)
+            .unwrap_or(name == UNKNOWN),
+        name,
+        matcher: own.matcher.clone(),
+        id,
+        name_field,
+        fields: fields.into_values().collect(),
+        schema: chain.iter().find_map(|&k| compiled[k].schema.clone()),
+        on_schema_error: chain
+            .iter()
+            .find_map(|&k| specs[k].on_schema_error)
+            .unwrap_or_default(),
+    }
+}

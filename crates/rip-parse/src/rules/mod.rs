@@ -1,0 +1,239 @@
+//! The rules file: a site's taxonomy of concepts, how pages are routed to them, and
+//! how each concept's fields are extracted and validated.
+//!
+//! A rules file is TOML. Its shape is [`model::RulesFile`], also published as a JSON
+//! Schema (`docs/schemas/rules.schema.json`, printed by `rip-parse --rules-schema`).
+//! [`Rules::load`] reads and checks a whole file before any input is read: an unknown
+//! key, a bad regex, a bad CSS selector, a schema that is not a JSON Schema, a field
+//! name the doc reserves, a cycle of `extends` — each is reported as
+//! `<file>:<line>:<column>: <concept and field>: <what is wrong> (hint: …)` with the
+//! offending line quoted, and every problem in the file is reported at once.
+//!
+//! ```toml
+//! name = "emberfall"
+//!
+//! [[concept]]
+//! name = "entry"
+//! abstract = true
+//! fields.name = { selector = "h1.name", required = true }
+//! fields.traits = { selector = "ul.traits li", list = true }
+//!
+//! [[concept]]
+//! name = "item"
+//! extends = "entry"
+//! match.url = '/items/item-(?P<id>\d+)\.html$'
+//! fields.level = { selector = "dd.level", type = "integer" }
+//! fields.priceGp = { selector = "dd.price", regex = '^([\d.]+) gp$', type = "number" }
+//! ```
+
+mod compile;
+pub mod model;
+
+use jsonschema::Validator;
+use regex::Regex;
+use scraper::Selector;
+use serde_json::Value;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use compile::UNKNOWN;
+pub use model::{Extract, OnSchemaError, Source, ValueType};
+
+/// Compiled rules, ready to route and extract pages. Cheap to share between threads.
+#[derive(Debug)]
+pub struct Rules {
+    /// The file they came from, for messages.
+    pub path: PathBuf,
+    /// The routable concepts, in the order they are tried.
+    pub concepts: Vec<Concept>,
+    /// The fallback for pages no concept takes.
+    pub unknown: Concept,
+}
+
+/// A compiled concept: its routing conditions and its fields, inheritance resolved.
+#[derive(Debug, Clone)]
+pub struct Concept {
+    /// The concept's name (the doc's `concept`).
+    pub name: String,
+    /// When a page belongs here (`None` for the `unknown` fallback).
+    pub matcher: Option<Matcher>,
+    /// Also extract the generic fields.
+    pub generic: bool,
+    /// The field giving the doc's `id`.
+    pub id: Option<Field>,
+    /// The field giving the doc's `name`.
+    pub name_field: Option<Field>,
+    /// The other fields, in output order.
+    pub fields: Vec<Field>,
+    /// The JSON Schema docs of this concept must satisfy.
+    pub schema: Option<Arc<Validator>>,
+    /// What a doc breaking the schema becomes.
+    pub on_schema_error: OnSchemaError,
+}
+
+/// Routing conditions; all that are present must hold.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    /// The URL must match (a named group `id` may give the doc's id).
+    pub url: Option<Regex>,
+    /// At least one element must match.
+    pub selector: Option<Selector>,
+    /// This text must appear (in a `selector` match, or in the page's text).
+    pub text: Option<String>,
+}
+
+/// A compiled field.
+#[derive(Debug, Clone)]
+pub struct Field {
+    /// The output key.
+    pub name: String,
+    /// Where the value comes from.
+    pub source: Source,
+    /// The elements to read (for [`Source::Html`]).
+    pub selector: Option<Selector>,
+    /// What to read from each element.
+    pub extract: Extract,
+    /// The attribute, for [`Extract::Attr`].
+    pub attr: Option<String>,
+    /// All matches, as an array.
+    pub list: bool,
+    /// Applied to each value: group `value`, else group 1, else the whole match.
+    pub regex: Option<Regex>,
+    /// The value's type.
+    pub value_type: ValueType,
+    /// The value when nothing is found.
+    pub default: Option<Value>,
+    /// Missing is a failure.
+    pub required: bool,
+}
+
+/// One problem in a rules file, located.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (in characters).
+    pub column: usize,
+    /// What is wrong, naming the concept and field, with a hint when there is one.
+    pub message: String,
+    /// The offending source line, for the quote under the message.
+    pub source_line: String,
+}
+
+/// Why a rules file (or a schema file it names) could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RulesError {
+    /// The file could not be read.
+    #[error("cannot read rules file {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid rules; every problem found is listed.
+    #[error("{}", Problems { path, problems })]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, in file order.
+        problems: Vec<Problem>,
+    },
+}
+
+struct Problems<'a> {
+    path: &'a Path,
+    problems: &'a [Problem],
+}
+
+impl fmt::Display for Problems<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.problems.len();
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.path.display(),
+                p.line,
+                p.column,
+                p.message
+            )?;
+            let gutter = p.line.to_string().len();
+            write!(
+                f,
+                "\n {:gutter$} |\n {} | {}\n {:gutter$} | {:>col$}",
+                "",
+                p.line,
+                p.source_line,
+                "",
+                "^",
+                col = p.column
+            )?;
+        }
+        if n > 1 {
+            write!(f, "\n{n} problems in {}", self.path.display())?;
+        }
+        Ok(())
+    }
+}
+
+impl RulesError {
+    /// The problems found, empty when the file could not be read.
+    pub fn problems(&self) -> &[Problem] {
+        match self {
+            Self::Read { .. } => &[],
+            Self::Invalid { problems, .. } => problems,
+        }
+    }
+}
+
+impl Rules {
+    /// Reads and compiles a rules file. Schema files it names are read relative to it.
+    pub fn load(path: &Path) -> Result<Self, RulesError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RulesError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Compiles rules from text; `path` names them in messages and anchors relative
+    /// schema files.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, RulesError> {
+        compile::compile(text, path)
+    }
+
+    /// The concept a page belongs to. `url` is the page's URL; `page` gives the parsed
+    /// document and, lazily, its text.
+    pub fn route(&self, url: &str, page: &mut crate::extract::PageView<'_>) -> &Concept {
+        self.concepts
+            .iter()
+            .find(|c| c.matcher.as_ref().is_some_and(|m| m.matches(url, page)))
+            .unwrap_or(&self.unknown)
+    }
+}
+
+impl Matcher {
+    /// True when every condition holds for the page.
+    pub fn matches(&self, url: &str, page: &mut crate::extract::PageView<'_>) -> bool {
+        if let Some(re) = &self.url
+            && !re.is_match(url)
+        {
+            return false;
+        }
+        match (&self.selector, &self.text) {
+            (Some(sel), None) => page.html.select(sel).next().is_some(),
+            (Some(sel), Some(text)) => page
+                .html
+                .select(sel)
+                .any(|el| crate::dom::text_of(el).contains(text.as_str())),
+            (None, Some(text)) => page.text().contains(text.as_str()),
+            (None, None) => true,
+        }
+    }
+}

@@ -1,0 +1,390 @@
+//! The stage loop: read lines, parse pages on a rayon pool, write outcomes.
+//!
+//! Pages are parsed in parallel. By default outcomes are written in input order: a
+//! queue holds every line from the oldest page still being parsed onwards, and is
+//! written out from its front as results arrive. With `unordered`, each outcome is
+//! written as soon as it is ready and other records pass straight through. Either way
+//! at most `window` pages (and `window_bytes` of page records) are in flight, so memory
+//! does not grow with the length of the input.
+
+use rip_core::{
+    Doc, Failure, Kind, Line, Pipe, PipeError, PipeOptions, Polled, Record, Status, Summary,
+};
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{Read, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::time::{Duration, Instant};
+
+use crate::process::{self, ExtractOptions, Outcome};
+
+/// Counts kept while running, for the progress display and the closing line.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    /// Page records read.
+    pub pages: u64,
+    /// Docs written, by concept.
+    pub docs: BTreeMap<String, u64>,
+    /// Failures written.
+    pub failures: u64,
+    /// Docs let through with schema violations (`onSchemaError = "warn"`).
+    pub schema_warnings: u64,
+    /// Time since the start.
+    pub elapsed: Duration,
+}
+
+impl Stats {
+    /// Docs written, all concepts.
+    pub fn doc_count(&self) -> u64 {
+        self.docs.values().sum()
+    }
+
+    /// Pages per second so far.
+    pub fn pages_per_sec(&self) -> f64 {
+        self.pages as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// One line for people: pages, docs by concept, failures, speed.
+    pub fn line(&self) -> String {
+        let by: Vec<String> = self.docs.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        let mut s = format!(
+            "{} pages in {:.1}s ({:.0} pages/s): {} docs",
+            self.pages,
+            self.elapsed.as_secs_f64(),
+            self.pages_per_sec(),
+            self.doc_count()
+        );
+        if !by.is_empty() {
+            s.push_str(&format!(" ({})", by.join(", ")));
+        }
+        s.push_str(&format!(", {} failures", self.failures));
+        if self.schema_warnings > 0 {
+            s.push_str(&format!(
+                ", {} docs with schema warnings",
+                self.schema_warnings
+            ));
+        }
+        s
+    }
+}
+
+/// A progress callback, called from the stage loop at most a few times a second.
+pub type OnProgress = Arc<dyn Fn(&Stats) + Send + Sync>;
+
+/// Everything `rip-parse` needs to run.
+#[derive(Clone)]
+pub struct Config {
+    /// Pipe options (stage name, input name, strictness, stop flag).
+    pub pipe: PipeOptions,
+    /// How pages become docs.
+    pub extract: ExtractOptions,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Write outcomes as they are ready instead of in input order.
+    pub unordered: bool,
+    /// Most pages in flight (read but not yet written); 0 means 8 per thread.
+    pub window: usize,
+    /// Most bytes of page records in flight (a single larger page is still admitted).
+    pub window_bytes: usize,
+    /// Called with the running counts.
+    pub progress: Option<OnProgress>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            pipe: PipeOptions::new("rip-parse"),
+            extract: ExtractOptions::default(),
+            threads: 0,
+            unordered: false,
+            window: 0,
+            window_bytes: 64 << 20,
+            progress: None,
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug)]
+pub struct Report {
+    /// The `summary` record written last.
+    pub summary: Summary,
+    /// The counts.
+    pub stats: Stats,
+}
+
+/// What can stop the stage (per-page problems never do).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Reading input or writing output failed.
+    #[error(transparent)]
+    Pipe(#[from] PipeError),
+    /// The worker threads could not be started.
+    #[error("cannot start {threads} worker threads: {source}")]
+    Pool {
+        /// How many were asked for.
+        threads: usize,
+        /// Why.
+        #[source]
+        source: rayon::ThreadPoolBuildError,
+    },
+}
+
+struct Done {
+    seq: u64,
+    bytes: usize,
+    outcome: Outcome,
+    /// The line, handed back only when it must be reported as bad.
+    line: Option<Line>,
+}
+
+enum Slot {
+    Waiting,
+    Pass(Line),
+    Ready(Box<Done>),
+}
+
+struct Stage<W: Write> {
+    pipe: Pipe<W>,
+    stats: Stats,
+    started: Instant,
+    last_progress: Instant,
+    progress: Option<OnProgress>,
+    /// Ordered mode: the lines from the oldest unwritten page on; `queue[0]` is `head`.
+    queue: VecDeque<Slot>,
+    head: u64,
+    next_seq: u64,
+    in_flight: usize,
+    bytes_in_flight: usize,
+    halted: Option<String>,
+}
+
+/// Runs the stage: reads `input`, writes `output`, returns the closing summary.
+pub fn run<R: Read + Send + 'static, W: Write>(
+    config: Config,
+    input: R,
+    output: W,
+) -> Result<Report, RunError> {
+    let threads = if config.threads == 0 {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        config.threads
+    };
+    let window = if config.window == 0 {
+        threads * 8
+    } else {
+        config.window
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("rip-parse-{i}"))
+        .build()
+        .map_err(|source| RunError::Pool { threads, source })?;
+    let opts = Arc::new(config.extract);
+    let (tx, rx): (Sender<Done>, Receiver<Done>) = channel();
+    let now = Instant::now();
+    let mut stage = Stage {
+        pipe: Pipe::new(config.pipe, input, output)?,
+        stats: Stats::default(),
+        started: now,
+        last_progress: now,
+        progress: config.progress,
+        queue: VecDeque::new(),
+        head: 0,
+        next_seq: 0,
+        in_flight: 0,
+        bytes_in_flight: 0,
+        halted: None,
+    };
+    let ordered = !config.unordered;
+
+    loop {
+        while let Ok(done) = rx.try_recv() {
+            stage.complete(done, ordered)?;
+        }
+        if stage.halted.is_some() {
+            break;
+        }
+        let full = stage.in_flight > 0
+            && (stage.pending_len(ordered) >= window
+                || stage.bytes_in_flight >= config.window_bytes);
+        if full {
+            if let Ok(done) = rx.recv() {
+                stage.complete(done, ordered)?;
+            }
+            continue;
+        }
+        let polled = if stage.in_flight > 0 {
+            match stage.pipe.poll_line(Duration::ZERO)? {
+                Polled::Idle => {
+                    match rx.recv_timeout(Duration::from_millis(5)) {
+                        Ok(done) => stage.complete(done, ordered)?,
+                        Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
+                    }
+                    continue;
+                }
+                other => other,
+            }
+        } else {
+            match stage.pipe.next_line()? {
+                Some(line) => Polled::Line(line),
+                None => Polled::End,
+            }
+        };
+        let line = match polled {
+            Polled::Line(line) => line,
+            Polled::Idle => continue,
+            Polled::End => break,
+        };
+        if line.kind() != &Kind::Page {
+            if ordered && !stage.queue.is_empty() {
+                stage.queue.push_back(Slot::Pass(line));
+                stage.next_seq += 1;
+            } else {
+                stage.pipe.pass(&line)?;
+            }
+            continue;
+        }
+        stage.stats.pages += 1;
+        let seq = stage.next_seq;
+        stage.next_seq += 1;
+        if ordered {
+            if stage.queue.is_empty() {
+                stage.head = seq;
+            }
+            stage.queue.push_back(Slot::Waiting);
+        }
+        let bytes = line.text().len();
+        stage.in_flight += 1;
+        stage.bytes_in_flight += bytes;
+        let tx = tx.clone();
+        let opts = opts.clone();
+        pool.spawn(move || {
+            let outcome = catch_unwind(AssertUnwindSafe(|| process::page_line(&opts, line.text())))
+                .unwrap_or_else(|panic| process::panicked(line.text(), &panic));
+            let line = matches!(outcome, Outcome::BadRecord(_)).then_some(line);
+            let _ = tx.send(Done {
+                seq,
+                bytes,
+                outcome,
+                line,
+            });
+        });
+    }
+    while stage.in_flight > 0 {
+        match rx.recv() {
+            Ok(done) => stage.complete(done, ordered)?,
+            Err(_) => break,
+        }
+    }
+    stage.finish()
+}
+
+impl<W: Write> Stage<W> {
+    fn pending_len(&self, ordered: bool) -> usize {
+        if ordered {
+            self.queue.len()
+        } else {
+            self.in_flight
+        }
+    }
+
+    fn complete(&mut self, done: Done, ordered: bool) -> Result<(), PipeError> {
+        self.in_flight -= 1;
+        if !ordered {
+            return self.write(done);
+        }
+        let at = (done.seq - self.head) as usize;
+        self.queue[at] = Slot::Ready(Box::new(done));
+        while matches!(self.queue.front(), Some(Slot::Pass(_) | Slot::Ready(_))) {
+            match self.queue.pop_front() {
+                Some(Slot::Pass(line)) => self.pipe.pass(&line)?,
+                Some(Slot::Ready(done)) => self.write(*done)?,
+                _ => unreachable!("front checked"),
+            }
+            self.head += 1;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, done: Done) -> Result<(), PipeError> {
+        self.bytes_in_flight -= done.bytes;
+        match done.outcome {
+            Outcome::Doc { doc, warnings } => {
+                if !warnings.is_empty() {
+                    self.stats.schema_warnings += 1;
+                    for w in &warnings {
+                        tracing::warn!("{w}");
+                    }
+                }
+                *self.stats.docs.entry(doc.concept.clone()).or_default() += 1;
+                self.emit_doc(*doc)?;
+            }
+            Outcome::Failure { failure, halt } => {
+                self.stats.failures += 1;
+                self.pipe.mark_partial();
+                if halt && self.halted.is_none() {
+                    self.halted = Some(format!(
+                        "halted at {} (onSchemaError = \"halt\"): {}",
+                        failure.url,
+                        failure.errors.last().map_or("", |e| e.message.as_str())
+                    ));
+                }
+                self.emit_failure(*failure)?;
+            }
+            Outcome::BadRecord(message) => {
+                if let Some(line) = &done.line {
+                    self.pipe.bad_record(line, message)?;
+                }
+            }
+        }
+        self.tick();
+        Ok(())
+    }
+
+    fn emit_doc(&mut self, doc: Doc) -> Result<(), PipeError> {
+        self.pipe.emit(&Record::Doc(doc))
+    }
+
+    fn emit_failure(&mut self, failure: Failure) -> Result<(), PipeError> {
+        self.pipe.emit(&Record::Failure(failure))
+    }
+
+    fn tick(&mut self) {
+        if let Some(p) = &self.progress
+            && self.last_progress.elapsed() >= Duration::from_millis(200)
+        {
+            self.last_progress = Instant::now();
+            self.stats.elapsed = self.started.elapsed();
+            p(&self.stats);
+        }
+    }
+
+    fn finish(mut self) -> Result<Report, RunError> {
+        self.stats.elapsed = self.started.elapsed();
+        self.pipe.count("pages", self.stats.pages);
+        self.pipe.count("docs", self.stats.doc_count());
+        self.pipe.count("failures", self.stats.failures);
+        if self.stats.schema_warnings > 0 {
+            self.pipe
+                .count("schemaWarnings", self.stats.schema_warnings);
+        }
+        for (concept, n) in &self.stats.docs {
+            self.pipe.count(&format!("concept.{concept}"), *n);
+        }
+        let status = match self.halted.take() {
+            Some(note) => {
+                tracing::error!("{note}");
+                self.pipe.note(note);
+                Some(Status::Failed)
+            }
+            None => None,
+        };
+        let summary = self.pipe.finish(status)?;
+        Ok(Report {
+            summary,
+            stats: self.stats,
+        })
+    }
+}

@@ -1,0 +1,5 @@
+//! rip-parse, run as a binary: golden outputs, rules errors, hostile pages, and the
+//! stream guarantees (pass-through, order, context, summary).
+
+mod golden;
+mod support;
