@@ -47,7 +47,9 @@ class Stage:
                 for p in produced:
                     emit(p)
         if ledger:
-            emit(rec("ledger", stage=self.name, entered=ledger))
+            # Flushed early, as rip-core's Pipe does when its input goes idle.
+            result.insert(0, rec("ledger", stage=self.name, entered=ledger))
+            out["ledger"] = out.get("ledger", 0) + 1
         summary = rec("summary", stage=self.name, pid=self.pid, startedAt=T0,
                       endedAt="2026-12-01T09:00:05Z", input=inp, output=dict(out),
                       badLines=0, status="complete")

@@ -330,3 +330,35 @@ fn the_example_configs_follow_the_published_schema() {
         assert!(!validator.is_valid(&v), "schema accepts {bad}");
     }
 }
+
+#[test]
+fn the_reconciled_goldens_of_rip_health_are_current() {
+    // rip-health's tests read `*.reconciled.ndjson`: rip-reconcile's output on the golden
+    // streams. If this fails, run testdata/health/regenerate.
+    for (stream, config) in [("aon", "aon"), ("site", "site"), ("lost", "site")] {
+        let input = testdata(&format!("health/{stream}.ndjson"));
+        let config = testdata(&format!("reconcile/{config}.json"));
+        let r = run(
+            &[
+                "-q",
+                "-c",
+                config.to_str().unwrap(),
+                "-i",
+                input.to_str().unwrap(),
+            ],
+            None,
+        );
+        let golden =
+            std::fs::read_to_string(testdata(&format!("health/{stream}.reconciled.ndjson")))
+                .unwrap();
+        let all_but_last = |s: &str| {
+            let lines: Vec<String> = s.lines().map(str::to_owned).collect();
+            lines[..lines.len() - 1].to_vec()
+        };
+        assert_eq!(
+            all_but_last(&r.stdout),
+            all_but_last(&golden),
+            "{stream}.reconciled.ndjson is stale (hint: run testdata/health/regenerate)"
+        );
+    }
+}

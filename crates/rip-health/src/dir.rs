@@ -1,0 +1,124 @@
+//! Folder mode: an output folder written by `rip-write` (`<out>/<target>/`).
+//!
+//! Every `*.json` file directly in the folder holding one record is read as that
+//! record: `_type` `doc` or `error` (or `expected`), or, as in the reference, no `_type`
+//! but a `url` (a doc). Reports (`crawl-health.json`, `failures.json`) and anything that
+//! is not a record object are skipped. The folder holds no bookkeeping of its own, so
+//! from `*.ndjson` files in it only `ledger` and `summary` records are read (a stream
+//! saved beside the files, for instance); without them the ledger cannot be checked
+//! (see `--no-ledger`).
+
+use rip_core::{Kind, NdjsonReader, ReadError};
+use serde::Deserialize;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Tally};
+
+/// Files over this size are skipped with a message.
+pub const MAX_FILE: u64 = 256 << 20;
+
+const REPORT_FILES: &[&str] = &["crawl-health.json", "failures.json"];
+
+#[derive(Deserialize)]
+struct Peek {
+    #[serde(rename = "_type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    url: Option<serde_json::Value>,
+}
+
+/// Reads the folder `dir` into `tally`.
+pub fn tally_dir(dir: &Path, tally: &mut Tally) -> Result<(), Error> {
+    let io = |source| Error::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut json: Vec<PathBuf> = Vec::new();
+    let mut ndjson: Vec<PathBuf> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        if !entry.file_type().map_err(io)?.is_file() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".ndjson") {
+            ndjson.push(entry.path());
+        } else if name.ends_with(".json") && !REPORT_FILES.contains(&name.as_str()) {
+            json.push(entry.path());
+        }
+    }
+    json.sort();
+    ndjson.sort();
+    let mut doc_files = 0;
+    for path in &json {
+        match record_file(path) {
+            Ok(Some((kind, text))) => {
+                if kind == Kind::Doc {
+                    doc_files += 1;
+                }
+                if let Err(m) = tally.text(&kind, &text) {
+                    eprintln!("{}: {m}", path.display());
+                    tally.bad();
+                }
+            }
+            Ok(None) => {}
+            Err(m) => {
+                eprintln!("{m}");
+                tally.bad();
+            }
+        }
+    }
+    tally.doc_files = Some(doc_files);
+    for path in &ndjson {
+        let f = std::fs::File::open(path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let name = path.display().to_string();
+        for item in NdjsonReader::new(BufReader::new(f), name.as_str()) {
+            match item {
+                Ok(line) if matches!(line.kind(), Kind::Ledger | Kind::Summary) => {
+                    if let Err(m) = tally.line(&line) {
+                        eprintln!("{name}:{}: {m}", line.number());
+                        tally.bad();
+                    }
+                }
+                Ok(_) => {}
+                Err(ReadError::Malformed(m)) => {
+                    eprintln!("{m}");
+                    tally.bad();
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One record file: its kind and text, `None` when it holds no record.
+fn record_file(path: &Path) -> Result<Option<(Kind, String)>, String> {
+    let shown = path.display();
+    let len = std::fs::metadata(path)
+        .map_err(|e| format!("{shown}: {e}"))?
+        .len();
+    if len > MAX_FILE {
+        return Err(format!(
+            "{shown}: {len} bytes, over the {MAX_FILE}-byte limit; skipped"
+        ));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+    let peek: Peek = match serde_json::from_str(&text) {
+        Ok(p) => p,
+        Err(e) if e.is_data() => return Ok(None), // valid JSON, not a record object
+        Err(e) => return Err(format!("{shown}: not JSON: {e}")),
+    };
+    let kind = match peek.kind.as_deref() {
+        Some("doc") => Kind::Doc,
+        Some("error") => Kind::Error,
+        Some("expected") => Kind::Expected,
+        None if peek.url.as_ref().is_some_and(serde_json::Value::is_string) => Kind::Doc,
+        _ => return Ok(None),
+    };
+    Ok(Some((kind, text)))
+}

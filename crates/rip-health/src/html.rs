@@ -1,0 +1,417 @@
+//! The HTML report: one self-contained file (inline CSS and SVG, no script, no network),
+//! with charts of the outcome breakdown, failures by category and by host, retries and
+//! latency, and tables of what is missing, unaccounted or otherwise wrong. Every string
+//! that came from the crawl (URLs, messages) is escaped.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::Report;
+
+/// Escapes text for HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const CSS: &str = "
+body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;background:#f4f5f7;color:#1d2330}
+header{padding:24px 32px;color:#fff}
+header.ok{background:#1e7a46} header.missing{background:#b7791f} header.incomplete{background:#b42318}
+header h1{margin:0;font-size:26px} header p{margin:4px 0 0;opacity:.9}
+main{padding:20px 32px;display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:20px}
+section{background:#fff;border-radius:8px;padding:16px 20px;box-shadow:0 1px 3px rgba(0,0,0,.12)}
+section.wide{grid-column:1/-1}
+h2{font-size:17px;margin:0 0 12px}
+.tiles{display:flex;flex-wrap:wrap;gap:12px}
+.tile{flex:1 1 120px;border-radius:6px;padding:10px 14px;background:#eef1f5}
+.tile b{display:block;font-size:26px}
+table{border-collapse:collapse;width:100%;font-size:13px}
+td,th{text-align:left;padding:4px 8px;border-bottom:1px solid #e4e7ec;vertical-align:top;word-break:break-all}
+th{color:#555;font-weight:600}
+.legend span{display:inline-block;margin:4px 14px 0 0;font-size:13px}
+.legend i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}
+.muted{color:#667085}
+";
+
+/// Outcome slices: label, colour, count.
+fn outcome_slices(r: &Report) -> Vec<(&'static str, &'static str, u64)> {
+    vec![
+        ("first try", "#2f9e5b", r.outcomes.first_attempt),
+        ("recovered", "#14b8a6", r.outcomes.recovered),
+        ("captured elsewhere", "#3b82f6", r.totals.captured_elsewhere),
+        ("dead", "#98a2b3", r.totals.dead),
+        ("expected", "#cbd5e1", r.expected.total),
+        ("missing", "#e8590c", r.totals.missing),
+        ("unaccounted", "#b42318", r.outcomes.unaccounted),
+    ]
+}
+
+/// Renders the whole report.
+pub fn render(r: &Report) -> String {
+    let (class, verdict) = if r.is_healthy() {
+        ("ok", "Everything captured or explained")
+    } else if !r.complete {
+        ("incomplete", "Incomplete: the books do not balance")
+    } else {
+        ("missing", "Some content is missing")
+    };
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <title>Crawl health · {t}</title><style>{CSS}</style></head><body>\
+         <header class=\"{class}\"><h1>Crawl health · {t}</h1><p>{verdict} · generated {g}</p></header><main>",
+        t = esc(&r.target),
+        g = esc(&r.generated_at),
+    );
+
+    // Totals and the outcome bar.
+    let t = &r.totals;
+    h.push_str("<section class=\"wide\"><h2>Outcomes</h2><div class=\"tiles\">");
+    for (label, n) in [
+        ("entered", r.counters.entered),
+        ("docs", t.concepts),
+        ("failures", t.failures),
+        ("captured elsewhere", t.captured_elsewhere),
+        ("missing", t.missing),
+        ("dead", t.dead),
+        ("expected", r.expected.total),
+        ("unaccounted", r.outcomes.unaccounted),
+    ] {
+        let _ = write!(h, "<div class=\"tile\"><b>{n}</b>{label}</div>");
+    }
+    h.push_str("</div>");
+    h.push_str(&stacked_bar(&outcome_slices(r)));
+    h.push_str("</section>");
+
+    h.push_str("<section><h2>Failures by category</h2>");
+    h.push_str(&bars(&r.failures_by.category, "#e8590c", 10));
+    h.push_str("</section><section><h2>Failures by host</h2>");
+    h.push_str(&bars(&r.failures_by.host, "#7c3aed", 10));
+    h.push_str("</section><section><h2>Failures by status</h2>");
+    h.push_str(&bars(&r.failures_by.status, "#b7791f", 10));
+    h.push_str("</section><section><h2>Retries</h2>");
+    let rounds = |m: &BTreeMap<u32, u64>, what: &str| -> Vec<(String, u64)> {
+        m.iter()
+            .map(|(k, v)| match k {
+                0 => (format!("{what}, no retry"), *v),
+                1 => (format!("{what} after 1 retry"), *v),
+                k => (format!("{what} after {k} retries"), *v),
+            })
+            .collect()
+    };
+    let mut retry_rows = rounds(&r.retries.docs_by_rounds, "captured");
+    retry_rows.extend(rounds(&r.retries.failures_by_rounds, "failed"));
+    h.push_str(&bar_rows(&retry_rows, "#14b8a6"));
+    let _ = write!(
+        h,
+        "<p class=\"muted\">{} retry round(s) in all.</p></section>",
+        r.retries.total_rounds
+    );
+
+    h.push_str("<section><h2>Fetch latency</h2>");
+    match &r.latency {
+        None => h.push_str("<p class=\"muted\">No record carried <code>elapsedMs</code>.</p>"),
+        Some(l) => {
+            let rows: Vec<(String, u64)> = l
+                .histogram
+                .iter()
+                .map(|b| {
+                    let label =
+                        b.le.map_or_else(|| "more".to_owned(), |le| format!("≤{le}"));
+                    (label, b.count)
+                })
+                .collect();
+            h.push_str(&columns(&rows, "#3b82f6"));
+            let _ = write!(
+                h,
+                "<p>p50 <b>{}</b> ms · p90 <b>{}</b> ms · p95 <b>{}</b> ms · p99 <b>{}</b> ms · max <b>{}</b> ms · {} samples</p>",
+                l.p50, l.p90, l.p95, l.p99, l.max, l.samples
+            );
+        }
+    }
+    h.push_str("</section>");
+
+    // The books.
+    let c = &r.counters;
+    let _ = write!(
+        h,
+        "<section class=\"wide\"><h2>The books</h2><p>consumed <b>{}</b> · persisted <b>{}</b> · failed <b>{}</b> · expected <b>{}</b> · entered <b>{}</b> · {}</p>",
+        c.consumed,
+        c.persisted,
+        c.failed,
+        c.expected,
+        c.entered,
+        if !r.ledger.checked {
+            "ledger not checked"
+        } else if r.complete {
+            "every URL accounted for exactly once"
+        } else {
+            "<b>incomplete</b>"
+        }
+    );
+    table(
+        &mut h,
+        "Problems",
+        &["problem"],
+        r.ledger.problems.iter().map(|p| vec![p.clone()]),
+    );
+    table(
+        &mut h,
+        "Unaccounted",
+        &["url", "last seen as"],
+        r.ledger
+            .unaccounted
+            .iter()
+            .map(|u| vec![u.url.clone(), u.last_seen.clone().unwrap_or_default()]),
+    );
+    table(
+        &mut h,
+        "Came out more than once",
+        &["url", "records"],
+        r.ledger
+            .duplicated
+            .iter()
+            .map(|d| vec![d.url.clone(), d.records.join(", ")]),
+    );
+    table(
+        &mut h,
+        "Stages",
+        &["stage", "pid", "status", "read", "wrote", "bad lines", "ms"],
+        r.ledger.stages.iter().map(|s| {
+            vec![
+                s.stage.clone(),
+                s.pid.to_string(),
+                s.status.clone(),
+                counts(&s.input),
+                counts(&s.output),
+                s.bad_lines.to_string(),
+                s.elapsed_ms.to_string(),
+            ]
+        }),
+    );
+    h.push_str("</section><section class=\"wide\">");
+    table(
+        &mut h,
+        "Missing",
+        &["url", "errors", "candidates"],
+        r.missing.iter().map(|m| {
+            let errors: Vec<String> = m
+                .errors
+                .iter()
+                .map(|e| format!("{}: {}", e.code, e.message))
+                .collect();
+            vec![m.url.clone(), errors.join("; "), m.candidates.join(" ")]
+        }),
+    );
+    table(
+        &mut h,
+        "Captured elsewhere",
+        &["url", "at"],
+        r.captured_elsewhere
+            .iter()
+            .map(|c| vec![c.url.clone(), c.at.clone()]),
+    );
+    table(
+        &mut h,
+        "Dead",
+        &["url", "reason"],
+        r.dead.iter().map(|d| vec![d.url.clone(), d.reason.clone()]),
+    );
+    table(
+        &mut h,
+        "Expected gaps",
+        &["url", "reason", "source"],
+        r.expected.items.iter().map(|e| {
+            vec![
+                e.url.clone(),
+                e.reason.clone(),
+                e.source.clone().unwrap_or_default(),
+            ]
+        }),
+    );
+    h.push_str("</section></main></body></html>\n");
+    h
+}
+
+fn counts(m: &BTreeMap<String, u64>) -> String {
+    m.iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A table with a heading; nothing when there are no rows. Cells are escaped here.
+fn table(h: &mut String, title: &str, head: &[&str], rows: impl Iterator<Item = Vec<String>>) {
+    let rows: Vec<Vec<String>> = rows.collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = write!(h, "<h2>{} ({})</h2><table><tr>", esc(title), rows.len());
+    for c in head {
+        let _ = write!(h, "<th>{}</th>", esc(c));
+    }
+    h.push_str("</tr>");
+    for row in rows.iter().take(500) {
+        h.push_str("<tr>");
+        for cell in row {
+            let _ = write!(h, "<td>{}</td>", esc(cell));
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table>");
+    if rows.len() > 500 {
+        let _ = write!(
+            h,
+            "<p class=\"muted\">… and {} more (see crawl-health.json)</p>",
+            rows.len() - 500
+        );
+    }
+}
+
+/// A 100% stacked horizontal bar with a legend.
+fn stacked_bar(slices: &[(&str, &str, u64)]) -> String {
+    let total: u64 = slices.iter().map(|s| s.2).sum();
+    let (w, bar_h) = (1000.0, 44.0);
+    let mut svg = format!(
+        "<svg viewBox=\"0 0 {w} {bar_h}\" width=\"100%\" role=\"img\" aria-label=\"outcome breakdown\" style=\"margin-top:14px\">"
+    );
+    if total == 0 {
+        let _ = write!(
+            svg,
+            "<rect width=\"{w}\" height=\"{bar_h}\" rx=\"6\" fill=\"#e4e7ec\"/>\
+             <text x=\"{}\" y=\"28\" text-anchor=\"middle\" fill=\"#667085\">no records</text>",
+            w / 2.0
+        );
+    }
+    let mut x = 0.0;
+    for (label, colour, n) in slices {
+        if *n == 0 || total == 0 {
+            continue;
+        }
+        let width = w * *n as f64 / total as f64;
+        let _ = write!(
+            svg,
+            "<rect x=\"{x:.1}\" width=\"{width:.1}\" height=\"{bar_h}\" fill=\"{colour}\"><title>{}: {n}</title></rect>",
+            esc(label)
+        );
+        x += width;
+    }
+    svg.push_str("</svg><div class=\"legend\">");
+    for (label, colour, n) in slices {
+        let _ = write!(
+            svg,
+            "<span><i style=\"background:{colour}\"></i>{} {n}</span>",
+            esc(label)
+        );
+    }
+    svg.push_str("</div>");
+    svg
+}
+
+/// Horizontal bars, largest first, at most `max` rows.
+fn bars(data: &BTreeMap<String, u64>, colour: &str, max: usize) -> String {
+    let mut rows: Vec<(String, u64)> = data.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    rows.truncate(max);
+    bar_rows(&rows, colour)
+}
+
+/// Horizontal bars in the given order.
+fn bar_rows(rows: &[(String, u64)], colour: &str) -> String {
+    if rows.is_empty() {
+        return "<p class=\"muted\">None.</p>".into();
+    }
+    let top = rows.iter().map(|r| r.1).max().unwrap_or(1).max(1) as f64;
+    let row_h = 26.0;
+    let height = row_h * rows.len() as f64 + 4.0;
+    let (label_w, bar_w) = (210.0, 330.0);
+    let mut svg =
+        format!("<svg viewBox=\"0 0 600 {height}\" width=\"100%\" role=\"img\" font-size=\"13\">");
+    for (i, (label, n)) in rows.iter().enumerate() {
+        let y = i as f64 * row_h + 2.0;
+        let width = (bar_w * *n as f64 / top).max(2.0);
+        let shown: String = if label.chars().count() > 30 {
+            label.chars().take(29).chain(['…']).collect()
+        } else {
+            label.clone()
+        };
+        let _ = write!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" fill=\"#344054\">{}<title>{}</title></text>\
+             <rect x=\"{}\" y=\"{y}\" width=\"{width:.1}\" height=\"{}\" rx=\"3\" fill=\"{colour}\"/>\
+             <text x=\"{}\" y=\"{}\" fill=\"#1d2330\">{n}</text>",
+            label_w - 8.0,
+            y + 16.0,
+            esc(&shown),
+            esc(label),
+            label_w,
+            row_h - 6.0,
+            label_w + width + 6.0,
+            y + 16.0,
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Vertical columns in the given order (a histogram).
+fn columns(data: &[(String, u64)], colour: &str) -> String {
+    let top = data.iter().map(|d| d.1).max().unwrap_or(0).max(1) as f64;
+    let (w, h, base) = (600.0, 200.0, 170.0);
+    let slot = w / data.len().max(1) as f64;
+    let mut svg =
+        format!("<svg viewBox=\"0 0 {w} {h}\" width=\"100%\" role=\"img\" font-size=\"12\">");
+    let _ = write!(
+        svg,
+        "<line x1=\"0\" y1=\"{base}\" x2=\"{w}\" y2=\"{base}\" stroke=\"#98a2b3\"/>"
+    );
+    for (i, (label, n)) in data.iter().enumerate() {
+        let bar_h = (base - 20.0) * *n as f64 / top;
+        let x = i as f64 * slot + slot * 0.15;
+        let _ = write!(
+            svg,
+            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{bar_h:.1}\" fill=\"{colour}\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{n}</text>\
+             <text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" fill=\"#475467\">{}</text>",
+            base - bar_h,
+            slot * 0.7,
+            x + slot * 0.35,
+            base - bar_h - 4.0,
+            x + slot * 0.35,
+            base + 18.0,
+            esc(label),
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_strings_are_escaped() {
+        assert_eq!(
+            esc("<script>alert('x')</script>&\""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;&quot;"
+        );
+        let mut m = BTreeMap::new();
+        m.insert("<img src=x onerror=alert(1)>".to_owned(), 3);
+        let svg = bars(&m, "#000", 5);
+        assert!(!svg.contains("<img"), "{svg}");
+    }
+}

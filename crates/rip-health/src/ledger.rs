@@ -1,0 +1,222 @@
+//! The books: did every URL that entered come out exactly once, and did every stage
+//! give a clean account of itself?
+//!
+//! What entered is the union of the `ledger` records (written by the stage that consumed
+//! each first-round `ref`). What came out are the terminal records (`doc`, `error`,
+//! `expected`), each accounting for its `resolves` when it has one (a resolve candidate
+//! stands for the failed URL), else for its `url`. The `summary` records, one per stage
+//! process in stream order, are checked as well:
+//!
+//! - a stage that wrote ledger records but no summary was killed, or its output was cut;
+//! - a stage that skipped bad input lines lost those records;
+//! - a stage that ended `interrupted` or `failed` did not finish;
+//! - in a linear pipeline (the i-th summary read i summaries), each stage must have read
+//!   exactly what the stage before it wrote, kind by kind, and rip-health must have read
+//!   what the last stage wrote: a record lost between two stages is named there.
+//!
+//! Memory: one entry per URL (its text and a few bytes), never a record.
+
+use rip_core::{Status, Summary};
+use std::collections::BTreeMap;
+
+use crate::report::{Duplicated, Ledger, StageAccount, Unaccounted};
+use crate::tally::Tally;
+
+/// Checks the books of `tally`. With `require` false the URL check is skipped
+/// (`checked: false`), but stage problems still count.
+pub fn check(tally: &Tally, require: bool) -> Ledger {
+    let mut problems = Vec::new();
+    let mut notes = Vec::new();
+    let has_terminals = !tally.terminals.is_empty();
+    let checked = require && (tally.ledgers > 0 || !has_terminals);
+    if require && !checked {
+        problems.push(
+            "no ledger records in the input: nothing shows which URLs entered (hint: give \
+             rip-health the whole stream, including the stage that fetched the first-round \
+             refs; or pass --no-ledger)"
+                .to_owned(),
+        );
+    }
+
+    let mut unaccounted = Vec::new();
+    let mut duplicated = Vec::new();
+    let mut entered_twice = Vec::new();
+    let mut accounted = 0u64;
+    let mut not_entered = 0u64;
+    if checked {
+        for (url, &n) in &tally.entered {
+            if n > 1 {
+                entered_twice.push(url.clone());
+            }
+            match tally.terminals.get(url).map_or(0, Vec::len) {
+                0 => unaccounted.push(Unaccounted {
+                    url: url.clone(),
+                    last_seen: tally.last_seen.get(url).map(|k| (*k).to_owned()),
+                }),
+                1 => accounted += 1,
+                _ => {}
+            }
+        }
+        not_entered = tally
+            .terminals
+            .iter()
+            .filter(|(k, _)| !tally.entered.contains_key(*k))
+            .map(|(_, kinds)| kinds.len() as u64)
+            .sum();
+    }
+    for (url, kinds) in &tally.terminals {
+        if kinds.len() > 1 {
+            duplicated.push(Duplicated {
+                url: url.clone(),
+                records: kinds.iter().map(|k| (*k).to_owned()).collect(),
+            });
+        }
+    }
+    unaccounted.sort_by(|a, b| a.url.cmp(&b.url));
+    duplicated.sort_by(|a, b| a.url.cmp(&b.url));
+    entered_twice.sort();
+
+    stage_problems(tally, &mut problems, &mut notes);
+    if tally.bad_lines > 0 {
+        problems.push(format!(
+            "rip-health skipped {} bad input line(s): the records on them are lost",
+            tally.bad_lines
+        ));
+    }
+    let complete = problems.is_empty() && unaccounted.is_empty() && duplicated.is_empty();
+    let stages = tally
+        .summaries
+        .iter()
+        .map(|s| StageAccount {
+            stage: s.stage.clone(),
+            pid: s.pid,
+            status: status_name(s.status).to_owned(),
+            input: s.input.clone(),
+            output: s.output.clone(),
+            bad_lines: s.bad_lines,
+            elapsed_ms: (s.ended_at - s.started_at).num_milliseconds(),
+        })
+        .collect();
+    Ledger {
+        checked,
+        complete,
+        entered: if checked {
+            tally.entered.len() as u64
+        } else {
+            0
+        },
+        accounted,
+        unaccounted,
+        duplicated,
+        entered_twice,
+        not_entered,
+        stages,
+        problems,
+        notes,
+    }
+}
+
+/// The wire name of a status.
+pub fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Complete => "complete",
+        Status::Partial => "partial",
+        Status::NotReady => "not-ready",
+        Status::Interrupted => "interrupted",
+        Status::Failed => "failed",
+    }
+}
+
+fn label(s: &Summary) -> String {
+    format!("{} (pid {})", s.stage, s.pid)
+}
+
+fn stage_problems(tally: &Tally, problems: &mut Vec<String>, notes: &mut Vec<String>) {
+    let sums = &tally.summaries;
+    for stage in &tally.ledger_stages {
+        if !sums.iter().any(|s| &s.stage == stage) {
+            problems.push(format!(
+                "{stage} wrote ledger records but no summary: it was killed or its output \
+                 was cut, so records may be lost after it"
+            ));
+        }
+    }
+    for s in sums {
+        if s.bad_lines > 0 {
+            problems.push(format!(
+                "{} skipped {} bad input line(s): the records on them are lost",
+                label(s),
+                s.bad_lines
+            ));
+        }
+        if matches!(s.status, Status::Interrupted | Status::Failed) {
+            problems.push(format!(
+                "{} ended {}: it did not finish",
+                label(s),
+                status_name(s.status)
+            ));
+        }
+    }
+    let linear = sums
+        .iter()
+        .enumerate()
+        .all(|(i, s)| s.input.get("summary").copied().unwrap_or(0) == i as u64);
+    if !linear {
+        notes.push(
+            "the summaries do not form one linear pipeline (merged streams?): record counts \
+             between stages were not compared"
+                .to_owned(),
+        );
+        return;
+    }
+    for pair in sums.windows(2) {
+        let (a, b) = (&pair[0], &pair[1]);
+        for (kind, wrote, read) in diff(&a.output, &b.input) {
+            problems.push(format!(
+                "between {} and {}: {} wrote {wrote} `{kind}`, {} read {read}",
+                label(a),
+                label(b),
+                a.stage,
+                b.stage
+            ));
+        }
+    }
+    if let Some(last) = sums.last() {
+        let mut read = tally.records.clone();
+        read.remove("summary");
+        for (kind, wrote, got) in diff(&last.output, &read) {
+            problems.push(format!(
+                "after {}: it wrote {wrote} `{kind}`, rip-health read {got}",
+                label(last)
+            ));
+        }
+    }
+    if let Some(first) = sums.first() {
+        let read: u64 = first.input.values().sum();
+        if read > 0 {
+            notes.push(format!(
+                "{} read {read} record(s) with no upstream summary: its input came from a \
+                 command that writes none, or from a stage that did not finish",
+                label(first)
+            ));
+        }
+    }
+}
+
+/// Kinds (other than `summary`) whose counts differ: `(kind, a, b)`.
+fn diff(a: &BTreeMap<String, u64>, b: &BTreeMap<String, u64>) -> Vec<(String, u64, u64)> {
+    let mut kinds: Vec<&String> = a.keys().chain(b.keys()).collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+        .into_iter()
+        .filter(|k| k.as_str() != "summary")
+        .filter_map(|k| {
+            let (x, y) = (
+                a.get(k).copied().unwrap_or(0),
+                b.get(k).copied().unwrap_or(0),
+            );
+            (x != y).then(|| (k.clone(), x, y))
+        })
+        .collect()
+}

@@ -1,0 +1,266 @@
+//! `rip-health`: is everything captured? Reads a reconciled stream (or an output folder)
+//! and writes `crawl-health.json`, the reference's `report:crawl-health`.
+//!
+//! The report ([`Report`]) has the reference's shape first: `generatedAt`, `target`,
+//! `totals` {`concepts`, `failures`, `capturedElsewhere`, `missing`, `dead`} and the
+//! `capturedElsewhere`, `missing` and `dead` lists. After them, in the same file:
+//!
+//! - `complete`: every URL that entered came out exactly once and every stage gave a
+//!   clean account (the [`ledger`] module says how that is proved), with the details
+//!   under `ledger` (what is unaccounted, what came out twice, stage problems);
+//! - `expected`: known gaps (robots, policy) with their reasons;
+//! - `outcomes`: first-attempt successes, recovered pages, failures in the first round
+//!   and after retry;
+//! - `failuresBy`: category, status, host, phase, last error code;
+//! - `retries`: histograms of routing rounds and of HTTP requests;
+//! - `latency`: percentiles of `elapsedMs` of successful fetches (pages, and docs that
+//!   carry it), when any record carries it;
+//! - `counters`: Ladon's `consumed`, `persisted`, `failed`, and whether
+//!   `consumed + failed + expected == entered`.
+//!
+//! Error documents without a `resolution` count as `missing`, as the reference's default
+//! reconciler would decide, and are counted in `unreconciled`. With no input at all the
+//! report has all-zero totals and is complete. [`Report::is_healthy`] (exit code 0) is
+//! false when anything is missing or the books do not balance.
+//!
+//! Memory grows with the number of URLs (one key each) and of failures, never with the
+//! size of docs: docs are decoded into four fields, the rest skipped by the parser.
+
+pub mod dir;
+pub mod html;
+pub mod ledger;
+pub mod report;
+pub mod tally;
+pub mod text;
+
+pub use report::Report;
+pub use tally::Tally;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use rip_core::{NdjsonReader, ReadError};
+use std::io::{BufReader, Read};
+use std::path::PathBuf;
+
+use report::{
+    Bucket, Counters, ExpectedGaps, FailuresBy, InputStats, Latency, Outcomes, Retries, Totals,
+};
+
+/// How the report is made.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The target's name; default: the folder's name in folder mode, else the host of
+    /// the first URL seen.
+    pub target: Option<String>,
+    /// Check the ledger (default). Off: `ledger.checked` is false and only stage
+    /// problems decide `complete`.
+    pub require_ledger: bool,
+    /// The time written as `generatedAt`.
+    pub now: DateTime<Utc>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            target: None,
+            require_ledger: true,
+            now: Utc::now(),
+        }
+    }
+}
+
+/// What stops `rip-health`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The input could not be read.
+    #[error(transparent)]
+    Read(#[from] ReadError),
+    /// A folder or file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+}
+
+/// Reads a stream of records into a [`Tally`]. Bad lines are reported on stderr as
+/// `<input>:<line>: <what is wrong>`, counted, and skipped.
+pub fn tally_stream<R: Read>(input: R, name: &str, tally: &mut Tally) -> Result<(), Error> {
+    for item in NdjsonReader::new(BufReader::with_capacity(256 * 1024, input), name) {
+        match item {
+            Ok(line) => {
+                if let Err(message) = tally.line(&line) {
+                    eprintln!("{name}:{}: {message}", line.number());
+                    tally.bad();
+                }
+            }
+            Err(ReadError::Malformed(m)) => {
+                eprintln!("{m}");
+                tally.bad();
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
+/// Makes the report from what was read.
+pub fn build(tally: &Tally, config: &Config) -> Report {
+    let ledger = ledger::check(tally, config.require_ledger);
+    let totals = Totals {
+        concepts: tally.docs,
+        failures: (tally.captured.len() + tally.missing.len() + tally.dead.len()) as u64,
+        captured_elsewhere: tally.captured.len() as u64,
+        missing: tally.missing.len() as u64,
+        dead: tally.dead.len() as u64,
+    };
+    let mut expected = ExpectedGaps {
+        total: tally.expected.len() as u64,
+        items: tally.expected.clone(),
+        ..ExpectedGaps::default()
+    };
+    for e in &tally.expected {
+        *expected.by_reason.entry(e.reason.clone()).or_default() += 1;
+        let source = e.source.clone().unwrap_or_else(|| "unknown".into());
+        *expected.by_source.entry(source).or_default() += 1;
+    }
+    let outcomes = Outcomes {
+        first_attempt: tally.first_attempt,
+        recovered: tally.recovered,
+        failed_first_round: tally.failed_first_round,
+        failed_after_retry: tally.failed_after_retry,
+        expected: expected.total,
+        unaccounted: ledger.unaccounted.len() as u64,
+    };
+    let rounds = |m: &std::collections::BTreeMap<u32, u64>| -> u64 {
+        m.iter().map(|(r, n)| u64::from(*r) * n).sum()
+    };
+    let retries = Retries {
+        docs_by_rounds: tally.docs_by_rounds.clone(),
+        failures_by_rounds: tally.failures_by_rounds.clone(),
+        http_attempts: tally.http_attempts.clone(),
+        total_rounds: rounds(&tally.docs_by_rounds) + rounds(&tally.failures_by_rounds),
+    };
+    let persisted_by_writer: Option<u64> = tally
+        .summaries
+        .iter()
+        .filter(|s| s.stage == "rip-write")
+        .filter_map(|s| s.counters.get("docsWritten").copied())
+        .reduce(|a, b| a + b);
+    let consumed = tally.docs;
+    let entered = ledger.entered;
+    let counters = Counters {
+        consumed,
+        persisted: persisted_by_writer.or(tally.doc_files).unwrap_or(consumed),
+        failed: totals.failures,
+        expected: expected.total,
+        entered,
+        not_entered: ledger.not_entered,
+        invariant_holds: !ledger.checked
+            || consumed + totals.failures + expected.total == entered + ledger.not_entered,
+    };
+    let target = config
+        .target
+        .clone()
+        .or_else(|| tally.first_url.as_deref().map(tally::host_of))
+        .unwrap_or_else(|| "unknown".into());
+    let mut captured = tally.captured.clone();
+    captured.sort_by(|a, b| a.url.cmp(&b.url));
+    let mut missing = tally.missing.clone();
+    missing.sort_by(|a, b| a.url.cmp(&b.url));
+    let mut dead = tally.dead.clone();
+    dead.sort_by(|a, b| a.url.cmp(&b.url));
+    Report {
+        generated_at: config.now.to_rfc3339_opts(SecondsFormat::Millis, true),
+        target,
+        totals,
+        captured_elsewhere: captured,
+        missing,
+        dead,
+        complete: ledger.complete,
+        unreconciled: tally.unreconciled,
+        expected,
+        outcomes,
+        failures_by: FailuresBy {
+            category: tally.by_category.clone(),
+            status: tally.by_status.clone(),
+            host: tally.by_host.clone(),
+            phase: tally.by_phase.clone(),
+            code: tally.by_code.clone(),
+        },
+        retries,
+        latency: latency(&tally.latencies),
+        counters,
+        ledger,
+        input: InputStats {
+            records: tally.records.clone(),
+            bad_lines: tally.bad_lines,
+        },
+    }
+}
+
+/// Upper bounds (ms) of the latency histogram's buckets; the last bucket is open.
+pub const LATENCY_BUCKETS: &[u64] = &[10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
+
+/// Percentiles (nearest rank) and a histogram of latency samples.
+pub fn latency(samples: &[u64]) -> Option<Latency> {
+    if samples.is_empty() {
+        return None;
+    }
+    let mut s = samples.to_vec();
+    s.sort_unstable();
+    let rank = |p: f64| -> u64 {
+        let i = ((p / 100.0) * s.len() as f64).ceil() as usize;
+        s[i.clamp(1, s.len()) - 1]
+    };
+    let mut histogram: Vec<Bucket> = LATENCY_BUCKETS
+        .iter()
+        .map(|&le| Bucket {
+            le: Some(le),
+            count: 0,
+        })
+        .collect();
+    histogram.push(Bucket { le: None, count: 0 });
+    for &ms in &s {
+        let i = LATENCY_BUCKETS
+            .iter()
+            .position(|&le| ms <= le)
+            .unwrap_or(LATENCY_BUCKETS.len());
+        histogram[i].count += 1;
+    }
+    Some(Latency {
+        samples: s.len() as u64,
+        p50: rank(50.0),
+        p90: rank(90.0),
+        p95: rank(95.0),
+        p99: rank(99.0),
+        max: *s.last().unwrap_or(&0),
+        mean: s.iter().sum::<u64>() as f64 / s.len() as f64,
+        histogram,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let samples: Vec<u64> = (1..=100).collect();
+        let l = latency(&samples).unwrap();
+        assert_eq!((l.p50, l.p90, l.p95, l.p99, l.max), (50, 90, 95, 99, 100));
+        assert_eq!(l.histogram[0].count, 10, "1..=10 in the first bucket");
+        assert_eq!(l.histogram.iter().map(|b| b.count).sum::<u64>(), 100);
+        assert_eq!(latency(&[7]).unwrap().p99, 7);
+        assert!(latency(&[]).is_none());
+    }
+
+    #[test]
+    fn no_input_gives_zero_totals_and_is_complete() {
+        let r = build(&Tally::default(), &Config::default());
+        assert_eq!(r.totals, Totals::default());
+        assert!(r.complete && r.ledger.checked && r.is_healthy());
+        assert_eq!(r.target, "unknown");
+    }
+}

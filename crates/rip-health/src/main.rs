@@ -1,0 +1,114 @@
+//! `rip-health`: see the library docs. This file is glue.
+
+use anyhow::Context as _;
+use clap::Parser;
+use rip_health::{Config, Tally};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Is everything captured? Write crawl-health.json from a reconciled stream or folder.
+///
+/// Reads the records (stdin, --input, or the record files of --dir) and writes the
+/// report: stdout by default, `<dir>/crawl-health.json` with --dir, or --out. A summary
+/// fitting one screen goes to stderr. Exit code 0 when nothing is missing and every URL
+/// that entered is accounted for; 2 otherwise (so it can gate a scheduled scrape).
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(flatten)]
+    common: rip_cli::StageArgs,
+
+    /// Read an output folder written by rip-write instead of a stream.
+    #[arg(long, value_name = "DIR", conflicts_with = "input")]
+    dir: Option<PathBuf>,
+
+    /// Where to write crawl-health.json (`-`: stdout).
+    #[arg(long, short = 'o', value_name = "FILE")]
+    out: Option<PathBuf>,
+
+    /// Also write a self-contained HTML report here.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+
+    /// The target's name in the report (default: the folder's name, or the first host).
+    #[arg(long)]
+    target: Option<String>,
+
+    /// Do not require ledger records (the books are then not checked URL by URL).
+    #[arg(long)]
+    no_ledger: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    cli.common.init_logging();
+    rip_cli::exit_with("rip-health", run(cli))
+}
+
+fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
+    let mut tally = Tally::default();
+    let mut target = cli.target.clone();
+    if let Some(dir) = &cli.dir {
+        rip_health::dir::tally_dir(dir, &mut tally)?;
+        if target.is_none() {
+            let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+            target = abs.file_name().map(|n| n.to_string_lossy().into_owned());
+        }
+    } else {
+        let (input, name) = cli.common.open_input()?;
+        rip_health::tally_stream(input, &name, &mut tally)?;
+    }
+    let config = Config {
+        target,
+        require_ledger: !cli.no_ledger,
+        now: chrono::Utc::now(),
+    };
+    let report = rip_health::build(&tally, &config);
+    let json = serde_json::to_string_pretty(&report)? + "\n";
+    let out = match (&cli.out, &cli.dir) {
+        (Some(p), _) if p.as_os_str() == "-" => None,
+        (Some(p), _) => Some(p.clone()),
+        (None, Some(dir)) => Some(dir.join("crawl-health.json")),
+        (None, None) => None,
+    };
+    let mut written = Vec::new();
+    match &out {
+        Some(path) => {
+            write_atomic(path, json.as_bytes())?;
+            written.push(path.display().to_string());
+        }
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(json.as_bytes())?;
+            stdout.flush()?;
+        }
+    }
+    if let Some(path) = &cli.html {
+        write_atomic(path, rip_health::html::render(&report).as_bytes())?;
+        written.push(path.display().to_string());
+    }
+    if !cli.common.quiet {
+        eprint!("{}", rip_health::text::summary(&report, &written));
+    }
+    Ok(if report.is_healthy() {
+        rip_core::Status::Complete
+    } else {
+        rip_core::Status::Partial
+    })
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write {} (in {})", path.display(), dir.display()))?;
+    tmp.write_all(bytes)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,237 @@
+//! [`Tally`]: one pass over the records, keeping counts and, per URL, only its key and
+//! the kinds of record seen for it (never a record's body).
+
+use rip_core::{ErrorDoc, Expected, Kind, Ledger, Line, Record, Resolution, Summary};
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+
+use crate::report::{BriefError, CapturedElsewhere, Dead, ExpectedItem, Missing};
+
+/// The few fields of a `doc` or `page` that health reads; everything else is skipped by
+/// the parser without being built.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Brief {
+    url: String,
+    #[serde(default)]
+    resolves: Option<String>,
+    #[serde(default)]
+    attempt: u32,
+    #[serde(default)]
+    http_attempts: Option<u32>,
+    #[serde(default)]
+    elapsed_ms: Option<u64>,
+}
+
+/// Everything health accumulates from a stream or a folder.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// URL → times it appeared in a ledger.
+    pub entered: HashMap<String, u32>,
+    /// The stages that wrote ledger records.
+    pub ledger_stages: Vec<String>,
+    /// Number of ledger records.
+    pub ledgers: u64,
+    /// Accounting key (`resolves`, else `url`) → kinds of its terminal records.
+    pub terminals: HashMap<String, Vec<&'static str>>,
+    /// URL → the last non-terminal kind seen (`ref`, `page`, `failure`).
+    pub last_seen: HashMap<String, &'static str>,
+    /// Stage summaries, in stream order.
+    pub summaries: Vec<Summary>,
+    /// Bookkeeping files read in folder mode (for notes).
+    pub doc_files: Option<u64>,
+
+    pub(crate) docs: u64,
+    pub(crate) first_attempt: u64,
+    pub(crate) recovered: u64,
+    pub(crate) failed_first_round: u64,
+    pub(crate) failed_after_retry: u64,
+    pub(crate) unreconciled: u64,
+    pub(crate) captured: Vec<CapturedElsewhere>,
+    pub(crate) missing: Vec<Missing>,
+    pub(crate) dead: Vec<Dead>,
+    pub(crate) expected: Vec<ExpectedItem>,
+    pub(crate) by_category: BTreeMap<String, u64>,
+    pub(crate) by_status: BTreeMap<String, u64>,
+    pub(crate) by_host: BTreeMap<String, u64>,
+    pub(crate) by_phase: BTreeMap<String, u64>,
+    pub(crate) by_code: BTreeMap<String, u64>,
+    pub(crate) docs_by_rounds: BTreeMap<u32, u64>,
+    pub(crate) failures_by_rounds: BTreeMap<u32, u64>,
+    pub(crate) http_attempts: BTreeMap<u32, u64>,
+    pub(crate) latencies: Vec<u64>,
+    /// Records by kind.
+    pub records: BTreeMap<String, u64>,
+    /// Bad lines or files.
+    pub bad_lines: u64,
+    /// The first URL seen, for a default target name.
+    pub first_url: Option<String>,
+}
+
+impl Tally {
+    /// Takes in one NDJSON line. A record of a known kind that does not decode is an
+    /// error message (the caller reports it, counts it with [`Tally::bad`] and goes on).
+    pub fn line(&mut self, line: &Line) -> Result<(), String> {
+        self.text(line.kind(), line.text())
+    }
+
+    /// Takes in one record's JSON text of kind `kind`.
+    pub fn text(&mut self, kind: &Kind, text: &str) -> Result<(), String> {
+        let bad = |e: serde_json::Error| format!("bad `{kind}` record: {e}");
+        match kind {
+            Kind::Doc | Kind::Page => {
+                let b: Brief = serde_json::from_str(text).map_err(bad)?;
+                self.brief(kind, b);
+            }
+            Kind::Ref | Kind::Failure => {
+                let b: Brief = serde_json::from_str(text).map_err(bad)?;
+                self.note_url(&b.url);
+                let k = if kind == &Kind::Ref { "ref" } else { "failure" };
+                self.last_seen.insert(b.url, k);
+            }
+            Kind::Error | Kind::Expected | Kind::Ledger | Kind::Summary => {
+                let record: Record = serde_json::from_str(text).map_err(bad)?;
+                match record {
+                    Record::Error(e) => self.error(e),
+                    Record::Expected(e) => self.expected(e),
+                    Record::Ledger(l) => self.ledger(l),
+                    Record::Summary(s) => self.summaries.push(s),
+                    _ => {}
+                }
+            }
+            Kind::Other(_) => {}
+        }
+        *self.records.entry(kind.as_str().to_owned()).or_default() += 1;
+        Ok(())
+    }
+
+    /// Counts a line or file that was not a valid record.
+    pub fn bad(&mut self) {
+        self.bad_lines += 1;
+    }
+
+    fn note_url(&mut self, url: &str) {
+        if self.first_url.is_none() {
+            self.first_url = Some(url.to_owned());
+        }
+    }
+
+    fn terminal(&mut self, url: &str, resolves: Option<&str>, kind: &'static str) {
+        self.note_url(url);
+        let key = resolves.unwrap_or(url);
+        self.terminals.entry(key.to_owned()).or_default().push(kind);
+    }
+
+    fn brief(&mut self, kind: &Kind, b: Brief) {
+        if let Some(ms) = b.elapsed_ms {
+            self.latencies.push(ms);
+        }
+        if let Some(n) = b.http_attempts {
+            *self.http_attempts.entry(n).or_default() += 1;
+        }
+        if kind == &Kind::Page {
+            self.note_url(&b.url);
+            self.last_seen.insert(b.url, "page");
+            return;
+        }
+        self.docs += 1;
+        if b.attempt == 0 {
+            self.first_attempt += 1;
+        } else {
+            self.recovered += 1;
+        }
+        *self.docs_by_rounds.entry(b.attempt).or_default() += 1;
+        self.terminal(&b.url, b.resolves.as_deref(), "doc");
+    }
+
+    fn error(&mut self, e: ErrorDoc) {
+        self.terminal(&e.url, e.context.resolves.as_deref(), "error");
+        if e.attempt > 1 {
+            self.failed_after_retry += 1;
+        } else {
+            self.failed_first_round += 1;
+        }
+        *self
+            .failures_by_rounds
+            .entry(e.attempt.saturating_sub(1))
+            .or_default() += 1;
+        let category = e.category.map_or("UNKNOWN", |c| c.as_str());
+        *self.by_category.entry(category.to_owned()).or_default() += 1;
+        let status = e
+            .status
+            .map_or_else(|| "none".to_owned(), |s| s.to_string());
+        *self.by_status.entry(status).or_default() += 1;
+        *self.by_host.entry(host_of(&e.url)).or_default() += 1;
+        let phase = e.phase.map_or("unknown", |p| p.as_str());
+        *self.by_phase.entry(phase.to_owned()).or_default() += 1;
+        let code = e.errors.last().map_or("none", |x| x.code.as_str());
+        *self.by_code.entry(code.to_owned()).or_default() += 1;
+        match e.resolution {
+            Some(Resolution::CapturedElsewhere { at }) => {
+                self.captured.push(CapturedElsewhere { url: e.url, at });
+            }
+            Some(Resolution::Dead { reason }) => self.dead.push(Dead { url: e.url, reason }),
+            other => {
+                let candidates = match other {
+                    Some(Resolution::Missing { candidates }) => candidates,
+                    _ => {
+                        self.unreconciled += 1;
+                        Vec::new()
+                    }
+                };
+                let errors = e
+                    .errors
+                    .into_iter()
+                    .map(|x| BriefError {
+                        code: x.code,
+                        message: x.message,
+                    })
+                    .collect();
+                self.missing.push(Missing {
+                    url: e.url,
+                    errors,
+                    candidates,
+                });
+            }
+        }
+    }
+
+    fn expected(&mut self, e: Expected) {
+        self.terminal(&e.url, e.context.resolves.as_deref(), "expected");
+        let source = e.source.map(|s| {
+            serde_json::to_value(s)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        });
+        self.expected.push(ExpectedItem {
+            url: e.url,
+            reason: e.reason,
+            source,
+            rule: e.rule,
+        });
+    }
+
+    fn ledger(&mut self, l: Ledger) {
+        self.ledgers += 1;
+        if !self.ledger_stages.contains(&l.stage) {
+            self.ledger_stages.push(l.stage);
+        }
+        for url in l.entered {
+            self.note_url(&url);
+            *self.entered.entry(url).or_default() += 1;
+        }
+    }
+}
+
+/// The host (and port, when given) of a URL, or `(no host)`.
+pub fn host_of(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) => match (u.host_str(), u.port()) {
+            (Some(h), Some(p)) => format!("{h}:{p}"),
+            (Some(h), None) => h.to_owned(),
+            _ => "(no host)".into(),
+        },
+        Err(_) => "(no host)".into(),
+    }
+}

@@ -1,0 +1,135 @@
+//! The human summary on stderr: one screen (at most about 24 lines), lists cut to a few
+//! entries with "… and N more".
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::Report;
+
+const SHOWN: usize = 4;
+
+/// Renders the summary; `paths` are the files written, shown at the end.
+pub fn summary(r: &Report, paths: &[String]) -> String {
+    let mut s = String::new();
+    let verdict = if r.is_healthy() {
+        "OK: everything captured or explained"
+    } else if !r.complete {
+        "INCOMPLETE: the books do not balance"
+    } else {
+        "MISSING: some content was not captured"
+    };
+    let _ = writeln!(s, "crawl health · {} · {verdict}", r.target);
+    let t = &r.totals;
+    let o = &r.outcomes;
+    let _ = writeln!(
+        s,
+        "  entered {} · docs {} ({} first try, {} recovered) · failures {} · expected {}",
+        r.counters.entered, t.concepts, o.first_attempt, o.recovered, t.failures, r.expected.total
+    );
+    let _ = writeln!(
+        s,
+        "  failures: {} captured elsewhere · {} missing · {} dead{}",
+        t.captured_elsewhere,
+        t.missing,
+        t.dead,
+        if r.unreconciled > 0 {
+            format!(" ({} unreconciled)", r.unreconciled)
+        } else {
+            String::new()
+        }
+    );
+    list(
+        &mut s,
+        "missing",
+        r.missing.iter().map(|m| {
+            let why = m
+                .errors
+                .last()
+                .map(|e| format!(" ({})", e.message))
+                .unwrap_or_default();
+            format!("{}{why}", m.url)
+        }),
+    );
+    list(
+        &mut s,
+        "unaccounted",
+        r.ledger.unaccounted.iter().map(|u| match &u.last_seen {
+            Some(k) => format!("{} (last seen as {k})", u.url),
+            None => u.url.clone(),
+        }),
+    );
+    list(
+        &mut s,
+        "twice",
+        r.ledger
+            .duplicated
+            .iter()
+            .map(|d| format!("{} ({})", d.url, d.records.join(", "))),
+    );
+    list(&mut s, "problem", r.ledger.problems.iter().cloned());
+    if t.failures > 0 {
+        let _ = writeln!(
+            s,
+            "  by category: {} · by host: {}",
+            top(&r.failures_by.category),
+            top(&r.failures_by.host)
+        );
+    }
+    if let Some(l) = &r.latency {
+        let _ = writeln!(
+            s,
+            "  latency ms: p50 {} · p90 {} · p99 {} · max {} ({} samples)",
+            l.p50, l.p90, l.p99, l.max, l.samples
+        );
+    }
+    let c = &r.counters;
+    let _ = writeln!(
+        s,
+        "  counters: consumed {} · persisted {} · failed {} · expected {} · entered {}{}",
+        c.consumed,
+        c.persisted,
+        c.failed,
+        c.expected,
+        c.entered,
+        if !r.ledger.checked {
+            " (ledger not checked)"
+        } else if c.invariant_holds {
+            " (balanced)"
+        } else {
+            " (does not balance)"
+        }
+    );
+    if !r.ledger.stages.is_empty() {
+        let stages: Vec<String> = r
+            .ledger
+            .stages
+            .iter()
+            .map(|st| format!("{} {}", st.stage, st.status))
+            .collect();
+        let _ = writeln!(s, "  stages: {}", stages.join(" · "));
+    }
+    for p in paths {
+        let _ = writeln!(s, "  wrote {p}");
+    }
+    s
+}
+
+fn list(s: &mut String, label: &str, items: impl Iterator<Item = String>) {
+    let items: Vec<String> = items.collect();
+    for item in items.iter().take(SHOWN) {
+        let _ = writeln!(s, "  {label:<11} {item}");
+    }
+    if items.len() > SHOWN {
+        let _ = writeln!(s, "  {:<11} … and {} more", "", items.len() - SHOWN);
+    }
+}
+
+fn top(m: &BTreeMap<String, u64>) -> String {
+    let mut v: Vec<(&String, &u64)> = m.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let mut out: Vec<String> = v.iter().take(3).map(|(k, n)| format!("{k} {n}")).collect();
+    if v.len() > 3 {
+        out.push(format!("+{} more", v.len() - 3));
+    }
+    out.join(", ")
+}

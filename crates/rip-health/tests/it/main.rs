@@ -1,0 +1,387 @@
+//! `rip-health` run as a binary on the golden streams of `testdata/health/` (see
+//! `make_streams.py`; the `*.reconciled.ndjson` files are rip-reconcile's output, kept
+//! current by a rip-reconcile test), its report read back with the library's types.
+
+mod chromium;
+
+use rip_health::Report;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_rip-health");
+
+pub fn testdata(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(rel)
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn report(&self) -> Report {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
+    }
+}
+
+pub fn run(args: &[&str], stdin: Option<&str>) -> Run {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(text) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        let text = text.to_owned();
+        std::thread::spawn(move || pipe.write_all(text.as_bytes()));
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn golden(name: &str) -> String {
+    std::fs::read_to_string(testdata(&format!("health/{name}"))).unwrap()
+}
+
+#[test]
+fn the_worked_example_has_exactly_the_references_shape_and_numbers() {
+    let r = run(
+        &["--target", "aonprd"],
+        Some(&golden("aon.reconciled.ndjson")),
+    );
+    assert_eq!(r.code, 2, "two pages are missing: {}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys[..6],
+        [
+            "generatedAt",
+            "target",
+            "totals",
+            "capturedElsewhere",
+            "missing",
+            "dead"
+        ],
+        "the reference's fields come first, in its order"
+    );
+    assert_eq!(v["target"], "aonprd");
+    assert!(chrono::DateTime::parse_from_rfc3339(v["generatedAt"].as_str().unwrap()).is_ok());
+    let aon = "https://2e.aonprd.com/";
+    assert_eq!(
+        v["totals"],
+        serde_json::json!({"concepts": 3, "failures": 4, "capturedElsewhere": 1, "missing": 2, "dead": 1})
+    );
+    assert_eq!(
+        v["capturedElsewhere"],
+        serde_json::json!([{"url": format!("{aon}Classes.aspx?ID=77"), "at": format!("{aon}Ancestries.aspx?ID=77")}])
+    );
+    assert_eq!(
+        v["missing"],
+        serde_json::json!([
+            {"url": format!("{aon}Equipment.aspx?ID=3611"), "errors": [{"code": "httpError.permanent", "message": "HTTP 404"}]},
+            {"url": format!("{aon}Monsters.aspx?ID=3542"), "errors": [{"code": "httpError.permanent", "message": "HTTP 404"}]}
+        ])
+    );
+    assert_eq!(
+        v["dead"],
+        serde_json::json!([{"url": format!("{aon}Ancestries.aspx?ID=9"), "reason": "content removed from AON"}])
+    );
+    let report = r.report();
+    assert!(report.complete, "{:?}", report.ledger.problems);
+    assert_eq!(
+        report.outcomes.recovered, 1,
+        "Feats.aspx?ID=750 after a 503"
+    );
+    assert_eq!(report.retries.docs_by_rounds.get(&1), Some(&1));
+}
+
+#[test]
+fn a_stream_that_balances_is_complete() {
+    let r = run(&[], Some(&golden("site.reconciled.ndjson")));
+    let report = r.report();
+    let l = &report.ledger;
+    assert!(
+        report.complete && l.checked && l.complete,
+        "{:?}",
+        l.problems
+    );
+    assert_eq!((l.entered, l.accounted), (11, 11));
+    assert!(l.unaccounted.is_empty() && l.duplicated.is_empty());
+    assert_eq!(
+        l.not_entered, 1,
+        "the robots gap found by discovery never entered"
+    );
+    assert_eq!(l.stages.len(), 8);
+    assert!(l.problems.is_empty(), "{:?}", l.problems);
+    let c = &report.counters;
+    assert_eq!(
+        (c.consumed, c.persisted, c.failed, c.expected, c.entered),
+        (9, 9, 2, 1, 11)
+    );
+    assert!(c.invariant_holds);
+    assert_eq!(report.expected.by_source.get("robots"), Some(&1));
+    assert_eq!(report.outcomes.first_attempt, 8);
+    assert_eq!(report.failures_by.host.get("127.0.0.1:8080"), Some(&2));
+    let lat = report.latency.as_ref().expect("docs carry elapsedMs");
+    assert_eq!((lat.samples, lat.p50, lat.max), (9, 13, 140));
+    // Complete, but /items/item-99.html is missing: exit 2.
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("MISSING"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("missing     http://127.0.0.1:8080/items/item-99.html"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn nothing_missing_and_books_balanced_exits_zero() {
+    // The same stream, with the one missing page ruled dead by the reconciler.
+    let text = golden("site.reconciled.ndjson").replace(
+        r#""resolution":{"status":"missing"}"#,
+        r#""resolution":{"status":"dead","reason":"never published"}"#,
+    );
+    let r = run(&[], Some(&text));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("OK"), "{}", r.stderr);
+    assert_eq!(r.report().totals.dead, 1);
+}
+
+#[test]
+fn a_stream_that_lost_a_record_is_incomplete_and_names_it() {
+    let r = run(&[], Some(&golden("lost.reconciled.ndjson")));
+    assert_eq!(r.code, 2);
+    let report = r.report();
+    assert!(!report.complete);
+    let l = &report.ledger;
+    assert_eq!(l.unaccounted.len(), 1);
+    assert_eq!(
+        l.unaccounted[0].url,
+        "http://127.0.0.1:8080/ancestries/12.html"
+    );
+    assert!(
+        l.problems
+            .iter()
+            .any(|p| p == "between rip-parse (pid 105) and rip-write (pid 106): rip-parse wrote 9 `doc`, rip-write read 8"),
+        "{:?}",
+        l.problems
+    );
+    assert!(!report.counters.invariant_holds);
+    assert!(r.stderr.contains("INCOMPLETE"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("unaccounted http://127.0.0.1:8080/ancestries/12.html"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn a_stage_killed_mid_stream_is_caught_and_the_lost_urls_named() {
+    // As if a stage was killed after writing its first records: the ledger (flushed
+    // early) and five docs got through; the rest, the summaries included, did not.
+    let text = golden("site.reconciled.ndjson");
+    let cut: String = text.lines().take(6).map(|l| format!("{l}\n")).collect();
+    let r = run(&[], Some(&cut));
+    assert_eq!(r.code, 2);
+    let report = r.report();
+    assert!(!report.complete);
+    let lost: Vec<&str> = report
+        .ledger
+        .unaccounted
+        .iter()
+        .map(|u| u.url.as_str())
+        .collect();
+    assert_eq!(
+        lost,
+        [
+            "http://127.0.0.1:8080/ancestries/12.html",
+            "http://127.0.0.1:8080/ancestries/77.html",
+            "http://127.0.0.1:8080/classes/77.html",
+            "http://127.0.0.1:8080/items/item-7.html",
+            "http://127.0.0.1:8080/items/item-99.html",
+            "http://127.0.0.1:8080/spells/77.html",
+        ]
+    );
+    assert!(
+        report
+            .ledger
+            .problems
+            .iter()
+            .any(|p| p.starts_with("rip-fetch wrote ledger records but no summary")),
+        "{:?}",
+        report.ledger.problems
+    );
+    assert!(r.stderr.contains("… and 2 more"), "{}", r.stderr);
+}
+
+#[test]
+fn a_record_that_came_out_twice_is_named() {
+    let text = golden("site.reconciled.ndjson");
+    let doc = text
+        .lines()
+        .find(|l| l.contains("\"_type\":\"doc\"") && l.contains("/spells/77.html"))
+        .unwrap();
+    let twice = format!("{doc}\n{text}");
+    let report = run(&[], Some(&twice)).report();
+    assert!(!report.complete);
+    assert_eq!(report.ledger.duplicated.len(), 1);
+    assert_eq!(
+        report.ledger.duplicated[0].url,
+        "http://127.0.0.1:8080/spells/77.html"
+    );
+    assert_eq!(report.ledger.duplicated[0].records, ["doc", "doc"]);
+}
+
+#[test]
+fn no_input_gives_all_zero_totals_and_exit_zero() {
+    let r = run(&["--target", "empty"], Some(""));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        v["totals"],
+        serde_json::json!({"concepts": 0, "failures": 0, "capturedElsewhere": 0, "missing": 0, "dead": 0})
+    );
+    assert_eq!(v["capturedElsewhere"], serde_json::json!([]));
+    assert_eq!(v["complete"], true);
+}
+
+#[test]
+fn unreconciled_errors_count_as_missing_and_bad_lines_make_it_incomplete() {
+    let text = golden("site.ndjson");
+    let with_bad = text.replacen('\n', "\n{broken\n", 1);
+    let r = run(&[], Some(&with_bad));
+    assert!(r.stderr.contains("-:2: not JSON"), "{}", r.stderr);
+    let report = r.report();
+    assert_eq!(report.unreconciled, 2);
+    assert_eq!(report.totals.missing, 2);
+    assert_eq!(report.input.bad_lines, 1);
+    assert!(!report.complete);
+    assert!(
+        report
+            .ledger
+            .problems
+            .iter()
+            .any(|p| p.contains("rip-health skipped 1 bad input line"))
+    );
+}
+
+#[test]
+fn the_summary_fits_one_screen_with_many_failures() {
+    // 300 failures: the stderr summary stays short; the report lists them all.
+    let mut text = String::from(r#"{"_type":"ledger","stage":"rip-fetch","entered":["#);
+    let urls: Vec<String> = (0..300)
+        .map(|i| format!("\"http://h{}/p/{i}\"", i % 7))
+        .collect();
+    text.push_str(&urls.join(","));
+    text.push_str("]}\n");
+    for i in 0..300 {
+        text.push_str(&format!(
+            r#"{{"_type":"error","url":"http://h{}/p/{i}","errors":[{{"code":"network.reset","message":"reset","operation":"rip-fetch"}}],"category":"NETWORK","attempt":3}}"#,
+            i % 7
+        ));
+        text.push('\n');
+    }
+    let r = run(&[], Some(&text));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.lines().count() <= 24, "{}", r.stderr);
+    assert!(r.stderr.contains("… and 296 more"), "{}", r.stderr);
+    let report = r.report();
+    assert_eq!(report.missing.len(), 300);
+    assert_eq!(report.outcomes.failed_after_retry, 300);
+    assert_eq!(report.retries.failures_by_rounds.get(&2), Some(&300));
+    assert_eq!(report.failures_by.host.len(), 7);
+}
+
+#[test]
+fn folder_mode_reads_record_files_and_bookkeeping() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("site");
+    std::fs::create_dir(&dir).unwrap();
+    let text = golden("site.reconciled.ndjson");
+    let mut bookkeeping = String::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.contains("\"_type\":\"ledger\"") || line.contains("\"_type\":\"summary\"") {
+            bookkeeping.push_str(line);
+            bookkeeping.push('\n');
+        } else {
+            std::fs::write(dir.join(format!("{i:02}.json")), line).unwrap();
+        }
+    }
+    std::fs::write(dir.join("failures.json"), "[]").unwrap();
+
+    // Without bookkeeping the books cannot be checked.
+    let r = run(&["--dir", dir.to_str().unwrap(), "--out", "-"], None);
+    let report = r.report();
+    assert_eq!(report.target, "site");
+    assert_eq!(report.totals.concepts, 9);
+    assert_eq!(report.totals.captured_elsewhere, 1);
+    assert!(!report.ledger.checked && !report.complete);
+    let r = run(
+        &["--dir", dir.to_str().unwrap(), "--out", "-", "--no-ledger"],
+        None,
+    );
+    assert!(
+        r.report()
+            .ledger
+            .problems
+            .iter()
+            .all(|p| !p.contains("no ledger"))
+    );
+
+    // With the stream's bookkeeping saved beside the files: checked, and it balances
+    // (stage counts are not compared with files, so only URL accounting decides).
+    std::fs::write(dir.join("bookkeeping.ndjson"), bookkeeping).unwrap();
+    let r = run(&["--dir", dir.to_str().unwrap()], None);
+    assert_eq!(r.stdout, "", "the report goes into the folder");
+    let written = std::fs::read_to_string(dir.join("crawl-health.json")).unwrap();
+    let report: Report = serde_json::from_str(&written).unwrap();
+    assert!(report.ledger.checked);
+    assert!(report.ledger.unaccounted.is_empty());
+    assert_eq!(report.counters.persisted, 9);
+    assert!(r.stderr.contains("crawl-health.json"), "{}", r.stderr);
+}
+
+#[test]
+fn the_pipeline_as_a_user_types_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = format!(
+        "rip-reconcile -q -c {config} < {input} | rip-health --html {dir}/report.html > {dir}/crawl-health.json; \
+         echo \"${{PIPESTATUS[@]}}\"",
+        config = testdata("reconcile/site.json").display(),
+        input = testdata("health/site.ndjson").display(),
+        dir = tmp.path().display(),
+    );
+    let out = rip_testkit::run_shell(&script, None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.trim(),
+        "0 2",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Report = serde_json::from_str(
+        &std::fs::read_to_string(tmp.path().join("crawl-health.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(report.complete, "{:?}", report.ledger.problems);
+    assert_eq!(report.totals.captured_elsewhere, 1);
+    assert_eq!(report.ledger.stages.last().unwrap().stage, "rip-reconcile");
+    assert!(tmp.path().join("report.html").is_file());
+}
