@@ -343,10 +343,45 @@ fn selector(ctx: &mut Ctx<'_>, what: &str, sel: &Spanned<String>) -> Option<Sele
         Err(e) => {
             ctx.problem(
                 sel.span(),
-                format!("{what}: bad CSS selector `{}`: {e}", sel.get_ref()),
+                format!(
+                    "{what}: bad CSS selector `{}`: {} (hint: selectors as in a browser's \
+                     querySelectorAll; jQuery extensions such as :contains() do not exist)",
+                    sel.get_ref(),
+                    selector_error(&e)
+                ),
             );
             None
         }
+    }
+}
+
+/// A readable message for a selector error: scraper's own says "please report this"
+/// for every error it does not name, with a Rust debug dump.
+fn selector_error(e: &scraper::error::SelectorErrorKind) -> String {
+    use scraper::error::SelectorErrorKind as K;
+    match e {
+        K::UnexpectedSelectorParseError(inner) => {
+            let debug = format!("{inner:?}");
+            let (name, arg) = match debug.find('(') {
+                Some(i) => (
+                    &debug[..i],
+                    Some(debug[i..].trim_matches(|c| c == '(' || c == ')')),
+                ),
+                None => (debug.as_str(), None),
+            };
+            let mut words = String::new();
+            for (i, c) in name.chars().enumerate() {
+                if c.is_uppercase() && i > 0 {
+                    words.push(' ');
+                }
+                words.push(c.to_ascii_lowercase());
+            }
+            match arg {
+                Some(a) if !a.is_empty() => format!("{words}: {a}"),
+                _ => words,
+            }
+        }
+        other => other.to_string().to_lowercase(),
     }
 }
 

@@ -118,7 +118,7 @@ pub struct FieldSpec {
     /// All matches as an array (default: the first match that gives a value).
     #[serde(default)]
     pub list: bool,
-    /// A regular expression applied to the value: the group named `value`, else group
+    /// A regular expression applied to the value: the group named `value` (or `id`), else group
     /// 1, else the whole match. A value it does not match counts as missing.
     #[serde(default)]
     #[schemars(with = "Option<String>")]
@@ -198,7 +198,44 @@ pub enum OnSchemaError {
 /// The JSON Schema of the rules file, as committed in `docs/schemas/rules.schema.json`.
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(RulesFile);
-    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serialises");
+    let mut value = serde_json::to_value(&schema).expect("a schema serialises");
+    drop_null(&mut value);
+    let mut text = serde_json::to_string_pretty(&value).expect("a schema serialises");
     text.push('\n');
     text
+}
+
+/// TOML has no null: an optional key is simply left out. schemars writes `Option<T>`
+/// as "T or null" with `default: null`; this makes it plain `T`.
+fn drop_null(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
+            }
+            if let Some(Value::Array(types)) = map.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    let only = types.remove(0);
+                    map.insert("type".into(), only);
+                }
+            }
+            if let Some(Value::Array(any)) = map.get_mut("anyOf") {
+                any.retain(|s| s.get("type") != Some(&Value::String("null".into())));
+                if any.len() == 1 {
+                    let only = any.remove(0);
+                    map.remove("anyOf");
+                    if let Value::Object(inner) = only {
+                        for (k, v) in inner {
+                            map.entry(k).or_insert(v);
+                        }
+                    }
+                }
+            }
+            map.values_mut().for_each(drop_null);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null),
+        _ => {}
+    }
 }

@@ -2,4 +2,8 @@
 //! stream guarantees (pass-through, order, context, summary).
 
 mod golden;
+mod robustness;
+mod rules_errors;
+mod schema;
+mod stream;
 mod support;

@@ -28,13 +28,15 @@ pub struct Run {
 }
 
 impl Run {
-    /// Output records (summary excluded) and the closing summary, read back with
-    /// rip-core's types.
+    /// Output records of the kinds rip-core knows (summary excluded) and the closing
+    /// summary, read back with rip-core's types.
     pub fn split(&self) -> (Vec<Record>, Summary) {
         let mut records: Vec<Record> = self
             .stdout
             .lines()
-            .map(|l| Line::from_text(l).unwrap().decode().unwrap())
+            .map(|l| Line::from_text(l).unwrap())
+            .filter(|l| !matches!(l.kind(), rip_core::Kind::Other(_)))
+            .map(|l| l.decode().unwrap())
             .collect();
         match records.pop() {
             Some(Record::Summary(s)) => (records, s),

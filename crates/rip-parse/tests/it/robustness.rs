@@ -1,0 +1,248 @@
+//! Hostile and odd pages: each becomes a doc or a failure (never a panic, never lost),
+//! and the records around it are processed.
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+fn one(args: &[&str], page: Value) -> (Value, Run) {
+    let r = run(args, &ndjson(&[page]));
+    let out = r.values();
+    assert_eq!(out.len(), 1, "{}\n{}", r.stdout, r.stderr);
+    (out.into_iter().next().unwrap(), r)
+}
+
+fn assert_failure(v: &Value, code: &str, category: &str) {
+    assert_eq!(v["_type"], "failure", "{v}");
+    assert_eq!(v["phase"], "parse", "{v}");
+    assert_eq!(v["category"], category, "{v}");
+    assert_eq!(v["retryable"], false, "{v}");
+    let last = v["errors"].as_array().unwrap().last().unwrap();
+    assert_eq!(
+        (last["code"].as_str(), last["operation"].as_str()),
+        (Some(code), Some("rip-parse")),
+        "{v}"
+    );
+}
+
+fn b64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+#[test]
+fn deep_nesting_is_a_failure() {
+    let body = format!("<html><body>{}deep", "<div>".repeat(5000));
+    let (v, r) = one(
+        &[],
+        page("http://h/deep", "text/html", body.as_bytes(), false),
+    );
+    assert_failure(&v, "parse.html", "VALIDATION");
+    assert!(
+        v["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nested deeper than 1024"),
+        "{v}"
+    );
+    assert_eq!(r.code, 2, "a failure makes the run partial");
+}
+
+#[test]
+fn html_that_is_too_slow_to_parse_is_a_failure() {
+    // 100,000 nested elements: html5ever's work grows with depth squared.
+    let body = "<div>".repeat(100_000);
+    let (v, _) = one(
+        &["--parse-timeout", "100ms"],
+        page("http://h/slow", "text/html", body.as_bytes(), false),
+    );
+    assert_failure(&v, "parse.html", "VALIDATION");
+    assert!(
+        v["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 100ms"),
+        "{v}"
+    );
+    // Very many attributes on one element: the same.
+    let attrs: String = (0..80_000).map(|i| format!(" a{i}=1")).collect();
+    let body = format!("<p{attrs}>x");
+    let (v, _) = one(
+        &["--parse-timeout", "100ms"],
+        page("http://h/attrs", "text/html", body.as_bytes(), false),
+    );
+    assert_failure(&v, "parse.html", "VALIDATION");
+}
+
+#[test]
+fn a_huge_attribute_is_parsed() {
+    let body = format!(
+        "<title>T</title><p title=\"{}\">x</p><a href=\"/a\">a</a>",
+        "x".repeat(8 << 20)
+    );
+    let (v, r) = one(
+        &[],
+        page("http://h/big", "text/html", body.as_bytes(), false),
+    );
+    assert_eq!(
+        (v["_type"].as_str(), v["name"].as_str()),
+        (Some("doc"), Some("T")),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(v["links"][0]["href"], "http://h/a");
+}
+
+#[test]
+fn bodies_over_the_size_limit_are_resource_failures() {
+    let body = "<p>x</p>".repeat(200_000); // 1.6 MB
+    let (v, _) = one(
+        &["--max-body", "1"],
+        page("http://h/big", "text/html", body.as_bytes(), false),
+    );
+    assert_failure(&v, "parse.body", "RESOURCE");
+}
+
+#[test]
+fn invalid_utf8_in_a_base64_body_becomes_replacement_characters() {
+    let (v, _) = one(
+        &[],
+        page(
+            "http://h/bad",
+            "text/html",
+            b"<title>caf\xe9 \xff\xfe</title>",
+            true,
+        ),
+    );
+    assert_eq!(v["_type"], "doc");
+    assert_eq!(v["name"], "caf\u{fffd} \u{fffd}\u{fffd}");
+}
+
+#[test]
+fn invalid_utf8_on_an_input_line_is_a_bad_line_and_the_rest_goes_on() {
+    let mut input = ndjson(&[page(
+        "http://h/1",
+        "text/html",
+        b"<title>one</title>",
+        false,
+    )]);
+    input.extend_from_slice(b"{\"_type\":\"page\",\"url\":\"http://h/\xff\"}\n");
+    input.extend(ndjson(&[page(
+        "http://h/3",
+        "text/html",
+        b"<title>three</title>",
+        false,
+    )]));
+    let r = run(&[], &input);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("-:2: invalid UTF-8"), "{}", r.stderr);
+    let (records, summary) = r.split();
+    assert_eq!(records.len(), 2);
+    assert_eq!(summary.bad_lines, 1);
+}
+
+#[test]
+fn binary_and_undecodable_html_bodies_are_failures() {
+    let mut p = page("http://h/bin", "text/html", b"", false);
+    p["body"] = json!(b64(b"<html>\0\0\0\x01\x02"));
+    p["bodyEncoding"] = json!("base64");
+    let (v, _) = one(&[], p);
+    assert_failure(&v, "parse.body", "VALIDATION");
+
+    let mut p = page("http://h/b64", "text/html", b"", false);
+    p["body"] = json!("@@@ not base64 @@@");
+    p["bodyEncoding"] = json!("base64");
+    let (v, _) = one(&[], p);
+    assert_failure(&v, "parse.body", "VALIDATION");
+}
+
+#[test]
+fn pages_that_are_not_html_become_unknown_docs() {
+    let pdf = page(
+        "http://h/a.pdf",
+        "application/pdf",
+        b"%PDF-1.7\n\x00\x01binary",
+        true,
+    );
+    let json_page = page(
+        "http://h/a.json",
+        "application/json; charset=utf-8",
+        b"{\"a\":1}",
+        false,
+    );
+    let r = run(
+        &[
+            "--rules",
+            testdata("parse/rules/emberfall-by-url.toml")
+                .to_str()
+                .unwrap(),
+        ],
+        &ndjson(&[pdf, json_page]),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = r.values();
+    assert_eq!(out[0]["concept"], "unknown");
+    assert_eq!(
+        (out[0]["contentType"].as_str(), out[0]["bytes"].as_u64()),
+        (Some("application/pdf"), Some(17))
+    );
+    assert_eq!(
+        (out[1]["contentType"].as_str(), out[1]["bytes"].as_u64()),
+        (Some("application/json"), Some(7))
+    );
+}
+
+#[test]
+fn a_page_record_missing_fields_is_accounted_for_by_its_url() {
+    let input = concat!(
+        r#"{"_type":"page","url":"http://h/broken","status":"two hundred"}"#,
+        "\n",
+        r#"{"_type":"page","no":"url"}"#,
+        "\n"
+    );
+    let r = run(&[], input.as_bytes());
+    assert_eq!(r.code, 2);
+    let (records, summary) = r.split();
+    assert_eq!(records.len(), 1, "the page with a URL becomes a failure");
+    let v = serde_json::to_value(&records[0]).unwrap();
+    assert_failure(&v, "parse.record", "VALIDATION");
+    assert_eq!(v["url"], "http://h/broken");
+    assert_eq!(summary.bad_lines, 1, "the one without a URL is a bad line");
+    assert!(r.stderr.contains("-:2: bad `page` record"), "{}", r.stderr);
+}
+
+#[test]
+fn a_page_with_no_valid_url_is_a_failure() {
+    let mut p = page("not a url", "text/html", b"<p>x", false);
+    p["finalUrl"] = json!("also not");
+    let (v, _) = one(&[], p);
+    assert_failure(&v, "parse.url", "VALIDATION");
+    assert_eq!(v["url"], "not a url", "the identity is kept byte for byte");
+}
+
+#[test]
+fn empty_and_garbage_html_still_give_docs() {
+    let pages = [
+        page("http://h/empty", "text/html", b"", false),
+        page(
+            "http://h/junk",
+            "text/html",
+            b"<<<>>><a href=\"\x0b\">\xe2\x80\x8b</a></html></html><p",
+            false,
+        ),
+        page(
+            "http://h/table",
+            "text/html",
+            "<table><td><table><td><p><b><i><a>x".repeat(20).as_bytes(),
+            false,
+        ),
+    ];
+    let r = run(&["--markdown"], &ndjson(&pages));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = r.values();
+    assert!(
+        out.iter()
+            .all(|v| v["_type"] == "doc" && v["concept"] == "page"),
+        "{out:?}"
+    );
+}
