@@ -15,6 +15,7 @@ that every stage's `ledger` and `summary` records are exactly what the stages wr
                /ancestries/12.html; /items/item-99.html genuinely missing; a robots gap.
 - lost.ndjson: site.ndjson with one doc lost between rip-parse and rip-write (its line
                dropped, rip-write's counts as it would then have read them).
+- unwritten.ndjson: site.ndjson where rip-write could not write one doc.
 """
 import json
 import os
@@ -126,19 +127,30 @@ def parse(docs, pid):
     return Stage("rip-parse", pid, fn)
 
 
-def write_stage(pid):
-    counts = {"docs": 0}
+def write_stage(pid, fail=()):
+    """rip-write: passes everything on; a record it cannot write is followed by a
+    `failure` (RESOURCE, phase write, write.io), as rip-write does."""
+    counts = {"written": 0}
 
     def fn(r, ledger):
-        if r["_type"] == "doc":
-            counts["docs"] += 1
+        if r["_type"] not in ("doc", "error", "expected"):
+            return None
+        if r["url"] in fail:
+            err = {"code": "write.io", "operation": "rip-write", "attempt": r.get("attempt", 0) + 1,
+                   "message": "cannot write out/site/x.json: Permission denied (os error 13)"}
+            return [r, rec("failure", url=r["url"], category="RESOURCE", retryable=False,
+                           attempt=r.get("attempt", 0) + 1, httpAttempts=0, phase="write",
+                           **ctx(r), errors=[err])]
+        counts["written"] += 1
         return None
     st = Stage("rip-write", pid, fn)
     orig = st.run
 
     def run(lines):
         res = orig(lines)
-        res[-1]["counters"] = {"docsWritten": counts["docs"]}
+        res[-1]["counters"] = dict(counts)
+        if fail:
+            res[-1]["status"] = "partial"
         return res
     st.run = run
     return st
@@ -251,6 +263,10 @@ def site():
     # The same pipeline, with one doc lost between rip-parse and rip-write.
     lost = [r for r in lines if not (r["_type"] == "doc" and r["url"] == o + "/ancestries/12.html")]
     save("lost.ndjson", write_stage(106).run(lost))
+
+    # rip-write could not write one doc (read-only folder): the stream still accounts
+    # for it, followed by rip-write's `failure` annotation.
+    save("unwritten.ndjson", write_stage(106, fail={o + "/spells/77.html"}).run(lines))
 
 
 if __name__ == "__main__":

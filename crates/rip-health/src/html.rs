@@ -49,6 +49,7 @@ fn outcome_slices(r: &Report) -> Vec<(&'static str, &'static str, u64)> {
     vec![
         ("first try", "#2f9e5b", r.outcomes.first_attempt),
         ("recovered", "#14b8a6", r.outcomes.recovered),
+        ("resolved", "#6366f1", r.outcomes.resolved),
         ("captured elsewhere", "#3b82f6", r.totals.captured_elsewhere),
         ("dead", "#98a2b3", r.totals.dead),
         ("expected", "#cbd5e1", r.expected.total),
@@ -176,6 +177,14 @@ pub fn render(r: &Report) -> String {
             .unaccounted
             .iter()
             .map(|u| vec![u.url.clone(), u.last_seen.clone().unwrap_or_default()]),
+    );
+    table(
+        &mut h,
+        "Not persisted by rip-write",
+        &["url", "why"],
+        r.not_persisted
+            .iter()
+            .map(|n| vec![n.url.clone(), n.message.clone()]),
     );
     table(
         &mut h,

@@ -77,6 +77,13 @@ pub fn check(tally: &Tally, require: bool) -> Ledger {
     entered_twice.sort();
 
     stage_problems(tally, &mut problems, &mut notes);
+    if !tally.not_persisted.is_empty() {
+        problems.push(format!(
+            "rip-write could not persist {} record(s): their files are missing from the \
+             output folder (see notPersisted)",
+            tally.not_persisted.len()
+        ));
+    }
     if tally.bad_lines > 0 {
         problems.push(format!(
             "rip-health skipped {} bad input line(s): the records on them are lost",

@@ -128,6 +128,7 @@ pub fn build(tally: &Tally, config: &Config) -> Report {
     let outcomes = Outcomes {
         first_attempt: tally.first_attempt,
         recovered: tally.recovered,
+        resolved: tally.resolved,
         failed_first_round: tally.failed_first_round,
         failed_after_retry: tally.failed_after_retry,
         expected: expected.total,
@@ -142,17 +143,23 @@ pub fn build(tally: &Tally, config: &Config) -> Report {
         http_attempts: tally.http_attempts.clone(),
         total_rounds: rounds(&tally.docs_by_rounds) + rounds(&tally.failures_by_rounds),
     };
-    let persisted_by_writer: Option<u64> = tally
-        .summaries
+    let docs_not_persisted = tally
+        .not_persisted
         .iter()
-        .filter(|s| s.stage == "rip-write")
-        .filter_map(|s| s.counters.get("docsWritten").copied())
-        .reduce(|a, b| a + b);
+        .filter(|n| {
+            tally
+                .terminals
+                .get(&n.url)
+                .is_some_and(|k| k.contains(&"doc"))
+        })
+        .count() as u64;
     let consumed = tally.docs;
     let entered = ledger.entered;
     let counters = Counters {
         consumed,
-        persisted: persisted_by_writer.or(tally.doc_files).unwrap_or(consumed),
+        persisted: tally
+            .doc_files
+            .unwrap_or(consumed.saturating_sub(docs_not_persisted)),
         failed: totals.failures,
         expected: expected.total,
         entered,
@@ -192,6 +199,7 @@ pub fn build(tally: &Tally, config: &Config) -> Report {
         retries,
         latency: latency(&tally.latencies),
         counters,
+        not_persisted: tally.not_persisted.clone(),
         ledger,
         input: InputStats {
             records: tally.records.clone(),

@@ -40,6 +40,9 @@ pub struct Report {
     pub latency: Option<Latency>,
     /// Ladon's counters and invariant.
     pub counters: Counters,
+    /// Records `rip-write` could not persist (they still account for their URL in the
+    /// stream, but their file is missing).
+    pub not_persisted: Vec<NotPersisted>,
     /// The books: what entered, what came out, what each stage said.
     pub ledger: Ledger,
     /// What rip-health itself read.
@@ -138,6 +141,8 @@ pub struct Outcomes {
     pub first_attempt: u64,
     /// Docs captured after at least one retry round.
     pub recovered: u64,
+    /// Docs of a resolve candidate standing in for a broken URL (`resolves`).
+    pub resolved: u64,
     /// Error documents that failed in their first round (no retry).
     pub failed_first_round: u64,
     /// Error documents that failed after at least one retry round.
@@ -209,15 +214,24 @@ pub struct Bucket {
     pub count: u64,
 }
 
+/// A record that could not be written to the output folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotPersisted {
+    /// The URL it accounts for.
+    pub url: String,
+    /// Why, e.g. `cannot write out/site/a.json: Permission denied`.
+    pub message: String,
+}
+
 /// Ladon's `RunResult` counters.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Counters {
     /// Docs (Ladon's `leaves_consumed`).
     pub consumed: u64,
-    /// Docs persisted: `rip-write`'s `docsWritten` counter, the doc files of a folder, or
-    /// `consumed` when nothing persists (Ladon: "without an on_leaf callback, this
-    /// equals leaves_consumed").
+    /// Docs persisted: `consumed` less the docs `rip-write` reported it could not write
+    /// (in folder mode: the doc files found). Without a writer this equals `consumed`, as
+    /// Ladon's does without an `on_leaf` callback.
     pub persisted: u64,
     /// Error documents (Ladon's `leaves_failed`).
     pub failed: u64,

@@ -1,11 +1,11 @@
 //! [`Tally`]: one pass over the records, keeping counts and, per URL, only its key and
 //! the kinds of record seen for it (never a record's body).
 
-use rip_core::{ErrorDoc, Expected, Kind, Ledger, Line, Record, Resolution, Summary};
+use rip_core::{ErrorDoc, Expected, Kind, Ledger, Line, Phase, Record, Resolution, Summary};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 
-use crate::report::{BriefError, CapturedElsewhere, Dead, ExpectedItem, Missing};
+use crate::report::{BriefError, CapturedElsewhere, Dead, ExpectedItem, Missing, NotPersisted};
 
 /// The few fields of a `doc` or `page` that health reads; everything else is skipped by
 /// the parser without being built.
@@ -38,12 +38,15 @@ pub struct Tally {
     pub last_seen: HashMap<String, &'static str>,
     /// Stage summaries, in stream order.
     pub summaries: Vec<Summary>,
-    /// Bookkeeping files read in folder mode (for notes).
+    /// Doc files found in folder mode.
     pub doc_files: Option<u64>,
+    /// Records `rip-write` could not persist (its `failure` annotations, phase `write`).
+    pub not_persisted: Vec<NotPersisted>,
 
     pub(crate) docs: u64,
     pub(crate) first_attempt: u64,
     pub(crate) recovered: u64,
+    pub(crate) resolved: u64,
     pub(crate) failed_first_round: u64,
     pub(crate) failed_after_retry: u64,
     pub(crate) unreconciled: u64,
@@ -83,12 +86,28 @@ impl Tally {
                 let b: Brief = serde_json::from_str(text).map_err(bad)?;
                 self.brief(kind, b);
             }
-            Kind::Ref | Kind::Failure => {
+            Kind::Ref => {
                 let b: Brief = serde_json::from_str(text).map_err(bad)?;
                 self.note_url(&b.url);
-                let k = if kind == &Kind::Ref { "ref" } else { "failure" };
-                self.last_seen.insert(b.url, k);
+                self.last_seen.insert(b.url, "ref");
             }
+            Kind::Failure => match serde_json::from_str(text).map_err(bad)? {
+                Record::Failure(f) if f.phase == Phase::Write => {
+                    // rip-write's annotation: the record before it was not persisted.
+                    let key = f.context.resolves.unwrap_or(f.url);
+                    let message = f
+                        .errors
+                        .last()
+                        .map(|e| e.message.clone())
+                        .unwrap_or_default();
+                    self.not_persisted.push(NotPersisted { url: key, message });
+                }
+                Record::Failure(f) => {
+                    self.note_url(&f.url);
+                    self.last_seen.insert(f.url, "failure");
+                }
+                _ => {}
+            },
             Kind::Error | Kind::Expected | Kind::Ledger | Kind::Summary => {
                 let record: Record = serde_json::from_str(text).map_err(bad)?;
                 match record {
@@ -135,7 +154,9 @@ impl Tally {
             return;
         }
         self.docs += 1;
-        if b.attempt == 0 {
+        if b.resolves.is_some() {
+            self.resolved += 1;
+        } else if b.attempt == 0 {
             self.first_attempt += 1;
         } else {
             self.recovered += 1;

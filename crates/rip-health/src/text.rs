@@ -23,8 +23,14 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
     let o = &r.outcomes;
     let _ = writeln!(
         s,
-        "  entered {} · docs {} ({} first try, {} recovered) · failures {} · expected {}",
-        r.counters.entered, t.concepts, o.first_attempt, o.recovered, t.failures, r.expected.total
+        "  entered {} · docs {} ({} first try, {} recovered, {} resolved) · failures {} · expected {}",
+        r.counters.entered,
+        t.concepts,
+        o.first_attempt,
+        o.recovered,
+        o.resolved,
+        t.failures,
+        r.expected.total
     );
     let _ = writeln!(
         s,
@@ -65,6 +71,13 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
             .duplicated
             .iter()
             .map(|d| format!("{} ({})", d.url, d.records.join(", "))),
+    );
+    list(
+        &mut s,
+        "unwritten",
+        r.not_persisted
+            .iter()
+            .map(|n| format!("{} ({})", n.url, n.message)),
     );
     list(&mut s, "problem", r.ledger.problems.iter().cloned());
     if t.failures > 0 {

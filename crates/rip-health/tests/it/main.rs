@@ -385,3 +385,38 @@ fn the_pipeline_as_a_user_types_it() {
     assert_eq!(report.ledger.stages.last().unwrap().stage, "rip-reconcile");
     assert!(tmp.path().join("report.html").is_file());
 }
+
+#[test]
+fn a_doc_rip_write_could_not_persist_is_accounted_but_not_persisted() {
+    let r = run(&[], Some(&golden("unwritten.reconciled.ndjson")));
+    assert_eq!(r.code, 2);
+    let report = r.report();
+    // The stream still accounts for the URL: nothing is unaccounted...
+    assert!(report.ledger.unaccounted.is_empty());
+    assert!(report.ledger.duplicated.is_empty());
+    // ...but its file is missing, and the report says so.
+    assert_eq!(report.not_persisted.len(), 1);
+    assert_eq!(
+        report.not_persisted[0].url,
+        "http://127.0.0.1:8080/spells/77.html"
+    );
+    assert!(
+        report.not_persisted[0]
+            .message
+            .contains("Permission denied")
+    );
+    assert_eq!(
+        (report.counters.consumed, report.counters.persisted),
+        (9, 8)
+    );
+    assert!(!report.complete);
+    assert!(
+        report
+            .ledger
+            .problems
+            .iter()
+            .any(|p| p.starts_with("rip-write could not persist 1 record")),
+        "{:?}",
+        report.ledger.problems
+    );
+}

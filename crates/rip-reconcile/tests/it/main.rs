@@ -335,7 +335,12 @@ fn the_example_configs_follow_the_published_schema() {
 fn the_reconciled_goldens_of_rip_health_are_current() {
     // rip-health's tests read `*.reconciled.ndjson`: rip-reconcile's output on the golden
     // streams. If this fails, run testdata/health/regenerate.
-    for (stream, config) in [("aon", "aon"), ("site", "site"), ("lost", "site")] {
+    for (stream, config) in [
+        ("aon", "aon"),
+        ("site", "site"),
+        ("lost", "site"),
+        ("unwritten", "site"),
+    ] {
         let input = testdata(&format!("health/{stream}.ndjson"));
         let config = testdata(&format!("reconcile/{config}.json"));
         let r = run(
