@@ -1,0 +1,105 @@
+//! Never panics, stays linear: random input and the shapes that make backtracking parsers
+//! explode.
+
+use std::time::{Duration, Instant};
+
+use proptest::prelude::*;
+use rip_wikitext::parse;
+
+/// Wikitext-ish tokens, so random strings hit the interesting paths.
+fn token() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("{{".to_owned()),
+        Just("}}".to_owned()),
+        Just("{{{".to_owned()),
+        Just("}}}".to_owned()),
+        Just("[[".to_owned()),
+        Just("]]".to_owned()),
+        Just("[".to_owned()),
+        Just("]".to_owned()),
+        Just("|".to_owned()),
+        Just("=".to_owned()),
+        Just("==".to_owned()),
+        Just("\n".to_owned()),
+        Just("<!--".to_owned()),
+        Just("-->".to_owned()),
+        Just("<ref>".to_owned()),
+        Just("<ref name=a/>".to_owned()),
+        Just("</ref>".to_owned()),
+        Just("<nowiki>".to_owned()),
+        Just("'''".to_owned()),
+        Just("''".to_owned()),
+        Just("{|".to_owned()),
+        Just("|}".to_owned()),
+        Just("Category:".to_owned()),
+        Just("Infobox x".to_owned()),
+        Just("https://e.invalid ".to_owned()),
+        Just("&amp;".to_owned()),
+        Just("#REDIRECT".to_owned()),
+        Just("é".to_owned()),
+        Just("ḱ".to_owned()),
+        "[a-z ]{0,5}",
+        any::<char>().prop_map(String::from),
+    ]
+}
+
+fn check(text: &str) {
+    let page = parse("T", text);
+    assert!(!page.sections.is_empty());
+    assert_eq!(page.sections[0].level, 0);
+    for s in &page.sections {
+        assert!(s.level <= 6);
+        assert!(text.contains(s.wikitext.as_str()));
+    }
+    if let Some(infobox) = &page.infobox {
+        for key in infobox.fields.keys() {
+            let _ = infobox.number(key);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn token_soup_never_panics(tokens in prop::collection::vec(token(), 0..80)) {
+        check(&tokens.concat());
+    }
+
+    #[test]
+    fn any_string_never_panics(text in any::<String>()) {
+        check(&text);
+    }
+}
+
+#[test]
+fn pathological_inputs_parse_in_linear_time() {
+    let n = 100_000;
+    let cases = [
+        "{{a|".repeat(n),
+        "{{a|".repeat(n) + &"}}".repeat(n),
+        "{".repeat(n) + &"}".repeat(n),
+        "[[".repeat(n),
+        "[[a|".repeat(n) + &"]]".repeat(n),
+        "<ref ".repeat(n),
+        "<ref>".repeat(n),
+        "<!--".repeat(n),
+        "{{{{{{x|".repeat(n / 10),
+        "==\n".repeat(n),
+        "'''''".repeat(n),
+        "[https://x ".repeat(n),
+        "{{Infobox x|a=".repeat(n / 10),
+    ];
+    for text in &cases {
+        let start = Instant::now();
+        check(text);
+        let took = start.elapsed();
+        // Debug build on a shared 2-core machine: generous, but quadratic work on these
+        // 200-500 KB inputs would take minutes.
+        assert!(
+            took < Duration::from_secs(5),
+            "{:?}…: {took:?}",
+            &text[..20]
+        );
+    }
+}
