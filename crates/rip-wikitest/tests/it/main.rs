@@ -260,3 +260,19 @@ async fn the_server_stops_on_drop() {
     assert!(err.is_connect(), "{err}");
     assert!(!dir.exists(), "the folder is removed");
 }
+
+#[test]
+fn the_committed_dump_is_what_its_generator_writes() {
+    let script = rip_wikitest::default_dump().with_file_name("generate.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg("--check")
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
