@@ -113,6 +113,12 @@ impl Wiki {
 
     /// Starts a wiki built from another XML dump.
     pub fn start_with_dump(dump: &Path) -> Result<Wiki, WikiError> {
+        Wiki::start_with(dump, &[])
+    }
+
+    /// Starts a wiki with environment variables for `scripts/mediawiki start`, e.g.
+    /// `RIP_WIKI_API_MAX_RESULT_SIZE` to make MediaWiki cut batch answers.
+    pub fn start_with(dump: &Path, env: &[(&str, &str)]) -> Result<Wiki, WikiError> {
         let dir = tempfile::Builder::new()
             .prefix("rip-wiki-")
             .tempdir()
@@ -121,7 +127,7 @@ impl Wiki {
                 source,
             })?;
         let wiki_dir = dir.path().join("wiki");
-        let out = run(vec!["start".into(), wiki_dir.into(), dump.into()])?;
+        let out = run_with(vec!["start".into(), wiki_dir.into(), dump.into()], env)?;
         let printed = String::from_utf8_lossy(&out.stdout).trim().to_owned();
         let api = Url::parse(&printed).map_err(|_| WikiError::BadUrl {
             printed: printed.clone(),
@@ -212,9 +218,14 @@ fn cache_dir() -> Option<PathBuf> {
 }
 
 fn run(args: Vec<OsString>) -> Result<Output, WikiError> {
+    run_with(args, &[])
+}
+
+fn run_with(args: Vec<OsString>, env: &[(&str, &str)]) -> Result<Output, WikiError> {
     let script = script();
     let mut cmd = Command::new("bash");
     cmd.arg(&script).args(&args);
+    cmd.envs(env.iter().copied());
     if let Some(cache) = cache_dir() {
         cmd.env("RIP_MEDIAWIKI_CACHE", cache);
     }
