@@ -19,7 +19,14 @@ use std::collections::HashMap;
 pub const MAX_READABLE: usize = 120;
 
 /// Readable parts that would clash with the files `rip-write` writes itself.
-const RESERVED: &[&str] = &["failures", "raw", "docs", "errors", "expected"];
+const RESERVED: &[&str] = &[
+    "failures",
+    "crawl-health",
+    "raw",
+    "docs",
+    "errors",
+    "expected",
+];
 
 /// The readable part of a URL's file name, and whether it may be used alone (it was not
 /// cut and is not reserved). Two URLs can still share it: see [`Slugs`].

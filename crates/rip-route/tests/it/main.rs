@@ -1,6 +1,7 @@
 //! `rip-route` as a binary: synthetic record streams (hand-written failures, pages and
 //! docs), the policy schema, and pipelines with `rip-fetch` on the fault-injecting server.
 
+mod jq_recipes;
 mod pipeline;
 mod resolve_groups;
 mod routes;

@@ -58,6 +58,10 @@ fn long_and_reserved_names_are_hashed() {
         "failures.json is rip-write's own"
     );
     assert!(
+        !readable("http://h/crawl-health").1,
+        "crawl-health.json is rip-health's"
+    );
+    assert!(
         slugs
             .assign("http://h/failures", no_disk)
             .starts_with("failures~")
