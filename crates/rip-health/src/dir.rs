@@ -3,10 +3,11 @@
 //! Every `*.json` file directly in the folder holding one record is read as that
 //! record: `_type` `doc` or `error` (or `expected`), or, as in the reference, no `_type`
 //! but a `url` (a doc). Reports (`crawl-health.json`, `failures.json`) and anything that
-//! is not a record object are skipped. The folder holds no bookkeeping of its own, so
-//! from `*.ndjson` files in it only `ledger` and `summary` records are read (a stream
-//! saved beside the files, for instance); without them the ledger cannot be checked
-//! (see `--no-ledger`).
+//! is not a record object are skipped. `*.jsonl` files (`rip-write --jsonl`: `docs.jsonl`,
+//! `errors.jsonl`, `expected.jsonl`) are read as streams of records. The folder holds no
+//! bookkeeping of its own, so from `*.ndjson` files in it only `ledger` and `summary`
+//! records are read (a stream saved beside the files, for instance); without them the
+//! ledger cannot be checked (see `--no-ledger`).
 
 use rip_core::{Kind, NdjsonReader, ReadError};
 use serde::Deserialize;
@@ -36,6 +37,7 @@ pub fn tally_dir(dir: &Path, tally: &mut Tally) -> Result<(), Error> {
     };
     let mut json: Vec<PathBuf> = Vec::new();
     let mut ndjson: Vec<PathBuf> = Vec::new();
+    let mut jsonl: Vec<PathBuf> = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let entry = entry.map_err(io)?;
         if !entry.file_type().map_err(io)?.is_file() {
@@ -44,12 +46,15 @@ pub fn tally_dir(dir: &Path, tally: &mut Tally) -> Result<(), Error> {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.ends_with(".ndjson") {
             ndjson.push(entry.path());
+        } else if name.ends_with(".jsonl") {
+            jsonl.push(entry.path());
         } else if name.ends_with(".json") && !REPORT_FILES.contains(&name.as_str()) {
             json.push(entry.path());
         }
     }
     json.sort();
     ndjson.sort();
+    jsonl.sort();
     let mut doc_files = 0;
     for path in &json {
         match record_file(path) {
@@ -68,6 +73,15 @@ pub fn tally_dir(dir: &Path, tally: &mut Tally) -> Result<(), Error> {
                 tally.bad();
             }
         }
+    }
+    for path in &jsonl {
+        let f = std::fs::File::open(path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let docs_before = tally.records.get("doc").copied().unwrap_or(0);
+        crate::tally_stream(f, &path.display().to_string(), tally)?;
+        doc_files += tally.records.get("doc").copied().unwrap_or(0) - docs_before;
     }
     tally.doc_files = Some(doc_files);
     for path in &ndjson {

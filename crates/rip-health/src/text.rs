@@ -112,14 +112,29 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
             " (does not balance)"
         }
     );
-    if !r.ledger.stages.is_empty() {
-        let stages: Vec<String> = r
-            .ledger
-            .stages
+    let stages = &r.ledger.stages;
+    if !stages.is_empty() {
+        let names: Vec<&str> = stages.iter().map(|st| st.stage.as_str()).collect();
+        let not_complete: Vec<String> = stages
             .iter()
-            .map(|st| format!("{} {}", st.stage, st.status))
+            .filter(|st| st.status != "complete")
+            .map(|st| format!("{} (pid {}) {}", st.stage, st.pid, st.status))
             .collect();
-        let _ = writeln!(s, "  stages: {}", stages.join(" · "));
+        if not_complete.is_empty() {
+            let _ = writeln!(
+                s,
+                "  stages: all {} complete: {}",
+                stages.len(),
+                names.join(" → ")
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "  stages: {} · {}",
+                names.join(" → "),
+                not_complete.join(" · ")
+            );
+        }
     }
     for p in paths {
         let _ = writeln!(s, "  wrote {p}");

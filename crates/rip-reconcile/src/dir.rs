@@ -8,9 +8,13 @@
 //! Each verdict is written into its error document's own file, atomically (a temporary
 //! file in the same folder, then a rename), keeping the file's permissions and its
 //! compact or pretty layout; a file whose verdict did not change is not rewritten.
+//! `*.jsonl` files (`rip-write --jsonl`: `docs.jsonl`, `errors.jsonl`, …) are read as
+//! streams of records, and a JSONL file holding error documents is rewritten the same
+//! way, every other line kept byte for byte.
 //! Like the stream mode, it reads docs twice and keeps only what the index needs.
 
-use rip_core::{Record, Resolution, Status, Summary};
+use rip_core::ndjson::MalformedLine;
+use rip_core::{Kind, Line, NdjsonReader, ReadError, Record, Resolution, Status, Summary};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -38,11 +42,17 @@ pub enum FileKind {
 
 /// The `*.json` files directly in `dir`, sorted by name, reports excluded.
 pub fn record_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    Ok(folder_files(dir)?.0)
+}
+
+/// The `*.json` record files and the `*.jsonl` files directly in `dir`, each sorted.
+fn folder_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), Error> {
     let io = |source| Error::Io {
         path: dir.to_owned(),
         source,
     };
     let mut files = Vec::new();
+    let mut jsonl = Vec::new();
     let mut subdirs_with_json = false;
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let entry = entry.map_err(io)?;
@@ -54,15 +64,35 @@ pub fn record_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
             subdirs_with_json |= has_json(&path);
         } else if name.ends_with(".json") && !REPORT_FILES.contains(&name.as_ref()) {
             files.push(path);
+        } else if name.ends_with(".jsonl") {
+            jsonl.push(path);
         }
     }
-    if files.is_empty() && subdirs_with_json {
+    if files.is_empty() && jsonl.is_empty() && subdirs_with_json {
         return Err(Error::NoRecords {
             dir: dir.to_owned(),
         });
     }
     files.sort();
-    Ok(files)
+    jsonl.sort();
+    Ok((files, jsonl))
+}
+
+/// Hands each line of a JSONL file to `f` (malformed lines as `Err`).
+fn each_line(path: &Path, mut f: impl FnMut(Result<Line, MalformedLine>)) -> Result<(), Error> {
+    let file = std::fs::File::open(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let name = path.display().to_string();
+    for item in NdjsonReader::new(std::io::BufReader::new(file), name.as_str()) {
+        match item {
+            Ok(line) => f(Ok(line)),
+            Err(ReadError::Malformed(m)) => f(Err(m)),
+            Err(e) => return Err(Error::Read(e)),
+        }
+    }
+    Ok(())
 }
 
 fn has_json(dir: &Path) -> bool {
@@ -104,7 +134,7 @@ pub fn read_record(path: &Path) -> Result<(String, FileKind), String> {
 /// `output`. Bad files are reported on stderr and counted; the run goes on.
 pub fn run_dir<W: Write>(reconciler: &Reconciler, dir: &Path, output: W) -> Result<Summary, Error> {
     let started_at = chrono::Utc::now();
-    let files = record_files(dir)?;
+    let (files, jsonl) = folder_files(dir)?;
     let mut bad = 0u64;
     let mut input: BTreeMap<String, u64> = BTreeMap::new();
     let report = |message: String, bad: &mut u64| {
@@ -135,6 +165,33 @@ pub fn run_dir<W: Write>(reconciler: &Reconciler, dir: &Path, output: W) -> Resu
         }
     }
 
+    let mut jsonl_with_errors = Vec::new();
+    for path in &jsonl {
+        let mut has_errors = false;
+        each_line(path, |item| match item {
+            Err(m) => report(m.to_string(), &mut bad),
+            Ok(line) => {
+                *input.entry(line.kind().to_string()).or_default() += 1;
+                if line.kind() == &Kind::Error {
+                    match line.decode() {
+                        Ok(Record::Error(e)) => {
+                            index.push(&e);
+                            has_errors = true;
+                        }
+                        Ok(_) => {}
+                        Err(m) => report(
+                            format!("{path}:{}: {m}", line.number(), path = path.display()),
+                            &mut bad,
+                        ),
+                    }
+                }
+            }
+        })?;
+        if has_errors {
+            jsonl_with_errors.push(path.clone());
+        }
+    }
+
     // Pass 2: the docs.
     if reconciler.needs_docs() && !index.is_empty() {
         let fields = index.doc_fields();
@@ -146,6 +203,16 @@ pub fn run_dir<W: Write>(reconciler: &Reconciler, dir: &Path, output: W) -> Resu
                 index.add_doc(&fields);
             }
         }
+        for path in &jsonl {
+            each_line(path, |item| {
+                if let Ok(line) = item
+                    && line.kind() == &Kind::Doc
+                    && let Ok(fields) = pick::pick(line.text(), &wanted)
+                {
+                    index.add_doc(&fields);
+                }
+            })?;
+        }
     }
 
     // Pass 3: each verdict into its file.
@@ -153,6 +220,14 @@ pub fn run_dir<W: Write>(reconciler: &Reconciler, dir: &Path, output: W) -> Resu
     let mut written = 0u64;
     for (path, verdict) in error_files.iter().zip(&verdicts) {
         match write_verdict(path, verdict) {
+            Ok(true) => written += 1,
+            Ok(false) => {}
+            Err(m) => report(m, &mut bad),
+        }
+    }
+    let mut rest = verdicts.get(error_files.len()..).unwrap_or_default();
+    for path in &jsonl_with_errors {
+        match write_jsonl_verdicts(path, &mut rest) {
             Ok(true) => written += 1,
             Ok(false) => {}
             Err(m) => report(m, &mut bad),
@@ -188,6 +263,41 @@ pub fn run_dir<W: Write>(reconciler: &Reconciler, dir: &Path, output: W) -> Resu
     Ok(summary)
 }
 
+/// Rewrites the JSONL file at `path` with the next verdicts of `verdicts` given to its
+/// error documents, in order, atomically. Returns false when nothing changed.
+fn write_jsonl_verdicts(path: &Path, verdicts: &mut &[Resolution]) -> Result<bool, String> {
+    let shown = path.display();
+    let mut out = Vec::new();
+    let mut changed = false;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
+    for raw in text.lines() {
+        let decoded = Line::from_text(raw)
+            .ok()
+            .filter(|l| l.kind() == &Kind::Error)
+            .map(|l| l.decode());
+        match decoded {
+            Some(Ok(Record::Error(mut e))) => {
+                let (verdict, rest) = verdicts
+                    .split_first()
+                    .ok_or_else(|| format!("{shown}: changed while reconciling; not rewritten"))?;
+                *verdicts = rest;
+                if e.resolution.as_ref() != Some(verdict) {
+                    changed = true;
+                    e.resolution = Some(verdict.clone());
+                }
+                serde_json::to_writer(&mut out, &Record::Error(e))
+                    .map_err(|e| format!("{shown}: {e}"))?;
+            }
+            _ => out.extend_from_slice(raw.as_bytes()),
+        }
+        out.push(b'\n');
+    }
+    if changed {
+        replace_file(path, &out)?;
+    }
+    Ok(changed)
+}
+
 /// Writes `verdict` into the error document at `path`, atomically. Returns false when
 /// the file already held that verdict.
 fn write_verdict(path: &Path, verdict: &Resolution) -> Result<bool, String> {
@@ -211,14 +321,25 @@ fn write_verdict(path: &Path, verdict: &Resolution) -> Result<bool, String> {
     if text.ends_with('\n') {
         bytes.push(b'\n');
     }
-    let dir = path.parent().unwrap_or(Path::new("."));
+    replace_file(path, &bytes)?;
+    Ok(true)
+}
+
+/// Replaces the file at `path` by `bytes` atomically (a temporary file in the same
+/// folder, synced, then renamed over it), keeping its permissions.
+fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let shown = path.display();
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
     let fail = |e: std::io::Error| format!("{shown}: cannot write the verdict: {e}");
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    tmp.write_all(&bytes).map_err(fail)?;
+    tmp.write_all(bytes).map_err(fail)?;
     tmp.as_file().sync_all().map_err(fail)?;
     if let Ok(meta) = std::fs::metadata(path) {
         std::fs::set_permissions(tmp.path(), meta.permissions()).map_err(fail)?;
     }
     tmp.persist(path).map_err(|e| fail(e.error))?;
-    Ok(true)
+    Ok(())
 }

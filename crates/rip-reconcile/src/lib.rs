@@ -6,7 +6,7 @@
 //! It reads a whole stream ([`run_stream`], see [`stream`] for how it keeps memory low)
 //! or, with `--dir`, a folder written by `rip-write` ([`run_dir`], see [`dir`]), builds an
 //! identity index from the docs and writes each error document's
-//! [`Resolution`](rip_core::Resolution) into its `resolution` field.
+//! [`Resolution`] into its `resolution` field.
 //!
 //! The verdicts come from a [`Reconciler`], configured, not coded
 //! ([`ReconcilerConfig`], a JSON file; schema in `reconciler.schema.json`):

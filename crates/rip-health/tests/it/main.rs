@@ -420,3 +420,29 @@ fn a_doc_rip_write_could_not_persist_is_accounted_but_not_persisted() {
         report.ledger.problems
     );
 }
+
+#[test]
+fn folder_mode_reads_jsonl_files_as_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let text = golden("site.reconciled.ndjson");
+    let of = |kind: &str| -> String {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("{{\"_type\":\"{kind}\"")))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    std::fs::write(dir.join("docs.jsonl"), of("doc")).unwrap();
+    std::fs::write(dir.join("errors.jsonl"), of("error")).unwrap();
+    std::fs::write(dir.join("expected.jsonl"), of("expected")).unwrap();
+    let r = run(
+        &["--dir", dir.to_str().unwrap(), "--out", "-", "--no-ledger"],
+        None,
+    );
+    let report = r.report();
+    assert_eq!(report.totals.concepts, 9);
+    assert_eq!(report.totals.failures, 2);
+    assert_eq!(report.totals.captured_elsewhere, 1);
+    assert_eq!(report.expected.total, 1);
+    assert_eq!(report.counters.persisted, 9);
+}

@@ -166,3 +166,58 @@ fn pointing_at_the_parent_folder_gives_a_hint() {
         r.stderr
     );
 }
+
+#[test]
+fn a_jsonl_folder_gets_its_errors_file_rewritten() {
+    // rip-write --jsonl: docs.jsonl, errors.jsonl, expected.jsonl.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let text = std::fs::read_to_string(testdata("health/site.ndjson")).unwrap();
+    let pick = |kind: &str| -> String {
+        text.lines()
+            .filter(|l| l.starts_with(&format!("{{\"_type\":\"{kind}\"")))
+            .map(|l| format!("{l}\n"))
+            .collect()
+    };
+    std::fs::write(dir.join("docs.jsonl"), pick("doc")).unwrap();
+    std::fs::write(dir.join("errors.jsonl"), pick("error")).unwrap();
+    std::fs::write(dir.join("expected.jsonl"), pick("expected")).unwrap();
+    let config = testdata("reconcile/site.json");
+    let r = run(
+        &[
+            "-c",
+            config.to_str().unwrap(),
+            "--dir",
+            dir.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("2 failures: 1 captured elsewhere, 1 missing"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("docs.jsonl")).unwrap(),
+        pick("doc")
+    );
+    let errors = std::fs::read_to_string(dir.join("errors.jsonl")).unwrap();
+    let verdicts: Vec<Resolution> = errors
+        .lines()
+        .map(|l| match Line::from_text(l).unwrap().decode().unwrap() {
+            Record::Error(e) => e.resolution.unwrap(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            Resolution::CapturedElsewhere {
+                at: "http://127.0.0.1:8080/ancestries/77.html".into()
+            },
+            Resolution::Missing { candidates: vec![] }
+        ]
+    );
+}

@@ -367,3 +367,37 @@ fn the_reconciled_goldens_of_rip_health_are_current() {
         );
     }
 }
+
+#[test]
+fn ctrl_c_writes_what_was_read_unreconciled_and_exits_130() {
+    let mut child = Command::new(BIN)
+        .args(["-c", testdata("reconcile/site.json").to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let text = std::fs::read_to_string(testdata("health/site.ndjson")).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(text.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // Input stays open, as from a stage still running; then Ctrl-C.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert_eq!(out.status.code(), Some(130));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let (errors, summary) = verdicts(&stdout);
+    assert_eq!(summary.status, rip_core::Status::Interrupted);
+    assert_eq!(errors.len(), 2, "what was read is written");
+    assert!(
+        errors.iter().all(|e| e.resolution.is_none()),
+        "but not judged on half the stream"
+    );
+    assert_eq!(stdout.lines().count(), text.lines().count() + 1);
+}
