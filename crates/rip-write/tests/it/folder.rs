@@ -139,3 +139,31 @@ fn a_full_disk_is_a_resource_failure_too() {
     );
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn jsonl_mode_into_a_read_only_folder_annotates_every_record() {
+    let Some(prefix) = unprivileged_prefix() else {
+        panic!(
+            "cannot run unprivileged here (hint: run as a normal user, or allow `unshare --user`)"
+        );
+    };
+    let dir = tempfile::tempdir().unwrap();
+    make_read_only(dir.path());
+    let input = format!("{DOC}\n{ERROR}\n{DOC}\n");
+    let r = write_with(
+        &prefix,
+        &["--out", dir.path().to_str().unwrap(), "--jsonl"],
+        &input,
+    );
+    assert_eq!(r.code, 2);
+    let kinds: Vec<String> = r
+        .records
+        .iter()
+        .map(|r| r.kind().as_str().to_owned())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["doc", "failure", "error", "failure", "doc", "failure"]
+    );
+    assert!(tree(dir.path()).is_empty());
+}
