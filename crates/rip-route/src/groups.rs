@@ -43,13 +43,34 @@ pub(crate) enum Outcome {
 
 impl Outcome {
     /// The outcome a record of `kind` stands for; `None` for kinds that are no outcome.
-    pub fn of(kind: &Kind, peek: &Peek, line: Line, head: &Failure) -> Option<Self> {
+    /// With `match_link_text`, a page or doc that does not mention the failed link's text
+    /// is a failed outcome (`resolve.mismatch`).
+    pub fn of(
+        kind: &Kind,
+        peek: &Peek,
+        line: Line,
+        head: &Failure,
+        match_link_text: bool,
+    ) -> Option<Self> {
         let note = |mut e: ErrorEntry| {
             e.message = format!("{} (resolve candidate {})", e.message, peek.url);
             e
         };
         match kind {
-            Kind::Page | Kind::Doc => Some(Self::Success(line)),
+            Kind::Page | Kind::Doc => {
+                let wanted = head.context.link_text.as_deref().map(str::trim);
+                match wanted.filter(|t| match_link_text && !t.is_empty()) {
+                    Some(text) if !mentions(kind, &line, text) => Some(Self::Failed {
+                        errors: vec![note(ErrorEntry::new(
+                            "resolve.mismatch",
+                            format!("the {kind} does not mention \"{text}\""),
+                            "rip-route",
+                        ))],
+                        line: Some(line),
+                    }),
+                    _ => Some(Self::Success(line)),
+                }
+            }
             Kind::Failure | Kind::Error => {
                 // The candidate carried the head's history: keep only what is new.
                 let new = match peek.errors.strip_prefix(head.errors.as_slice()) {
@@ -71,6 +92,26 @@ impl Outcome {
             }),
             _ => None,
         }
+    }
+}
+
+/// Whether a candidate page's body contains `text`, or a candidate doc's `name` is `text`
+/// (case-insensitive).
+fn mentions(kind: &Kind, line: &Line, text: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Content {
+        #[serde(default)]
+        body: Option<String>,
+        #[serde(default)]
+        name: Option<String>,
+    }
+    let Ok(c) = serde_json::from_str::<Content>(line.text()) else {
+        return false;
+    };
+    let text = text.to_lowercase();
+    match kind {
+        Kind::Doc => c.name.is_some_and(|n| n.trim().to_lowercase() == text),
+        _ => c.body.is_some_and(|b| b.to_lowercase().contains(&text)),
     }
 }
 

@@ -56,7 +56,9 @@
 //! or, when none succeeded, the `error` document of the **original** failure, its history
 //! extended with each candidate's error (message suffixed `(resolve candidate <url>)`). The
 //! other outcomes are dropped and counted (`resolveSurplus`). A candidate is tried once: it
-//! is never retried or resolved again.
+//! is never retried or resolved again. With `matchLinkText`, a candidate page whose body
+//! does not contain the failed link's text (or a doc whose `name` is not that text) counts
+//! as failed (`resolve.mismatch`): an id shared by unrelated pages does not fool it.
 //!
 //! This keeps the ledger: the failed URL entered once (candidates are not entries,
 //! [`rip_core::Ref::is_entry`]), and exactly one terminal record accounts for it (a record
@@ -143,9 +145,10 @@ impl<W: Write> Router<W> {
                 match peek.resolves.clone() {
                     Some(u) if self.groups.awaits(&u, &peek.url) => {
                         let url = peek.url.clone();
-                        let closed = self
-                            .groups
-                            .record(&u, &url, |head| Outcome::of(&kind, &peek, line, head));
+                        let verify = self.policy.resolve.match_link_text;
+                        let closed = self.groups.record(&u, &url, |head| {
+                            Outcome::of(&kind, &peek, line, head, verify)
+                        });
                         self.close_if(closed)
                     }
                     _ => self.pipe.pass(&line),
@@ -189,7 +192,7 @@ impl<W: Write> Router<W> {
                 reason: None,
             };
             let closed = self.groups.record(&u, &peek.url.clone(), |head| {
-                Outcome::of(&Kind::Failure, &peek, line, head)
+                Outcome::of(&Kind::Failure, &peek, line, head, false)
             });
             return self.close_if(closed);
         }

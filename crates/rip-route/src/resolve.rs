@@ -34,6 +34,8 @@ pub struct ResolveConfig {
     pub search_url: Option<String>,
     /// Most candidates per failed URL.
     pub budget: usize,
+    /// A candidate must mention the failed link's text to count (see the spec).
+    pub match_link_text: bool,
 }
 
 impl Default for ResolveConfig {
@@ -88,6 +90,7 @@ impl ResolveConfig {
             pattern,
             search_url: spec.search_url,
             budget: spec.budget.unwrap_or(DEFAULT_BUDGET) as usize,
+            match_link_text: spec.match_link_text.unwrap_or(false),
         })
     }
 

@@ -144,6 +144,11 @@ pub struct ResolveSpec {
     /// The most candidates tried for one failed URL (default 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<u32>,
+    /// When the failed link had a text: a candidate `page` counts as found only if its
+    /// body contains that text, a candidate `doc` only if its `name` is that text (both
+    /// case-insensitive). Guards against an id shared by unrelated pages (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_link_text: Option<bool>,
 }
 
 /// A value or a list of values.

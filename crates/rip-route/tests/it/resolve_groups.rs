@@ -266,3 +266,53 @@ fn canonical_finds_a_candidate_in_the_failed_body() {
         "the head drops the body it no longer needs"
     );
 }
+
+/// A page for a candidate ref line, with the given body.
+fn page_with_body(ref_line: &str, body: &str) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&fetched(ref_line, 200)).unwrap();
+    v["body"] = body.into();
+    v.to_string()
+}
+
+#[test]
+fn match_link_text_skips_a_candidate_that_only_shares_the_id() {
+    let policy = testdata("policy/decoy-first.toml");
+    let r = route(&["--policy", &policy], &format!("{}\n", failure(U, 404, 1)));
+    let head = r.lines[0].clone();
+    assert!(
+        head.contains(&format!("\"resolving\":[\"{S}\",\"{A}\"]")),
+        "spells first: {head}"
+    );
+    let (spell_ref, ancestry_ref) = (&r.lines[1], &r.lines[2]);
+
+    let input = format!(
+        "{head}\n{}\n{}\n",
+        page_with_body(spell_ref, "<h1>Gust of Wind</h1>"),
+        page_with_body(ancestry_ref, "<h1>CATFOLK</h1>")
+    );
+    let closed = route(&["--policy", &policy], &input);
+    let Record::Page(p) = only_account(&closed) else {
+        panic!()
+    };
+    assert_eq!(p.url, A, "the decoy spell was passed over");
+
+    let input = format!(
+        "{head}\n{}\n{}\n",
+        page_with_body(spell_ref, "<h1>Gust of Wind</h1>"),
+        page_with_body(ancestry_ref, "<h1>Dwarf</h1>")
+    );
+    let closed = route(&["--policy", &policy], &input);
+    let Record::Error(e) = only_account(&closed) else {
+        panic!()
+    };
+    let mismatches: Vec<_> = e
+        .errors
+        .iter()
+        .filter(|x| x.code == "resolve.mismatch")
+        .collect();
+    assert_eq!(mismatches.len(), 2);
+    assert_eq!(
+        mismatches[0].message,
+        format!("the page does not mention \"Catfolk\" (resolve candidate {S})")
+    );
+}
