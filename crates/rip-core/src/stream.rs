@@ -10,9 +10,9 @@
 use chrono::Utc;
 use std::collections::BTreeMap;
 use std::io::{self, BufReader, Read, Write};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, sync_channel};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -82,6 +82,36 @@ pub struct PipeOptions {
     pub strict: bool,
     /// Set by a signal handler to end input early.
     pub stop: Option<Arc<AtomicBool>>,
+    /// The most bytes of input lines read ahead of the stage (besides the limit of
+    /// 1,024 lines); one longer line is still read. Unlimited by default; a stage whose
+    /// lines can be large (pages) sets it so that memory stays flat.
+    pub read_ahead_bytes: usize,
+}
+
+/// Bytes of lines read but not yet taken by the stage, and the limit on them.
+struct ReadAhead {
+    bytes: Mutex<usize>,
+    taken: Condvar,
+    limit: usize,
+}
+
+impl ReadAhead {
+    fn reserve(&self, n: usize) {
+        let mut bytes = self.bytes.lock().unwrap_or_else(PoisonError::into_inner);
+        while *bytes > 0 && *bytes + n > self.limit {
+            bytes = self
+                .taken
+                .wait(bytes)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        *bytes += n;
+    }
+
+    fn release(&self, n: usize) {
+        let mut bytes = self.bytes.lock().unwrap_or_else(PoisonError::into_inner);
+        *bytes = bytes.saturating_sub(n);
+        self.taken.notify_all();
+    }
 }
 
 impl PipeOptions {
@@ -92,6 +122,7 @@ impl PipeOptions {
             input_name: "-".into(),
             strict: false,
             stop: None,
+            read_ahead_bytes: usize::MAX,
         }
     }
 }
@@ -99,6 +130,7 @@ impl PipeOptions {
 /// The read-process-write loop of a record-at-a-time stage.
 pub struct Pipe<W: Write> {
     rx: Receiver<Result<Line, ReadError>>,
+    read_ahead: Arc<ReadAhead>,
     out: NdjsonWriter<W>,
     opts: PipeOptions,
     started_at: chrono::DateTime<Utc>,
@@ -119,12 +151,22 @@ impl<W: Write> Pipe<W> {
         output: W,
     ) -> Result<Self, PipeError> {
         let (tx, rx) = sync_channel(1024);
+        let read_ahead = Arc::new(ReadAhead {
+            bytes: Mutex::new(0),
+            taken: Condvar::new(),
+            limit: opts.read_ahead_bytes,
+        });
+        let gate = read_ahead.clone();
         spawn_reader(input, opts.input_name.as_str().into(), move |item| {
+            if let Ok(line) = &item {
+                gate.reserve(line.text().len());
+            }
             tx.send(item).is_ok()
         })
         .map_err(PipeError::Spawn)?;
         Ok(Self {
             rx,
+            read_ahead,
             out: NdjsonWriter::new(output),
             opts,
             started_at: Utc::now(),
@@ -201,6 +243,7 @@ impl<W: Write> Pipe<W> {
     fn accept(&mut self, item: Result<Line, ReadError>) -> Result<Option<Line>, PipeError> {
         match item {
             Ok(line) => {
+                self.read_ahead.release(line.text().len());
                 *self
                     .input_counts
                     .entry(line.kind().as_str().to_owned())
@@ -420,6 +463,24 @@ mod tests {
             Polled::End
         ));
         assert_eq!(pipe.finish(None).unwrap().bad_lines, 1);
+    }
+
+    #[test]
+    fn read_ahead_is_bounded_in_bytes() {
+        let line = format!("{{\"_type\":\"x\",\"pad\":\"{}\"}}\n", "p".repeat(1000));
+        let input = line.repeat(50);
+        let mut opts = PipeOptions::new("rip-test");
+        opts.read_ahead_bytes = 3000;
+        let mut pipe =
+            Pipe::new(opts, std::io::Cursor::new(input.into_bytes()), Vec::new()).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        // At most 3,000 bytes (two lines) were read ahead, however long the input.
+        assert!(pipe.read_ahead.bytes.lock().unwrap().le(&3000));
+        let mut n = 0;
+        while pipe.next_line().unwrap().is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 50);
     }
 
     #[test]

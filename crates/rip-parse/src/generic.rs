@@ -11,20 +11,125 @@
 use ego_tree::NodeRef;
 use ego_tree::iter::Edge;
 use scraper::{Html, Node};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use url::Url;
 
 use crate::dom::{Flow, TextBuf, flow, html_name, is_hidden};
 use crate::markdown;
 
-/// What generic extraction found on a page.
+/// What generic extraction found on a page: plain strings, so that the page's DOM
+/// can be dropped before they are turned into JSON values ([`Generic::into_fields`]).
 #[derive(Debug, Default)]
 pub struct Generic {
     /// The `<title>`, whitespace collapsed (the doc's `name`).
     pub title: Option<String>,
-    /// The extracted fields, in output order: `canonical`, `lang`, `description`,
-    /// `keywords`, `headings`, `text`, `links`, and `markdown` when asked for.
-    pub fields: Map<String, Value>,
+    /// `<link rel=canonical>`, resolved.
+    pub canonical: Option<String>,
+    /// `<html lang>`.
+    pub lang: Option<String>,
+    /// `<meta name=description>`.
+    pub description: Option<String>,
+    /// `<meta name=keywords>`, split at commas.
+    pub keywords: Vec<String>,
+    /// The headings of the main content.
+    pub headings: Vec<Heading>,
+    /// The main content's text.
+    pub text: String,
+    /// Every `<a href>` of the page, resolved.
+    pub links: Vec<Link>,
+    /// The main content as Markdown, when asked for.
+    pub markdown: Option<String>,
+}
+
+/// A heading of the outline.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Heading {
+    /// 1 to 6.
+    pub level: u8,
+    /// Its text.
+    pub text: String,
+    /// Its `id`, the target of `#fragment` links.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+/// A link of the page.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Link {
+    /// The `href`, resolved against the base URL.
+    pub href: String,
+    /// The link's text, whitespace collapsed.
+    pub text: String,
+    /// The `rel` attribute (e.g. `nofollow`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rel: Option<String>,
+}
+
+impl Generic {
+    /// The doc fields, in output order: `canonical`, `lang`, `description`,
+    /// `keywords`, `headings`, `text`, `links`, `markdown`; empty ones left out.
+    pub fn into_fields(self) -> Map<String, Value> {
+        let mut fields = Map::new();
+        let mut put = |k: &str, v: Value| {
+            fields.insert(k.to_owned(), v);
+        };
+        if let Some(c) = self.canonical {
+            put("canonical", Value::String(c));
+        }
+        if let Some(l) = self.lang {
+            put("lang", Value::String(l));
+        }
+        if let Some(d) = self.description {
+            put("description", Value::String(d));
+        }
+        if !self.keywords.is_empty() {
+            put(
+                "keywords",
+                self.keywords.into_iter().map(Value::String).collect(),
+            );
+        }
+        if !self.headings.is_empty() {
+            put(
+                "headings",
+                self.headings
+                    .into_iter()
+                    .map(|h| {
+                        let mut o = Map::new();
+                        o.insert("level".into(), Value::from(h.level));
+                        o.insert("text".into(), Value::String(h.text));
+                        if let Some(id) = h.id {
+                            o.insert("id".into(), Value::String(id));
+                        }
+                        Value::Object(o)
+                    })
+                    .collect(),
+            );
+        }
+        if !self.text.is_empty() {
+            put("text", Value::String(self.text));
+        }
+        if !self.links.is_empty() {
+            put(
+                "links",
+                self.links
+                    .into_iter()
+                    .map(|l| {
+                        let mut o = Map::new();
+                        o.insert("href".into(), Value::String(l.href));
+                        o.insert("text".into(), Value::String(l.text));
+                        if let Some(rel) = l.rel {
+                            o.insert("rel".into(), Value::String(rel));
+                        }
+                        Value::Object(o)
+                    })
+                    .collect(),
+            );
+        }
+        if let Some(md) = self.markdown {
+            put("markdown", Value::String(md));
+        }
+        fields
+    }
 }
 
 /// The URL relative references resolve against: `<base href>` resolved against the
@@ -193,68 +298,50 @@ pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
     let base = base_href
         .and_then(|h| page_url.join(h.trim()).ok())
         .unwrap_or_else(|| page_url.clone());
-    let mut fields = Map::new();
-    if let Some(c) = canonical.and_then(|c| base.join(c.trim()).ok()) {
-        fields.insert("canonical".into(), Value::String(c.into()));
-    }
-    if let Some(l) = lang {
-        fields.insert("lang".into(), Value::String(l));
-    }
-    if let Some(d) = description.filter(|d| !d.is_empty()) {
-        fields.insert("description".into(), Value::String(d));
-    }
-    if let Some(k) = keywords {
-        let list: Vec<Value> = k
-            .split(',')
-            .map(str::trim)
-            .filter(|k| !k.is_empty())
-            .map(|k| Value::String(k.to_owned()))
-            .collect();
-        if !list.is_empty() {
-            fields.insert("keywords".into(), Value::Array(list));
-        }
-    }
-
     let (root, skip_boilerplate) = content_root(html);
     let (headings, text) = outline_and_text(root, skip_boilerplate);
-    if !headings.is_empty() {
-        fields.insert("headings".into(), Value::Array(headings));
-    }
-    if !text.is_empty() {
-        fields.insert("text".into(), Value::String(text));
-    }
-    let links: Vec<Value> = links
-        .into_iter()
-        .filter_map(|l| {
-            let href = base.join(l.href.trim()).ok()?;
-            let mut obj = Map::new();
-            obj.insert("href".into(), Value::String(href.into()));
-            obj.insert("text".into(), Value::String(l.text.finish()));
-            if let Some(rel) = l.rel.filter(|r| !r.trim().is_empty()) {
-                obj.insert("rel".into(), Value::String(rel));
-            }
-            Some(Value::Object(obj))
+    let markdown = with_markdown
+        .then(|| {
+            let skip: &dyn Fn(&str, &NodeRef<'_, Node>) -> bool = if skip_boilerplate {
+                &is_boilerplate
+            } else {
+                &is_nav
+            };
+            markdown::convert(root, &base, skip)
         })
-        .collect();
-    if !links.is_empty() {
-        fields.insert("links".into(), Value::Array(links));
+        .filter(|md| !md.is_empty());
+    Generic {
+        title,
+        canonical: canonical
+            .and_then(|c| base.join(c.trim()).ok())
+            .map(String::from),
+        lang,
+        description: description.filter(|d| !d.is_empty()),
+        keywords: keywords
+            .iter()
+            .flat_map(|k| k.split(','))
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        headings,
+        text,
+        links: links
+            .into_iter()
+            .filter_map(|l| {
+                Some(Link {
+                    href: base.join(l.href.trim()).ok()?.into(),
+                    text: l.text.finish(),
+                    rel: l.rel.filter(|r| !r.trim().is_empty()),
+                })
+            })
+            .collect(),
+        markdown,
     }
-    if with_markdown {
-        let skip: &dyn Fn(&str, &NodeRef<'_, Node>) -> bool = if skip_boilerplate {
-            &is_boilerplate
-        } else {
-            &is_nav
-        };
-        let md = markdown::convert(root, &base, skip);
-        if !md.is_empty() {
-            fields.insert("markdown".into(), Value::String(md));
-        }
-    }
-    Generic { title, fields }
 }
 
 /// The headings (`{level, text, id?}`) and the text of the content region.
-fn outline_and_text(root: NodeRef<'_, Node>, skip_boilerplate: bool) -> (Vec<Value>, String) {
+fn outline_and_text(root: NodeRef<'_, Node>, skip_boilerplate: bool) -> (Vec<Heading>, String) {
     let mut text = TextBuf::default();
     let mut headings = Vec::new();
     let mut heading: Option<(u8, Option<String>, TextBuf)> = None;
@@ -308,13 +395,9 @@ fn outline_and_text(root: NodeRef<'_, Node>, skip_boilerplate: bool) -> (Vec<Val
                     if heading_level(name).is_some()
                         && let Some((level, id, h)) = heading.take()
                     {
-                        let t = h.finish();
-                        if !t.is_empty() {
-                            let mut obj = json!({ "level": level, "text": t });
-                            if let Some(id) = id {
-                                obj["id"] = Value::String(id);
-                            }
-                            headings.push(obj);
+                        let text = h.finish();
+                        if !text.is_empty() {
+                            headings.push(Heading { level, text, id });
                         }
                     }
                 }
@@ -340,10 +423,12 @@ fn heading_level(name: &str) -> Option<u8> {
 mod tests {
     use super::*;
     use crate::dom::{ParseLimits, parse};
+    use serde_json::json;
 
-    fn generic(html: &str, url: &str) -> Generic {
+    fn generic(html: &str, url: &str) -> (Option<String>, Map<String, Value>) {
         let doc = parse(html, ParseLimits::default()).unwrap();
-        extract(&doc, &Url::parse(url).unwrap(), false)
+        let mut g = extract(&doc, &Url::parse(url).unwrap(), false);
+        (g.title.take(), g.into_fields())
     }
 
     #[test]
@@ -358,8 +443,8 @@ mod tests {
             <footer><a href="mailto:x@y.z">mail</a></footer></body></html>"#,
             "http://h/blog/post.html",
         );
-        assert_eq!(g.title.as_deref(), Some("A page"));
-        let f = Value::Object(g.fields);
+        assert_eq!(g.0.as_deref(), Some("A page"));
+        let f = Value::Object(g.1);
         assert_eq!(f["canonical"], "http://h/x.html");
         assert_eq!(f["lang"], "en");
         assert_eq!(f["description"], "About it.");
@@ -386,9 +471,9 @@ mod tests {
              <article><h2>Post</h2><p>Body</p></article><aside>Ads</aside><footer>©</footer>",
             "http://h/",
         );
-        let f = Value::Object(g.fields);
+        let f = Value::Object(g.1);
         assert_eq!(f["text"], "Post\nBody");
-        assert!(g.title.is_none());
+        assert!(g.0.is_none());
         assert!(f.get("links").is_none());
     }
 }

@@ -211,9 +211,11 @@ pub fn page_outcome(opts: &ExtractOptions, page: Page) -> Outcome {
     drop(text);
 
     let Some(rules) = &opts.rules else {
-        let g = generic::extract(&html, &page_url, opts.markdown);
+        let mut g = generic::extract(&html, &page_url, opts.markdown);
+        drop(html); // the DOM is many times the page's size: free it before building JSON
+        let title = g.title.take();
         return Outcome::Doc {
-            doc: Box::new(doc(page, GENERIC_CONCEPT, None, g.title, g.fields)),
+            doc: Box::new(doc(page, GENERIC_CONCEPT, None, title, g.into_fields())),
             warnings: Vec::new(),
         };
     };
@@ -232,17 +234,19 @@ pub fn page_outcome(opts: &ExtractOptions, page: Page) -> Outcome {
             return fail(page, ErrorCategory::Validation, "parse.rule", message);
         }
     };
-    if concept.generic {
-        let g = generic::extract(&html, &page_url, opts.markdown);
-        for (k, v) in g.fields {
-            extracted.fields.entry(k).or_insert(v);
-        }
-        if extracted.name.is_none() {
-            extracted.name = g.title;
-        }
-    }
+    let generic = concept
+        .generic
+        .then(|| generic::extract(&html, &page_url, opts.markdown));
     drop(view);
     drop(html);
+    if let Some(mut g) = generic {
+        if extracted.name.is_none() {
+            extracted.name = g.title.take();
+        }
+        for (k, v) in g.into_fields() {
+            extracted.fields.entry(k).or_insert(v);
+        }
+    }
     let meta = Meta {
         status: page.status,
         final_url: page.final_url.clone(),

@@ -19,6 +19,9 @@ use std::time::{Duration, Instant};
 
 use crate::process::{self, ExtractOptions, Outcome};
 
+/// The most bytes of input read ahead of the pages in flight.
+pub const READ_AHEAD_BYTES: usize = 8 << 20;
+
 /// Counts kept while running, for the progress display and the closing line.
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
@@ -85,7 +88,10 @@ pub struct Config {
     pub unordered: bool,
     /// Most pages in flight (read but not yet written); 0 means 8 per thread.
     pub window: usize,
-    /// Most bytes of page records in flight (a single larger page is still admitted).
+    /// Most bytes of page records in flight: a page that would go over waits until
+    /// others are written (a single larger page is still admitted alone). Parsing
+    /// takes about ten times a page's size, so this bounds memory even when a few
+    /// pages are huge.
     pub window_bytes: usize,
     /// Called with the running counts.
     pub progress: Option<OnProgress>,
@@ -99,7 +105,7 @@ impl Default for Config {
             threads: 0,
             unordered: false,
             window: 0,
-            window_bytes: 64 << 20,
+            window_bytes: 16 << 20,
             progress: None,
         }
     }
@@ -184,8 +190,11 @@ pub fn run<R: Read + Send + 'static, W: Write>(
     let opts = Arc::new(config.extract);
     let (tx, rx): (Sender<Done>, Receiver<Done>) = channel();
     let now = Instant::now();
+    // Lines read ahead of the stage are bounded in bytes too: pages can be megabytes.
+    let mut pipe_opts = config.pipe;
+    pipe_opts.read_ahead_bytes = pipe_opts.read_ahead_bytes.min(READ_AHEAD_BYTES);
     let mut stage = Stage {
-        pipe: Pipe::new(config.pipe, input, output)?,
+        pipe: Pipe::new(pipe_opts, input, output)?,
         stats: Stats::default(),
         started: now,
         last_progress: now,
@@ -247,6 +256,15 @@ pub fn run<R: Read + Send + 'static, W: Write>(
             continue;
         }
         stage.stats.pages += 1;
+        let bytes = line.text().len();
+        // A page that would take the bytes in flight over the budget waits for others
+        // to finish (parsing a page takes many times its size in memory).
+        while stage.in_flight > 0 && stage.bytes_in_flight + bytes > config.window_bytes {
+            match rx.recv() {
+                Ok(done) => stage.complete(done, ordered)?,
+                Err(_) => break,
+            }
+        }
         let seq = stage.next_seq;
         stage.next_seq += 1;
         if ordered {
@@ -255,7 +273,6 @@ pub fn run<R: Read + Send + 'static, W: Write>(
             }
             stage.queue.push_back(Slot::Waiting);
         }
-        let bytes = line.text().len();
         stage.in_flight += 1;
         stage.bytes_in_flight += bytes;
         let tx = tx.clone();
