@@ -63,8 +63,9 @@
 //! This keeps the ledger: the failed URL entered once (candidates are not entries,
 //! [`rip_core::Ref::is_entry`]), and exactly one terminal record accounts for it (a record
 //! with `resolves` set accounts for that URL, not its own). At the end of input, a group
-//! whose candidates went by as unfetched `ref`s is passed on (head first, then the
-//! outcomes held) for a later `rip-route`; one whose candidates vanished is closed with a
+//! whose candidates went by as unfetched `ref`s, or whose wait Ctrl-C cut short, is passed
+//! on (head first, then the outcomes held) for a later `rip-route`; one whose candidates
+//! vanished is closed with a
 //! `resolve.candidateLost` error for each missing one. Groups are held in memory only
 //! while their candidates are in flight.
 
@@ -297,10 +298,12 @@ impl<W: Write> Router<W> {
     }
 
     /// Groups still held at the end of input: passed on when a later `rip-route` will see
-    /// their candidates, closed with what arrived otherwise.
+    /// their candidates (or when Ctrl-C cut the input short: their outcomes may still have
+    /// been on the way), closed with what arrived otherwise.
     fn end_of_input(&mut self) -> Result<(), PipeError> {
+        let interrupted = self.pipe.interrupted();
         for mut group in self.groups.drain() {
-            if group.forwarded {
+            if group.forwarded || interrupted {
                 self.pipe.count("resolvePassedOn", 1);
                 self.pipe.emit(&Record::Failure(group.head))?;
                 for outcome in group.outcomes.into_iter().flatten() {
