@@ -1,0 +1,245 @@
+//! The crawl's memory: [`Item`]s waiting to be processed, by depth ([`Frontier`]), and
+//! every URL ever enqueued as a 64-bit hash ([`Visited`]).
+//!
+//! The visited set stores 8 bytes per URL in a hash set keyed by the hash itself, about
+//! 16 bytes per URL with the table's slack: a million URLs take ~17-34 MB (measured in
+//! `visited_set_of_a_million_urls_is_compact`). Two URLs share a 64-bit XXH3 hash with
+//! probability ~n²/2⁶⁵: about 3·10⁻⁸ for a million URLs.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use rip_core::Ref;
+use serde::{Deserialize, Serialize};
+
+/// The visited-set key of a canonical URL (stable across runs and versions: XXH3-64).
+pub fn key(canonical: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(canonical.as_bytes())
+}
+
+/// The key of a non-page item (a sitemap, a robots.txt seed), in its own namespace.
+pub fn key_in(namespace: &str, s: &str) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(namespace.as_bytes());
+    h.update(b"\0");
+    h.update(s.as_bytes());
+    h.digest()
+}
+
+/// What an item is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub enum ItemKind {
+    /// A page: fetched, written as a `ref` when it is a target, its links followed.
+    #[default]
+    Page,
+    /// An origin whose robots.txt `Sitemap:` lines (or `/sitemap.xml`) seed the crawl.
+    Seed,
+    /// A sitemap file; `level` 0 is named by robots.txt or guessed, 1 is listed by an index…
+    Sitemap {
+        /// Index nesting level.
+        level: u32,
+        /// Named by robots.txt or an index (a guessed `/sitemap.xml` that fails is quiet).
+        declared: bool,
+    },
+}
+
+/// One unit of crawl work, as journalled in the state folder.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    /// The ref (URL, depth, parent, link text, raw context) written when it is a target.
+    pub r: Ref,
+    /// The visited-set key.
+    pub h: u64,
+    /// What it is.
+    #[serde(default, skip_serializing_if = "is_page")]
+    pub k: ItemKind,
+    /// A start URL (its failure means "not ready").
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub s: bool,
+    /// Collected: written as a `ref`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub t: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_page(k: &ItemKind) -> bool {
+    *k == ItemKind::Page
+}
+
+impl Item {
+    /// The crawl depth (the ref's `depth`).
+    pub fn depth(&self) -> u32 {
+        self.r.context.depth
+    }
+}
+
+/// A hasher for keys that are hashes already.
+#[derive(Default, Clone, Copy)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Every key ever enqueued.
+#[derive(Debug, Default)]
+pub struct Visited {
+    set: HashSet<u64, BuildHasherDefault<IdHasher>>,
+}
+
+impl Visited {
+    /// Adds a key; true when it is new.
+    pub fn insert(&mut self, key: u64) -> bool {
+        self.set.insert(key)
+    }
+
+    /// True when the key was seen.
+    pub fn contains(&self, key: u64) -> bool {
+        self.set.contains(&key)
+    }
+
+    /// Keys seen.
+    pub fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    /// True when nothing was seen.
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    /// Approximate heap bytes held (8-byte keys plus one control byte per bucket).
+    pub fn heap_bytes(&self) -> usize {
+        self.set.capacity() * 9
+    }
+}
+
+/// Items waiting, by depth; breadth-first.
+#[derive(Debug, Default)]
+pub struct Frontier {
+    levels: BTreeMap<u32, VecDeque<Item>>,
+    len: usize,
+}
+
+impl Frontier {
+    /// Queues an item at its depth.
+    pub fn push(&mut self, item: Item) {
+        self.levels.entry(item.depth()).or_default().push_back(item);
+        self.len += 1;
+    }
+
+    /// The smallest depth waiting.
+    pub fn min_depth(&self) -> Option<u32> {
+        self.levels.keys().next().copied()
+    }
+
+    /// Takes the next item of the smallest depth, if that depth is at most `max_depth`
+    /// (the breadth-first barrier: nothing deeper starts while shallower work is running).
+    pub fn pop_up_to(&mut self, max_depth: u32) -> Option<Item> {
+        let mut entry = self.levels.first_entry()?;
+        if *entry.key() > max_depth {
+            return None;
+        }
+        let item = entry.get_mut().pop_front();
+        if entry.get().is_empty() {
+            entry.remove();
+        }
+        if item.is_some() {
+            self.len -= 1;
+        }
+        item
+    }
+
+    /// Takes the next item of the smallest depth, if it satisfies `pred`; else leaves it.
+    pub fn pop_if(&mut self, max_depth: u32, pred: impl FnOnce(&Item) -> bool) -> Option<Item> {
+        let entry = self.levels.first_entry()?;
+        if *entry.key() > max_depth || !entry.get().front().is_some_and(pred) {
+            return None;
+        }
+        self.pop_up_to(max_depth)
+    }
+
+    /// Items waiting.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(url: &str, depth: u32) -> Item {
+        let mut r = Ref::new(url);
+        r.context.depth = depth;
+        Item {
+            h: key(url),
+            r,
+            k: ItemKind::Page,
+            s: false,
+            t: true,
+        }
+    }
+
+    #[test]
+    fn breadth_first_with_a_barrier() {
+        let mut f = Frontier::default();
+        f.push(item("http://h/b", 1));
+        f.push(item("http://h/a", 0));
+        f.push(item("http://h/c", 1));
+        assert_eq!(f.len(), 3);
+        assert_eq!(f.pop_up_to(0).unwrap().r.url, "http://h/a");
+        assert!(f.pop_up_to(0).is_none(), "depth 1 waits for depth 0");
+        assert_eq!(f.pop_up_to(5).unwrap().r.url, "http://h/b");
+        assert!(f.pop_if(5, |i| i.r.url.ends_with('x')).is_none());
+        assert_eq!(f.pop_up_to(5).unwrap().r.url, "http://h/c");
+        assert!(f.is_empty());
+    }
+
+    #[test]
+    fn keys_are_stable_and_namespaced() {
+        // Persisted in state folders: must never change.
+        assert_eq!(key("http://h/"), xxhash_rust::xxh3::xxh3_64(b"http://h/"));
+        assert_ne!(key_in("sitemap", "http://h/"), key("http://h/"));
+        let line = serde_json::to_string(&item("http://h/a", 2)).unwrap();
+        let back: Item = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, item("http://h/a", 2));
+        assert!(!line.contains("\"k\""), "pages need no kind: {line}");
+    }
+
+    /// The bound: a million URLs within 150 MB. This set holds a million keys in
+    /// well under that (the table rounds up to a power of two).
+    #[test]
+    fn visited_set_of_a_million_urls_is_compact() {
+        let mut v = Visited::default();
+        for i in 0..1_000_000u32 {
+            assert!(v.insert(key(&format!(
+                "http://example.com/section-{}/item-{i}",
+                i % 7
+            ))));
+        }
+        assert_eq!(v.len(), 1_000_000);
+        assert!(!v.insert(key("http://example.com/section-0/item-0")));
+        let mb = v.heap_bytes() as f64 / 1e6;
+        assert!(mb < 40.0, "{mb:.1} MB");
+    }
+}

@@ -1,0 +1,121 @@
+use super::*;
+
+fn links(html: &str) -> Extracted {
+    extract(html.as_bytes(), encoding_rs::UTF_8)
+}
+
+#[test]
+fn hrefs_text_base_and_nofollow() {
+    let e = links(
+        r#"<html><head><base href="/spells/"><base href="/ignored/"></head><body>
+        <a href="a.html">  Plain
+           text </a>
+        <a href="/b?x=1&amp;y=2" rel="external NoFollow"><span>Nested</span> <b>bits</b></a>
+        <a href="c.html"><img src="c.png" alt="Picture"></a>
+        <a href="d.html" title="Titled"></a>
+        <a>no href</a>
+        <script>var s = '<a href="/in-script">x</a>';</script>
+        <!-- <a href="/in-comment">x</a> -->
+        <a href="e.html">Caf&eacute; &amp; more</a>
+        </body></html>"#,
+    );
+    assert_eq!(e.base.as_deref(), Some("/spells/"));
+    let got: Vec<(&str, &str, bool)> = e
+        .links
+        .iter()
+        .map(|l| (l.href.as_str(), l.text.as_str(), l.nofollow))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("a.html", "Plain text", false),
+            ("/b?x=1&y=2", "Nested bits", true),
+            ("c.html", "Picture", false),
+            ("d.html", "Titled", false),
+            ("e.html", "Café & more", false),
+        ]
+    );
+    assert!(!e.nofollow_page);
+}
+
+#[test]
+fn meta_robots_nofollow_and_unclosed_links() {
+    let e = links(
+        r#"<meta name="Robots" content="noindex, nofollow"><a href="/1">one<a href="/2">two</a>"#,
+    );
+    assert!(e.nofollow_page);
+    let t: Vec<&str> = e.links.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(t, ["one", "two"]);
+}
+
+#[test]
+fn base_after_links_still_applies_and_bad_base_is_ignored() {
+    let page = Url::parse("http://h/blog/post.html").unwrap();
+    let e = links(r#"<a href="x.html">x</a><base href="/spells/">"#);
+    assert_eq!(e.base_url(&page).as_str(), "http://h/spells/");
+    let e = links(r#"<base href="javascript:alert(1)"><a href="x.html">x</a>"#);
+    assert_eq!(e.base_url(&page).as_str(), "http://h/blog/post.html");
+}
+
+#[test]
+fn windows_1252_page_text_is_decoded() {
+    let body = b"<meta charset=\"windows-1252\"><a href=\"/caf\xe9.html\">Caf\xe9 \x80</a>";
+    let enc = charset_for(Some("text/html"), body);
+    assert_eq!(enc, encoding_rs::WINDOWS_1252);
+    let e = extract(body, enc);
+    assert_eq!(e.links[0].href, "/caf\u{e9}.html");
+    assert_eq!(e.links[0].text, "Caf\u{e9} \u{20ac}");
+}
+
+#[test]
+fn utf16_bodies_are_decoded_first() {
+    let mut body = vec![0xFF, 0xFE];
+    for u in "<a href=\"/x\">X</a>".encode_utf16() {
+        body.extend_from_slice(&u.to_le_bytes());
+    }
+    let enc = charset_for(None, &body);
+    assert_eq!(enc, encoding_rs::UTF_16LE);
+    let e = extract(&body[2..], enc);
+    assert_eq!(e.links.len(), 1);
+    assert_eq!(e.links[0].href, "/x");
+}
+
+#[test]
+fn html_detection() {
+    assert!(is_html(Some("text/html"), b""));
+    assert!(is_html(Some("Text/HTML; charset=utf-8"), b""));
+    assert!(!is_html(Some("image/png"), b"<html>"));
+    assert!(is_html(None, b"\n  <!DOCTYPE html><html>"));
+    assert!(!is_html(None, b"\x89PNG"));
+}
+
+#[test]
+fn link_text_is_bounded() {
+    let long = "word ".repeat(10_000);
+    let e = links(&format!("<a href=/x>{long}</a>"));
+    assert!(e.links[0].text.chars().count() <= MAX_LINK_TEXT);
+}
+
+/// Every page of the demo site parses, and the known links are there.
+#[test]
+fn demo_site_pages() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/site");
+    let read = |p: &str| std::fs::read(format!("{root}/{p}")).unwrap();
+    let about = read("about.html");
+    let e = extract(&about, charset_for(Some("text/html"), &about));
+    let nofollow: Vec<&str> = e
+        .links
+        .iter()
+        .filter(|l| l.nofollow)
+        .map(|l| l.href.as_str())
+        .collect();
+    assert_eq!(nofollow, ["/login.html"]);
+    let roundup = read("blog/spell-roundup.html");
+    let e = extract(&roundup, charset_for(Some("text/html"), &roundup));
+    assert_eq!(e.base.as_deref(), Some("/spells/"));
+    let cafe = read("blog/a-night-at-the-cafe.html");
+    assert_eq!(
+        charset_for(Some("text/html"), &cafe),
+        encoding_rs::WINDOWS_1252
+    );
+}
