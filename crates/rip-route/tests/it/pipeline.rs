@@ -1,8 +1,9 @@
 //! Real pipelines of real binaries on the fault-injecting server serving the demo site:
 //! `rip-fetch | rip-route | rip-fetch | rip-route`, and the ledger through `rip-write`.
 //!
-//! They need `rip-fetch` and `rip-write` built in the same target folder
-//! (`cargo build -p rip-fetch -p rip-write --bins`; `make test` builds everything).
+//! They need `rip-fetch`, `rip-parse` and `rip-write` built in the same target folder
+//! (`cargo build -p rip-fetch -p rip-parse -p rip-write --bins`; `make test` builds
+//! everything).
 
 use crate::support::*;
 use rip_core::{Record, Summary};
@@ -65,7 +66,7 @@ struct Piped {
 
 /// Runs `script` with `refs.ndjson` in `dir` and the workspace binaries on PATH.
 fn pipeline(dir: &Path, script: &str) -> Piped {
-    for b in ["rip-fetch", "rip-route", "rip-write"] {
+    for b in ["rip-fetch", "rip-route", "rip-parse", "rip-write"] {
         rip_testkit::bin(b);
     }
     let full = format!("{script} > out.ndjson; echo \"${{PIPESTATUS[@]}}\"");
@@ -221,8 +222,10 @@ fn two_rounds_recover_capture_resolve_and_honour_retry_after() {
     assert_eq!(summaries.len(), 4, "one per stage");
 }
 
-/// A stand-in for rip-parse: every page becomes a doc with the page's accounting fields.
-const PARSE: &str = r#"jq -c 'if ._type == "page" then {_type: "doc", url, concept: "page", depth, parent, linkText, resolves, attempt, errors} | with_entries(select(.value != null)) else . end'"#;
+/// rip-parse in generic mode, then a rip-route to capture what parsing failed.
+fn parse() -> String {
+    format!("rip-parse -q | rip-route {}", policy_args())
+}
 
 #[test]
 fn the_ledger_balances_through_rip_write_even_into_a_read_only_folder() {
@@ -230,7 +233,10 @@ fn the_ledger_balances_through_rip_write_even_into_a_read_only_folder() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("refs.ndjson"), refs(&server)).unwrap();
     let route = format!("rip-route {}", policy_args());
-    let head = format!("{FETCH} < refs.ndjson | {route} | {FETCH} | {route} | {PARSE}");
+    let head = format!(
+        "{FETCH} < refs.ndjson | {route} | {FETCH} | {route} | {}",
+        parse()
+    );
 
     // A writable folder: one file per URL that entered, and failures.json.
     let p = pipeline(
