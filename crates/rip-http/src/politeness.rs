@@ -153,9 +153,18 @@ impl Politeness {
             return Err(open);
         }
         let gap = self.gap(host) + self.jitter();
-        let wait = self.store.reserve(host, gap);
-        if !wait.is_zero() {
-            tokio::time::sleep(wait).await;
+        if gap.is_zero() {
+            // No gap to keep: only a Retry-After hold (this process's or another's) matters,
+            // and it is read without a lock.
+            let held = self.store.held_for(host);
+            if !held.is_zero() {
+                tokio::time::sleep(held).await;
+            }
+        } else {
+            let wait = self.store.reserve(host, gap);
+            if !wait.is_zero() {
+                tokio::time::sleep(wait).await;
+            }
         }
         if let Some(rate) = self.cfg.global_rate.filter(|r| *r > 0.0) {
             let wait = self
@@ -173,7 +182,7 @@ impl Politeness {
             .expect("semaphore never closed");
         // Commit right before sending: the previous request to this host may have started
         // late, or a Retry-After may have arrived since the reservation.
-        loop {
+        while !gap.is_zero() {
             if let Some(open) = self.circuit(host) {
                 return Err(open);
             }
@@ -182,6 +191,9 @@ impl Politeness {
                 break;
             }
             tokio::time::sleep(wait).await;
+        }
+        if let Some(open) = self.circuit(host) {
+            return Err(open);
         }
         Ok(Permit {
             _host: host_permit,
@@ -237,6 +249,18 @@ mod tests {
         b.sort();
         assert_eq!(a, [0, 1000, 2000].map(Duration::from_millis));
         assert_eq!(b, [0, 1000].map(Duration::from_millis));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn global_rate_spaces_requests_across_hosts() {
+        let mut cfg = sched(0, 0).cfg.clone();
+        cfg.global_rate = Some(4.0);
+        let p = Politeness::new(cfg, Arc::new(MemorySlots::default()));
+        let t0 = Instant::now();
+        for host in ["a", "b", "c", "d", "e"] {
+            drop(p.acquire(host).await.unwrap());
+        }
+        assert_eq!(t0.elapsed(), Duration::from_millis(1000));
     }
 
     #[tokio::test(start_paused = true)]

@@ -44,7 +44,14 @@ pub trait SlotStore: Send + Sync + std::fmt::Debug {
     /// received it, so the next start is measured from here if that is later than the
     /// committed start (a slow first connection otherwise shortens the next gap).
     fn answered(&self, host: &str);
+    /// How long `host` is still held by a Retry-After (zero when free). Used instead of
+    /// reserve and commit when the host has no gap: it may read a slightly stale state
+    /// (up to [`HOLD_PEEK_INTERVAL`] old) and takes no lock.
+    fn held_for(&self, host: &str) -> Duration;
 }
+
+/// How often [`FileSlots::held_for`] reads a host's file at most.
+pub const HOLD_PEEK_INTERVAL: Duration = Duration::from_millis(50);
 
 /// One host's schedule, in milliseconds of some clock.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -155,6 +162,10 @@ impl SlotStore for MemorySlots {
     fn answered(&self, host: &str) {
         self.with(host, |s, now| s.answered(now));
     }
+
+    fn held_for(&self, host: &str) -> Duration {
+        Duration::from_millis(self.with(host, |s, now| s.hold.saturating_sub(now)))
+    }
 }
 
 /// The schedule shared through files, for several processes: `<dir>/<host>` holds
@@ -163,6 +174,8 @@ impl SlotStore for MemorySlots {
 pub struct FileSlots {
     dir: PathBuf,
     fallback: MemorySlots,
+    /// host → (when the file was last read, its hold), for [`SlotStore::held_for`].
+    peeks: Mutex<HashMap<String, (std::time::Instant, u64)>>,
 }
 
 impl FileSlots {
@@ -173,6 +186,7 @@ impl FileSlots {
         Ok(Self {
             dir,
             fallback: MemorySlots::default(),
+            peeks: Mutex::new(HashMap::new()),
         })
     }
 
@@ -270,13 +284,33 @@ impl SlotStore for FileSlots {
     }
 
     fn push_back(&self, host: &str, wait: Duration) {
+        // Also here, so this process sees its own hold at once in `held_for`.
+        self.fallback.push_back(host, wait);
         if let Err(e) = self.update(host, |s, now| {
             s.push_back(now, ms(wait));
             0
         }) {
             tracing::warn!(host, "cannot update the shared host schedule: {e}");
-            self.fallback.push_back(host, wait);
         }
+    }
+
+    fn held_for(&self, host: &str) -> Duration {
+        let now = now_ms();
+        let cached = lock(&self.peeks)
+            .get(host)
+            .filter(|(at, _)| at.elapsed() < HOLD_PEEK_INTERVAL)
+            .map(|(_, hold)| *hold);
+        let hold = match cached {
+            Some(h) => h,
+            None => {
+                let h = std::fs::read_to_string(self.path_for(host))
+                    .map(|t| Schedule::parse(&t).hold)
+                    .unwrap_or(0);
+                lock(&self.peeks).insert(host.to_owned(), (std::time::Instant::now(), h));
+                h
+            }
+        };
+        Duration::from_millis(hold.saturating_sub(now)).max(self.fallback.held_for(host))
     }
 
     fn answered(&self, host: &str) {
@@ -340,6 +374,24 @@ mod tests {
         s.push_back("a", Duration::from_secs(2));
         tokio::time::advance(Duration::from_millis(500)).await;
         assert_eq!(s.commit("a", g), Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn holds_are_seen_by_other_instances_without_a_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = FileSlots::new(dir.path()).unwrap();
+        let b = FileSlots::new(dir.path()).unwrap();
+        assert_eq!(b.held_for("h"), Duration::ZERO);
+        a.push_back("h", Duration::from_secs(30));
+        assert!(
+            a.held_for("h") > Duration::from_secs(29),
+            "at once in its own process"
+        );
+        std::thread::sleep(HOLD_PEEK_INTERVAL + Duration::from_millis(10));
+        assert!(
+            b.held_for("h") > Duration::from_secs(29),
+            "within the peek interval elsewhere"
+        );
     }
 
     #[test]
