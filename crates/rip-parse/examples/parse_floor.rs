@@ -2,11 +2,13 @@
 //! parsed into a DOM by the HTML parser rip-parse uses (scraper / html5ever), nothing
 //! extracted, nothing written.
 //!
-//! Bodies are read and decoded from the NDJSON file first (not timed); then the timed
-//! part parses every body into a DOM and drops it, on `--threads` rayon threads.
-//! Prints one JSON line: pages, bytes (HTML), seconds.
+//! By default bodies are read and decoded from the NDJSON file first (not timed); then
+//! the timed part parses every body into a DOM and drops it, on `--threads` rayon
+//! threads. With `--stream`, the timed part also reads each line and decodes the `page`
+//! record (what any parse stage must do at the least). Prints one JSON line: pages,
+//! bytes (HTML), seconds.
 //!
-//!   cargo run --release -p rip-parse --example parse_floor -- pages.ndjson --threads 2
+//!   cargo run --release -p rip-parse --example parse_floor -- pages.ndjson --threads 2 [--stream]
 
 use rayon::prelude::*;
 use std::io::BufRead;
@@ -23,6 +25,31 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .map_or(0, |n| n.parse().expect("a thread count"));
     let file = std::io::BufReader::new(std::fs::File::open(path).expect("the input file"));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool");
+    if args.iter().any(|a| a == "--stream") {
+        let started = Instant::now();
+        let (pages, bytes) = pool.install(|| {
+            file.lines()
+                .par_bridge()
+                .map(|line| {
+                    let page: rip_core::Page =
+                        serde_json::from_str(&line.expect("readable input")).expect("a page");
+                    let _ = scraper::Html::parse_document(&page.body);
+                    (1usize, page.body.len())
+                })
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        });
+        let out = serde_json::json!({
+            "pages": pages, "bytes": bytes, "seconds": started.elapsed().as_secs_f64(),
+            "threads": pool.current_num_threads(), "stream": true,
+        });
+        let text = format!("{out}\n");
+        std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes()).expect("stdout");
+        return;
+    }
     let mut bodies = Vec::new();
     for line in file.lines() {
         let line = line.expect("readable input");
@@ -30,10 +57,6 @@ fn main() {
             bodies.push(page.body);
         }
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("a thread pool");
     let started = Instant::now();
     let nodes: usize = pool.install(|| {
         bodies

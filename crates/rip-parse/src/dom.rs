@@ -47,7 +47,7 @@ pub enum DomError {
 }
 
 /// Bytes fed to the parser between two looks at the clock.
-const CHUNK: usize = 16 * 1024;
+const CHUNK: usize = 64 * 1024;
 
 /// Parses a whole document, within `limits`.
 pub fn parse(text: &str, limits: ParseLimits) -> Result<Html, DomError> {

@@ -192,10 +192,10 @@ fn is_canonical(rel: Option<&str>) -> bool {
     })
 }
 
-struct RawLink {
-    href: String,
+struct RawLink<'a> {
+    href: &'a str,
     text: TextBuf,
-    rel: Option<String>,
+    rel: Option<&'a str>,
 }
 
 /// Extracts the generic fields of a parsed page.
@@ -254,9 +254,9 @@ pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
                             if let Some(href) = el.attr("href") {
                                 open_links.push(links.len());
                                 links.push(RawLink {
-                                    href: href.to_owned(),
+                                    href,
                                     text: TextBuf::default(),
-                                    rel: el.attr("rel").map(str::to_owned),
+                                    rel: el.attr("rel"),
                                 });
                             }
                         }
@@ -332,7 +332,7 @@ pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
                 Some(Link {
                     href: base.join(l.href.trim()).ok()?.into(),
                     text: l.text.finish(),
-                    rel: l.rel.filter(|r| !r.trim().is_empty()),
+                    rel: l.rel.filter(|r| !r.trim().is_empty()).map(str::to_owned),
                 })
             })
             .collect(),

@@ -50,9 +50,14 @@ struct Cli {
     #[arg(long)]
     unordered: bool,
 
-    /// Most pages in flight at once (default: 8 per thread).
+    /// Most pages in flight at once (default: 64 per thread; --window-mib bounds their bytes).
     #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
     window: usize,
+
+    /// Most MiB of page records in flight at once (memory: parsing takes about ten
+    /// times a page's size).
+    #[arg(long, value_name = "MIB", default_value_t = 16)]
+    window_mib: usize,
 
     /// Pages whose body is larger than this many MiB become failures.
     #[arg(long, value_name = "MIB", default_value_t = 32)]
@@ -122,8 +127,8 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
         threads: cli.threads,
         unordered: cli.unordered,
         window: cli.window,
+        window_bytes: cli.window_mib.max(1).saturating_mul(1 << 20),
         progress: on_progress,
-        ..Default::default()
     };
     let report = rip_parse::run(config, input, std::io::stdout());
     progress.finish();

@@ -86,7 +86,8 @@ pub struct Config {
     pub threads: usize,
     /// Write outcomes as they are ready instead of in input order.
     pub unordered: bool,
-    /// Most pages in flight (read but not yet written); 0 means 8 per thread.
+    /// Most pages in flight (read but not yet written); 0 means 64 per thread (a slow page at the head of the queue
+    /// does not stall the others; `window_bytes` bounds the memory).
     pub window: usize,
     /// Most bytes of page records in flight: a page that would go over waits until
     /// others are written (a single larger page is still admitted alone). Parsing
@@ -178,7 +179,7 @@ pub fn run<R: Read + Send + 'static, W: Write>(
         config.threads
     };
     let window = if config.window == 0 {
-        threads * 8
+        threads * 64
     } else {
         config.window
     };

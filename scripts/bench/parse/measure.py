@@ -65,6 +65,9 @@ for threads in sorted({1, cores}):
     floor = json.loads(out)
     results[("floor", threads)] = record("floor: DOM parse only", threads, pages, floor["seconds"], rss,
                                          "(bodies preloaded, untimed)")
+    wall, rss, out = timed([args.floor, args.input, "--threads", str(threads), "--stream"])
+    results[("floor-stream", threads)] = record("floor: read + decode + DOM parse", threads, pages,
+                                                json.loads(out)["seconds"], rss)
     for name, extra in [("rip-parse (generic)", []), ("rip-parse --unordered", ["--unordered"]),
                         ("rip-parse --markdown", ["--markdown"])]:
         if threads == 1 and extra:
@@ -77,17 +80,21 @@ record("rip-parse (generic), input x2", cores, 2 * pages, wall, rss, "(same page
 
 g1, gn = results[("rip-parse (generic)", 1)], results[("rip-parse (generic)", cores)]
 f1, fn = results[("floor", 1)], results[("floor", cores)]
+s1, sn = results[("floor-stream", 1)], results[("floor-stream", cores)]
 summary = {
     "bench": "parse", "what": "summary", "pages": pages, "cores": cores, "loadAverage": round(load, 1),
     "machine": platform.machine(),
     "vsFloor1": round(g1["pagesPerSec"] / f1["pagesPerSec"], 2),
     "vsFloorN": round(gn["pagesPerSec"] / fn["pagesPerSec"], 2),
+    "vsStreamFloor1": round(g1["pagesPerSec"] / s1["pagesPerSec"], 2),
+    "vsStreamFloorN": round(gn["pagesPerSec"] / sn["pagesPerSec"], 2),
     "speedupN": round(gn["pagesPerSec"] / g1["pagesPerSec"], 2),
     "floorSpeedupN": round(fn["pagesPerSec"] / f1["pagesPerSec"], 2),
     "peakRssMb": max(r["peakRssMb"] for r in rows if r["what"].startswith("rip-parse")),
 }
 print(f"generic extraction vs floor: {summary['vsFloor1']:.0%} (1 thread), {summary['vsFloorN']:.0%} "
-      f"({cores} threads); speed-up on {cores} cores: {summary['speedupN']}x (floor: "
+      f"({cores} threads); vs read+decode+parse floor: {summary['vsStreamFloor1']:.0%}, "
+      f"{summary['vsStreamFloorN']:.0%}; speed-up on {cores} cores: {summary['speedupN']}x (floor: "
       f"{summary['floorSpeedupN']}x); peak RSS {summary['peakRssMb']} MB")
 with open(args.results, "a") as f:
     for r in rows + [summary]:

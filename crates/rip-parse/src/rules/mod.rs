@@ -237,3 +237,6 @@ impl Matcher {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
