@@ -118,9 +118,27 @@ pub fn render(r: &Report) -> String {
     h.push_str(&bar_rows(&retry_rows, "#14b8a6"));
     let _ = write!(
         h,
-        "<p class=\"muted\">{} retry round(s) in all.</p></section>",
+        "<p class=\"muted\">{} retry round(s) in all (failure routing).</p>",
         r.retries.total_rounds
     );
+    if !r.retries.http_attempts.is_empty() {
+        h.push_str("<h2>HTTP requests per page</h2>");
+        let rows: Vec<(String, u64)> = r
+            .retries
+            .http_attempts
+            .iter()
+            .map(|(n, count)| {
+                let label = match n {
+                    0 => "from cache".to_owned(),
+                    1 => "1 request".to_owned(),
+                    n => format!("{n} requests"),
+                };
+                (label, *count)
+            })
+            .collect();
+        h.push_str(&bar_rows(&rows, "#0ea5e9"));
+    }
+    h.push_str("</section>");
 
     h.push_str("<section><h2>Fetch latency</h2>");
     match &r.latency {
