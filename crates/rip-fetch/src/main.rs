@@ -38,6 +38,9 @@ struct Cli {
     /// Write records in input order (default: as fetches end).
     #[arg(long)]
     ordered: bool,
+    /// Worker threads of the async runtime (default: one per core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
 
     /// Attempts per ref at most, the first included (1: no retries).
     #[arg(long, default_value_t = 3, value_name = "N")]
@@ -242,7 +245,16 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
         stop: Some(stop),
         on_progress: progress.is_visible().then_some(on_progress),
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let mut builder = match cli.threads {
+        Some(1) => tokio::runtime::Builder::new_current_thread(),
+        Some(n) => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(n.max(1));
+            b
+        }
+        None => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = builder
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
