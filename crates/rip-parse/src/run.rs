@@ -89,8 +89,8 @@ pub struct Config {
     /// Most pages in flight (read but not yet written); 0 means 64 per thread (a slow page at the head of the queue
     /// does not stall the others; `window_bytes` bounds the memory).
     pub window: usize,
-    /// Most bytes of page records in flight: a page that would go over waits until
-    /// others are written (a single larger page is still admitted alone). Parsing
+    /// Most bytes of page records being parsed: a page that would go over waits until
+    /// others are done (a single larger page is still admitted alone). Parsing
     /// takes about ten times a page's size, so this bounds memory even when a few
     /// pages are huge.
     pub window_bytes: usize,
@@ -309,7 +309,10 @@ impl<W: Write> Stage<W> {
     }
 
     fn complete(&mut self, done: Done, ordered: bool) -> Result<(), PipeError> {
+        // The bytes budget is for pages being parsed (a DOM is many times its page);
+        // finished outcomes waiting for their turn are bounded by the window's count.
         self.in_flight -= 1;
+        self.bytes_in_flight -= done.bytes;
         if !ordered {
             return self.write(done);
         }
@@ -327,7 +330,6 @@ impl<W: Write> Stage<W> {
     }
 
     fn write(&mut self, done: Done) -> Result<(), PipeError> {
-        self.bytes_in_flight -= done.bytes;
         match done.outcome {
             Outcome::Doc { doc, warnings } => {
                 if !warnings.is_empty() {
