@@ -287,3 +287,77 @@ fn two_processes_sharing_a_cache_folder_keep_each_hosts_gap() {
     assert!(g >= gap - Duration::from_millis(25), "requests {g:?} apart");
     assert!(t0.elapsed() >= gap * 11 - Duration::from_millis(100));
 }
+
+#[test]
+fn two_processes_filling_one_cache_leave_no_corrupt_entry() {
+    let mut b = TestServer::builder();
+    for i in 0..80 {
+        b = b.file(format!("/w{i}"), HTML.repeat(i + 1));
+    }
+    let server = b.start_background().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let urls: Vec<String> = (0..80).map(|i| server.url(&format!("/w{i}"))).collect();
+    let input = refs(&urls);
+    // Two writers at once, both writing every entry.
+    let children: Vec<_> = (0..2)
+        .map(|_| {
+            let mut child = Command::new(rip_testkit::bin("rip-fetch"))
+                .args([
+                    "--delay",
+                    "0ms",
+                    "--jitter",
+                    "0ms",
+                    "--cache",
+                    "write-only",
+                    "--ignore-robots",
+                ])
+                .arg("--cache-dir")
+                .arg(dir.path())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(server.total(), 160);
+    // A read-only run finds every entry intact: no request, no corrupt entry, right bodies.
+    server.clear_log();
+    let out = rip_fetch(&["--cache", "read-only"], dir.path(), &input);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(server.total(), 0);
+    let recs = records(&out);
+    for r in &recs {
+        if let Record::Page(p) = r {
+            let i: usize = p.url.rsplit("/w").next().unwrap().parse().unwrap();
+            assert_eq!(p.body.len(), HTML.len() * (i + 1), "{}", p.url);
+            assert!(p.from_cache);
+        }
+    }
+    let Some(Record::Summary(s)) = recs.last() else {
+        panic!()
+    };
+    assert_eq!(s.output.get("page"), Some(&80));
+    assert_eq!(s.counters.get("cacheCorrupt"), None);
+}
