@@ -361,3 +361,55 @@ fn two_processes_filling_one_cache_leave_no_corrupt_entry() {
     assert_eq!(s.output.get("page"), Some(&80));
     assert_eq!(s.counters.get("cacheCorrupt"), None);
 }
+
+#[test]
+fn ctrl_c_writes_what_was_done_and_exits_130() {
+    let server = server(2)
+        .rule(Rule::path("/p1").always(Fault::serve().delay(Duration::from_secs(30))))
+        .start_background()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(rip_testkit::bin("rip-fetch"))
+        .args([
+            "--delay",
+            "0ms",
+            "--jitter",
+            "0ms",
+            "--ignore-robots",
+            "--cache",
+            "off",
+        ])
+        .arg("--cache-dir")
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(refs(&[server.url("/p0"), server.url("/p1")]).as_bytes())
+        .unwrap();
+    // Input stays open: the stage is waiting for more when the signal comes.
+    assert!(server.wait_for_count_blocking("/p1", 1, Duration::from_secs(10)));
+    std::thread::sleep(Duration::from_millis(200));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let t0 = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    assert!(t0.elapsed() < Duration::from_secs(5), "stopped promptly");
+    assert_eq!(out.status.code(), Some(130));
+    let recs = records(&out);
+    assert!(
+        recs.iter()
+            .any(|r| matches!(r, Record::Page(p) if p.url.ends_with("/p0")))
+    );
+    let Some(Record::Summary(s)) = recs.last() else {
+        panic!("a summary even when interrupted")
+    };
+    assert_eq!(s.status, Status::Interrupted);
+}
