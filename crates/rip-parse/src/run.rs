@@ -7,9 +7,7 @@
 //! at most `window` pages (and `window_bytes` of page records) are in flight, so memory
 //! does not grow with the length of the input.
 
-use rip_core::{
-    Doc, Failure, Kind, Line, Pipe, PipeError, PipeOptions, Polled, Record, Status, Summary,
-};
+use rip_core::{Kind, Line, Pipe, PipeError, PipeOptions, Polled, Record, Status, Summary};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -141,9 +139,62 @@ pub enum RunError {
 struct Done {
     seq: u64,
     bytes: usize,
-    outcome: Outcome,
-    /// The line, handed back only when it must be reported as bad.
-    line: Option<Line>,
+    result: Written,
+}
+
+/// An outcome, serialised on the worker that made it (so that serialising, and
+/// freeing the doc's many small allocations, happen in parallel and on the thread that
+/// allocated them), with what the stage loop needs to count it.
+enum Written {
+    Doc {
+        line: Line,
+        concept: String,
+        warnings: Vec<String>,
+    },
+    Failure {
+        line: Line,
+        /// Set when the run must stop here: why.
+        halt: Option<String>,
+    },
+    /// The input line, to be reported as bad.
+    Bad { line: Line, message: String },
+}
+
+fn serialised(record: &Record) -> Line {
+    let text = serde_json::to_string(record).expect("a record serialises");
+    Line::from_text(text).expect("a record written by serde is a valid line")
+}
+
+impl Written {
+    fn from(outcome: Outcome, input: Line) -> Self {
+        match outcome {
+            Outcome::Doc { doc, warnings } => {
+                let concept = doc.concept.clone();
+                Self::Doc {
+                    line: serialised(&Record::Doc(*doc)),
+                    concept,
+                    warnings,
+                }
+            }
+            Outcome::Failure { failure, halt } => {
+                let halt = halt.then(|| {
+                    format!(
+                        "halted at {} (onSchemaError = \"halt\"): {}",
+                        failure.url,
+                        failure.errors.last().map_or("", |e| e.message.as_str())
+                    )
+                });
+                Self::Failure {
+                    line: serialised(&Record::Failure(*failure)),
+                    halt,
+                }
+            }
+            Outcome::BadRecord(message) => Self::Bad {
+                line: input,
+                message,
+            },
+        }
+    }
 }
 
 enum Slot {
@@ -281,12 +332,10 @@ pub fn run<R: Read + Send + 'static, W: Write>(
         pool.spawn(move || {
             let outcome = catch_unwind(AssertUnwindSafe(|| process::page_line(&opts, line.text())))
                 .unwrap_or_else(|panic| process::panicked(line.text(), &panic));
-            let line = matches!(outcome, Outcome::BadRecord(_)).then_some(line);
             let _ = tx.send(Done {
                 seq,
                 bytes,
-                outcome,
-                line,
+                result: Written::from(outcome, line),
             });
         });
     }
@@ -330,45 +379,33 @@ impl<W: Write> Stage<W> {
     }
 
     fn write(&mut self, done: Done) -> Result<(), PipeError> {
-        match done.outcome {
-            Outcome::Doc { doc, warnings } => {
+        match done.result {
+            Written::Doc {
+                line,
+                concept,
+                warnings,
+            } => {
                 if !warnings.is_empty() {
                     self.stats.schema_warnings += 1;
                     for w in &warnings {
                         tracing::warn!("{w}");
                     }
                 }
-                *self.stats.docs.entry(doc.concept.clone()).or_default() += 1;
-                self.emit_doc(*doc)?;
+                *self.stats.docs.entry(concept).or_default() += 1;
+                self.pipe.pass(&line)?;
             }
-            Outcome::Failure { failure, halt } => {
+            Written::Failure { line, halt } => {
                 self.stats.failures += 1;
                 self.pipe.mark_partial();
-                if halt && self.halted.is_none() {
-                    self.halted = Some(format!(
-                        "halted at {} (onSchemaError = \"halt\"): {}",
-                        failure.url,
-                        failure.errors.last().map_or("", |e| e.message.as_str())
-                    ));
+                if halt.is_some() && self.halted.is_none() {
+                    self.halted = halt;
                 }
-                self.emit_failure(*failure)?;
+                self.pipe.pass(&line)?;
             }
-            Outcome::BadRecord(message) => {
-                if let Some(line) = &done.line {
-                    self.pipe.bad_record(line, message)?;
-                }
-            }
+            Written::Bad { line, message } => self.pipe.bad_record(&line, message)?,
         }
         self.tick();
         Ok(())
-    }
-
-    fn emit_doc(&mut self, doc: Doc) -> Result<(), PipeError> {
-        self.pipe.emit(&Record::Doc(doc))
-    }
-
-    fn emit_failure(&mut self, failure: Failure) -> Result<(), PipeError> {
-        self.pipe.emit(&Record::Failure(failure))
     }
 
     fn tick(&mut self) {
