@@ -6,7 +6,7 @@
 //! `visited_set_of_a_million_urls_is_compact`). Two URLs share a 64-bit XXH3 hash with
 //! probability ~n²/2⁶⁵: about 3·10⁻⁸ for a million URLs.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use rip_core::Ref;
@@ -60,6 +60,11 @@ pub struct Item {
     /// Collected: written as a `ref`.
     #[serde(default, skip_serializing_if = "is_false")]
     pub t: bool,
+    /// While waiting: the dispatch order of the page it was found on (lower: earlier in
+    /// BFS order), which decides which of several parents at one depth a URL keeps. Once
+    /// dispatched: its own dispatch order. Not journalled.
+    #[serde(skip)]
+    pub o: u64,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -128,23 +133,49 @@ impl Visited {
     }
 }
 
-/// Items waiting, by depth; breadth-first.
+#[derive(Debug, Default)]
+struct Level {
+    items: Vec<Option<Item>>,
+    head: usize,
+}
+
+/// Items waiting, by depth; breadth-first. A waiting item can be found by key and updated
+/// (a better parent for it turned up before it was dispatched).
 #[derive(Debug, Default)]
 pub struct Frontier {
-    levels: BTreeMap<u32, VecDeque<Item>>,
+    levels: BTreeMap<u32, Level>,
+    index: HashMap<u64, (u32, usize), BuildHasherDefault<IdHasher>>,
     len: usize,
 }
 
 impl Frontier {
-    /// Queues an item at its depth.
+    /// Queues an item at its depth (replacing a waiting item with the same key).
     pub fn push(&mut self, item: Item) {
-        self.levels.entry(item.depth()).or_default().push_back(item);
+        if let Some(waiting) = self.get_mut(item.h) {
+            *waiting = item;
+            return;
+        }
+        let depth = item.depth();
+        let level = self.levels.entry(depth).or_default();
+        self.index.insert(item.h, (depth, level.items.len()));
+        level.items.push(Some(item));
         self.len += 1;
+    }
+
+    /// The waiting item with this key.
+    pub fn get_mut(&mut self, key: u64) -> Option<&mut Item> {
+        let (depth, i) = *self.index.get(&key)?;
+        self.levels.get_mut(&depth)?.items.get_mut(i)?.as_mut()
     }
 
     /// The smallest depth waiting.
     pub fn min_depth(&self) -> Option<u32> {
         self.levels.keys().next().copied()
+    }
+
+    fn front(&self) -> Option<&Item> {
+        let (_, level) = self.levels.first_key_value()?;
+        level.items.get(level.head)?.as_ref()
     }
 
     /// Takes the next item of the smallest depth, if that depth is at most `max_depth`
@@ -154,11 +185,14 @@ impl Frontier {
         if *entry.key() > max_depth {
             return None;
         }
-        let item = entry.get_mut().pop_front();
-        if entry.get().is_empty() {
+        let level = entry.get_mut();
+        let item = level.items.get_mut(level.head).and_then(Option::take);
+        level.head += 1;
+        if level.head >= level.items.len() {
             entry.remove();
         }
-        if item.is_some() {
+        if let Some(item) = &item {
+            self.index.remove(&item.h);
             self.len -= 1;
         }
         item
@@ -166,8 +200,7 @@ impl Frontier {
 
     /// Takes the next item of the smallest depth, if it satisfies `pred`; else leaves it.
     pub fn pop_if(&mut self, max_depth: u32, pred: impl FnOnce(&Item) -> bool) -> Option<Item> {
-        let entry = self.levels.first_entry()?;
-        if *entry.key() > max_depth || !entry.get().front().is_some_and(pred) {
+        if self.min_depth()? > max_depth || !self.front().is_some_and(pred) {
             return None;
         }
         self.pop_up_to(max_depth)
@@ -197,7 +230,28 @@ mod tests {
             k: ItemKind::Page,
             s: false,
             t: true,
+            o: 0,
         }
+    }
+
+    #[test]
+    fn waiting_items_can_be_updated() {
+        let mut f = Frontier::default();
+        f.push(item("http://h/a", 1));
+        f.push(item("http://h/b", 1));
+        f.get_mut(key("http://h/b")).unwrap().r.context.link_text = Some("B".into());
+        let mut again = item("http://h/a", 1);
+        again.r.context.link_text = Some("A".into());
+        f.push(again);
+        assert_eq!(f.len(), 2);
+        let a = f.pop_up_to(9).unwrap();
+        assert_eq!(a.r.context.link_text.as_deref(), Some("A"));
+        assert!(f.get_mut(key("http://h/a")).is_none(), "gone once taken");
+        assert_eq!(
+            f.pop_up_to(9).unwrap().r.context.link_text.as_deref(),
+            Some("B")
+        );
+        assert!(f.is_empty() && f.min_depth().is_none());
     }
 
     #[test]

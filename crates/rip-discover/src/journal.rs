@@ -273,6 +273,7 @@ mod tests {
             k: ItemKind::Page,
             s: false,
             t: true,
+            o: 0,
         }
     }
 

@@ -1,6 +1,62 @@
-//! `rip-discover`: being written (issue 4); the library's modules are usable already.
+//! `rip-discover`: see the library docs. This file is glue: arguments → config → run.
 
-fn main() -> std::process::ExitCode {
-    eprintln!("rip-discover: the crawl loop is not written yet");
-    std::process::ExitCode::from(1)
+mod args;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    cli.common.init_logging();
+    rip_cli::exit_with("rip-discover", run(cli))
+}
+
+fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
+    let stop = rip_cli::install_interrupt()?;
+    // Start URLs as arguments: stdin is read only when asked (`-i -`), so that
+    // `rip-discover URL | rip-fetch` does not wait on a terminal.
+    let input = if cli.urls.is_empty() || cli.common.input.is_some() {
+        Some(cli.common.open_input()?)
+    } else {
+        None
+    };
+    let input_name = input.as_ref().map_or("-".to_owned(), |(_, n)| n.clone());
+    let progress = rip_cli::progress::Progress::new("rip-discover", cli.common.quiet);
+    let bar = progress.clone();
+    let on_progress: rip_discover::ProgressFn = Arc::new(move |p: &rip_discover::Progress| {
+        let rate = p.done as f64 / p.elapsed.as_secs_f64().max(0.001);
+        bar.set(format!(
+            "depth {}: {} pages, {} targets, {} queued, {} in flight, {rate:.0} pages/s, {} failed",
+            p.depth,
+            p.done,
+            p.targets,
+            p.queued,
+            p.in_flight,
+            p.http.failed()
+        ));
+    });
+    let mut config = cli.config()?;
+    config.input_name = input_name;
+    config.strict = cli.common.strict;
+    config.stop = Some(stop);
+    config.on_progress = progress.is_visible().then_some(on_progress);
+    let quiet = cli.common.quiet;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let summary = runtime.block_on(rip_discover::run(
+        config,
+        input.map(|(r, _)| r),
+        std::io::stdout(),
+    ));
+    progress.finish();
+    let summary = summary?;
+    if !quiet {
+        eprintln!("{}", rip_discover::summary_line(&summary));
+    }
+    Ok(summary.status)
 }

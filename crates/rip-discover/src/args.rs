@@ -1,0 +1,225 @@
+//! The command line: clap derive, doc comments as the help text.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Parser;
+use regex::Regex;
+use rip_http::{CacheMode, HttpConfig};
+use rip_url::Canonicalizer;
+
+/// Crawl a site breadth first from start URLs and write a `ref` record for every target
+/// link found (with depth, parent, link text), `expected` records for URLs robots.txt
+/// disallows, `failure` records for pages that failed, and a closing `summary`.
+///
+/// Start URLs come as arguments, or as `ref` records on stdin (other records pass
+/// through). Scope, as the reference's link crawler: `--domain` (considered at all),
+/// `--follow` (traversed: the reference's delimiter), `--target` (collected among the
+/// traversed). Pages go through the shared cache, so a `rip-fetch` after this finds them
+/// there. Exit code 3 when a start URL cannot be fetched; 2 when a page that is not a
+/// target failed.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    pub common: rip_cli::StageArgs,
+
+    /// Start URLs (without any, `ref` records are read from stdin).
+    #[arg(value_name = "URL")]
+    pub urls: Vec<String>,
+
+    /// Links must match this regex to be considered at all (default: the start URLs'
+    /// origins).
+    #[arg(long, value_name = "REGEX")]
+    domain: Option<Regex>,
+    /// Links matching this regex are traversed (the reference's "delimiter"; default: all
+    /// considered links).
+    #[arg(long, value_name = "REGEX", alias = "delimiter")]
+    follow: Option<Regex>,
+    /// Traversed links matching this regex are written as refs (default: every traversed
+    /// link). Others are traversed but not written.
+    #[arg(long, value_name = "REGEX")]
+    target: Option<Regex>,
+    /// Follow links up to this depth (start URLs are depth 0).
+    #[arg(long, value_name = "N")]
+    max_depth: Option<u32>,
+    /// Write at most this many targets, then stop.
+    #[arg(long, value_name = "N")]
+    max_pages: Option<u64>,
+    /// Start at most this many fetches (pages and sitemaps, cache hits included), then stop.
+    #[arg(long, value_name = "N")]
+    max_requests: Option<u64>,
+
+    /// Follow `rel="nofollow"` links too (and links on pages whose robots meta tag says
+    /// nofollow).
+    #[arg(long)]
+    follow_nofollow: bool,
+    /// Drop this query parameter from URLs (repeatable; `name*` drops a prefix). `utm_*`
+    /// is always dropped unless --keep-utm.
+    #[arg(long = "drop-param", value_name = "NAME")]
+    drop_params: Vec<String>,
+    /// Keep `utm_*` parameters.
+    #[arg(long)]
+    keep_utm: bool,
+
+    /// Seed the crawl from the sitemaps named in robots.txt (or /sitemap.xml): XML,
+    /// sitemap indexes, text and gzipped sitemaps.
+    #[arg(long)]
+    sitemaps: bool,
+    /// How deep sitemap indexes may nest.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    sitemap_depth: u32,
+    /// Sitemap files read at most.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    max_sitemaps: usize,
+
+    /// Context rules: the CSS selector of a listing row (e.g. `table.items tbody tr`); a
+    /// link inside one gets `raw.rowText` and the --field values of its row.
+    #[arg(long, value_name = "SELECTOR")]
+    row: Option<String>,
+    /// A row field, `NAME=SELECTOR` (its text) or `NAME=SELECTOR@ATTR` (repeatable).
+    #[arg(long = "field", value_name = "NAME=SELECTOR", requires = "row")]
+    fields: Vec<String>,
+    /// Apply the context rules only to pages whose URL matches.
+    #[arg(long, value_name = "REGEX", requires = "row")]
+    context_pages: Option<Regex>,
+
+    /// Write the refs at the end, deduplicated, in numeric-aware order (item-9 before
+    /// item-10), instead of as they are found.
+    #[arg(long)]
+    sorted: bool,
+    /// Persist the crawl in this folder; rerunning the same command resumes it.
+    #[arg(long, value_name = "DIR")]
+    state: Option<PathBuf>,
+
+    /// Pages in flight at most.
+    #[arg(long, short = 'c', default_value_t = 64, value_name = "N")]
+    concurrency: usize,
+    /// Requests in flight at most per host.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    per_host: usize,
+    /// Minimum gap between two requests to one host.
+    #[arg(long, default_value = "250ms", value_parser = humantime::parse_duration)]
+    delay: Duration,
+    /// Random extra gap, up to this, added to each.
+    #[arg(long, default_value = "100ms", value_parser = humantime::parse_duration)]
+    jitter: Duration,
+    /// Requests per second at most, over all hosts.
+    #[arg(long, value_name = "PER_SEC")]
+    rate: Option<f64>,
+    /// Attempts per page at most, the first included.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    attempts: u32,
+    /// First retry delay.
+    #[arg(long, default_value = "500ms", value_parser = humantime::parse_duration)]
+    retry_base: Duration,
+    /// Longest silence while waiting for or reading a response.
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    read_timeout: Duration,
+    /// Longest time for one request.
+    #[arg(long, default_value = "120s", value_parser = humantime::parse_duration)]
+    timeout: Duration,
+    /// The User-Agent header.
+    #[arg(long, env = "RIP_USER_AGENT")]
+    user_agent: Option<String>,
+    /// An extra request header, `Name: value` (repeatable).
+    #[arg(long = "header", short = 'H', value_name = "HEADER")]
+    headers: Vec<String>,
+    /// Do not obey robots.txt.
+    #[arg(long)]
+    ignore_robots: bool,
+    /// The cache folder, shared by every stage of a pipeline.
+    #[arg(long, env = "RIP_CACHE_DIR", default_value = ".rip-cache")]
+    cache_dir: PathBuf,
+    /// What the cache may do: read-write, read-only, write-only, off.
+    #[arg(long, env = "RIP_CACHE_MODE", default_value = "read-write")]
+    cache: CacheMode,
+    /// How long a cache entry is fresh (default: forever).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    ttl: Option<Duration>,
+    /// Keep politeness schedules to this process.
+    #[arg(long)]
+    no_shared_politeness: bool,
+}
+
+impl Cli {
+    fn http(&self) -> anyhow::Result<HttpConfig> {
+        let mut h = HttpConfig::default();
+        if let Some(ua) = &self.user_agent {
+            h.client.user_agent = ua.clone();
+        }
+        for header in &self.headers {
+            let (k, v) = header
+                .split_once(':')
+                .with_context(|| format!("bad --header `{header}` (hint: `Name: value`)"))?;
+            h.client
+                .headers
+                .push((k.trim().to_owned(), v.trim().to_owned()));
+        }
+        h.client.read_timeout = self.read_timeout;
+        h.client.total_timeout = self.timeout;
+        h.client.pool_idle_per_host = self.per_host.max(1) * 2;
+        h.retry.max_attempts = self.attempts.max(1);
+        h.retry.base_delay = self.retry_base;
+        let p = &mut h.politeness;
+        p.min_gap = self.delay;
+        p.jitter = self.jitter;
+        p.per_host_concurrency = self.per_host.max(1);
+        p.total_concurrency = self.concurrency.max(1);
+        p.global_rate = self.rate;
+        p.shared = !self.no_shared_politeness;
+        h.cache.dir = Some(self.cache_dir.clone());
+        h.cache.mode = self.cache;
+        h.cache.ttl = self.ttl;
+        h.robots = !self.ignore_robots;
+        Ok(h)
+    }
+
+    /// The library's configuration.
+    pub fn config(&self) -> anyhow::Result<rip_discover::Config> {
+        let mut canon = if self.keep_utm {
+            Canonicalizer::keeping_all_params()
+        } else {
+            Canonicalizer::default()
+        };
+        canon = canon.drop_params(&self.drop_params);
+        for u in &self.urls {
+            canon
+                .parse(u)
+                .with_context(|| format!("bad start URL `{u}` (hint: an absolute http(s) URL)"))?;
+        }
+        let context = match &self.row {
+            Some(row) => Some(rip_discover::ContextRules::new(
+                row,
+                &self.fields,
+                self.context_pages.clone(),
+            )?),
+            None => None,
+        };
+        let sitemap_limits = rip_discover::sitemap::Limits {
+            max_index_depth: self.sitemap_depth,
+            max_files: self.max_sitemaps,
+            ..Default::default()
+        };
+        Ok(rip_discover::Config {
+            http: self.http()?,
+            starts: self.urls.clone(),
+            domain: self.domain.clone(),
+            follow: self.follow.clone(),
+            target: self.target.clone(),
+            canon,
+            follow_nofollow: self.follow_nofollow,
+            max_depth: self.max_depth,
+            max_pages: self.max_pages,
+            max_requests: self.max_requests,
+            sitemaps: self.sitemaps,
+            sitemap_limits,
+            context,
+            sorted: self.sorted,
+            state_dir: self.state.clone(),
+            concurrency: self.concurrency.max(1),
+            ..Default::default()
+        })
+    }
+}

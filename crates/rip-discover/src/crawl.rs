@@ -1,0 +1,797 @@
+//! The crawl loop: reads start refs, dispatches frontier items to tasks (breadth first,
+//! within the budgets), turns their results into records and new frontier items, and
+//! keeps the state journal in step with what reached stdout.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use chrono::Utc;
+use rip_core::stream::spawn_reader;
+use rip_core::{
+    ErrorCategory, ErrorEntry, Failure, Kind, Line, NdjsonWriter, Phase, ReadError, Record, Ref,
+    Status, Summary,
+};
+use rip_http::{Fetcher, records};
+use rip_url::{Url, natural_cmp};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use crate::frontier::{Frontier, Item, ItemKind, Visited, key, key_in};
+use crate::journal::Journal;
+use crate::scope::{Domain, Scope};
+use crate::task::{self, Done, Found, LinkStats, PageResult, Shared, SitemapResult, Work};
+use crate::{Config, DiscoverError, Progress, STAGE};
+
+#[derive(Debug, Default)]
+struct Counters {
+    fetched: u64,
+    targets: u64,
+    failed: u64,
+    targets_failed: u64,
+    robots_denied: u64,
+    links: u64,
+    rejected: u64,
+    out_of_domain: u64,
+    not_followed: u64,
+    nofollow: u64,
+    duplicates: u64,
+    depth_limited: u64,
+    redirect_duplicates: u64,
+    links_dropped: u64,
+    sitemaps: u64,
+    sitemap_urls: u64,
+    non_html: u64,
+    resumed: u64,
+    max_depth: u32,
+}
+
+impl Counters {
+    fn add_links(&mut self, s: &LinkStats) {
+        self.links += s.links;
+        self.rejected += s.rejected;
+        self.out_of_domain += s.out_of_domain;
+        self.not_followed += s.not_followed;
+        self.nofollow += s.nofollow;
+        self.links_dropped += s.dropped;
+    }
+}
+
+struct Crawl<W: Write> {
+    cfg: Config,
+    shared: Arc<Shared>,
+    scope: Arc<Scope>,
+    out: NdjsonWriter<W>,
+    journal: Option<Journal>,
+    visited: Visited,
+    frontier: Frontier,
+    tasks: JoinSet<Done>,
+    /// In-flight items by depth (the breadth-first barrier).
+    inflight: BTreeMap<u32, usize>,
+    inflight_targets: u64,
+    fetches: u64,
+    dispatched: u64,
+    sitemap_files: usize,
+    sorted: Vec<Ref>,
+    c: Counters,
+    notes: Vec<String>,
+    exhausted: Option<String>,
+    not_ready: bool,
+    discover_failures: u64,
+    bad_lines: u64,
+    input_counts: BTreeMap<String, u64>,
+    /// Records written since the last commit.
+    uncommitted: usize,
+}
+
+/// Records written between two commits at most. Output reaches stdout only at commits
+/// (the writer's own timer is off and this stays well under its 64 KiB buffer), so the
+/// journal's `d` lines follow the records they describe within microseconds: a kill
+/// duplicates almost nothing on resume.
+const COMMIT_EVERY: usize = 128;
+
+impl<W: Write> Crawl<W> {
+    fn enqueue(&mut self, item: Item) {
+        if let Some(j) = &mut self.journal {
+            j.enqueued(&item);
+        }
+        self.frontier.push(item);
+    }
+
+    fn add_scope_start(&mut self, url: &Url) {
+        if let Domain::Hosts(h) = &self.scope.domain
+            && h.contains(&rip_http::host_key(url))
+        {
+            return;
+        }
+        let mut s = (*self.scope).clone();
+        s.add_start(url);
+        self.scope = Arc::new(s);
+    }
+
+    /// A start URL from the arguments or a `ref` on the input.
+    fn start(&mut self, mut r: Ref) -> Result<(), DiscoverError> {
+        let canonical = match self.cfg.canon.parse(&r.url) {
+            Ok(u) => u,
+            Err(e) => {
+                let mut f = Failure::new(
+                    r.url.clone(),
+                    ErrorCategory::Validation,
+                    Phase::Discover,
+                    ErrorEntry::new("validation.url", e.to_string(), STAGE),
+                );
+                f.context = r.context.clone();
+                f.retryable = false;
+                self.discover_failures += 1;
+                self.not_ready = true;
+                self.out.write(&Record::Failure(f))?;
+                return Ok(());
+            }
+        };
+        self.add_scope_start(&canonical);
+        if self.cfg.sitemaps {
+            let origin = canonical.origin().ascii_serialization();
+            let k = key_in("seed", &origin);
+            if self.visited.insert(k) {
+                let mut seed = Ref::new(String::from(canonical.clone()));
+                seed.context.depth = 0;
+                self.enqueue(Item {
+                    r: seed,
+                    h: k,
+                    k: ItemKind::Seed,
+                    s: false,
+                    t: false,
+                    o: 0,
+                });
+            }
+        }
+        let k = key(canonical.as_str());
+        if !self.visited.insert(k) {
+            self.c.duplicates += 1;
+            return Ok(());
+        }
+        r.context.depth = 0;
+        let t = self.scope.start_is_target(&canonical);
+        self.enqueue(Item {
+            r,
+            h: k,
+            k: ItemKind::Page,
+            s: true,
+            t,
+            o: 0,
+        });
+        Ok(())
+    }
+
+    fn min_inflight_depth(&self) -> u32 {
+        self.inflight.keys().next().copied().unwrap_or(u32::MAX)
+    }
+
+    /// Starts as many tasks as the limits allow.
+    fn dispatch(&mut self) {
+        let concurrency = self.cfg.concurrency.max(1);
+        while self.tasks.len() < concurrency && self.exhausted.is_none() {
+            let barrier = self.min_inflight_depth();
+            let Some(next_depth) = self.frontier.min_depth() else {
+                break;
+            };
+            if next_depth > barrier {
+                break;
+            }
+            if let Some(m) = self.cfg.max_pages {
+                if self.c.targets >= m {
+                    self.exhaust(format!("maxPages ({m} targets written)"));
+                    break;
+                }
+                let room = self.c.targets + self.inflight_targets < m;
+                let Some(item) = self.frontier.pop_if(barrier, |i| room || !i.t) else {
+                    break;
+                };
+                self.spawn(item);
+                continue;
+            }
+            let Some(item) = self.frontier.pop_up_to(barrier) else {
+                break;
+            };
+            self.spawn(item);
+        }
+    }
+
+    fn exhaust(&mut self, what: String) {
+        if self.exhausted.is_none() {
+            self.exhausted = Some(what);
+        }
+    }
+
+    fn spawn(&mut self, mut item: Item) {
+        if item.k != ItemKind::Seed {
+            if let Some(m) = self.cfg.max_requests
+                && self.fetches >= m
+            {
+                self.exhaust(format!("maxRequests ({m} fetches)"));
+                // Put it back: it is still to do (a resumed run with a larger budget does it).
+                self.frontier.push(item);
+                return;
+            }
+            self.fetches += 1;
+        }
+        self.dispatched += 1;
+        item.o = self.dispatched;
+        *self.inflight.entry(item.depth()).or_default() += 1;
+        if item.t {
+            self.inflight_targets += 1;
+        }
+        self.tasks
+            .spawn(task::run(self.shared.clone(), self.scope.clone(), item));
+    }
+
+    fn finish_item(&mut self, item: &Item) {
+        if let Some(n) = self.inflight.get_mut(&item.depth()) {
+            *n -= 1;
+            if *n == 0 {
+                self.inflight.remove(&item.depth());
+            }
+        }
+        if item.t {
+            self.inflight_targets -= 1;
+        }
+    }
+
+    fn done(&mut self, item: &Item, target: bool) {
+        if let Some(j) = &mut self.journal {
+            j.done(item.h, target);
+        }
+    }
+
+    fn emit_target(&mut self, item: &Item) -> Result<(), DiscoverError> {
+        self.c.targets += 1;
+        if self.cfg.sorted {
+            self.sorted.push(item.r.clone());
+        } else {
+            self.out.write(&Record::Ref(item.r.clone()))?;
+        }
+        self.done(item, true);
+        Ok(())
+    }
+
+    fn add_children(&mut self, parent: &Item, found: Vec<Found>, depth: u32) {
+        for f in found {
+            if !self.visited.insert(f.key) {
+                self.c.duplicates += 1;
+                self.maybe_reparent(parent, f, depth);
+                continue;
+            }
+            // At the depth limit only targets are worth a fetch: their links are not followed.
+            if self.cfg.max_depth == Some(depth) && !f.target {
+                self.c.depth_limited += 1;
+                continue;
+            }
+            let mut r = Ref::new(f.url);
+            r.context.depth = depth;
+            r.context.parent = Some(parent.r.url.clone());
+            r.context.link_text = (!f.text.is_empty()).then_some(f.text);
+            r.context.raw = f.raw;
+            self.enqueue(Item {
+                r,
+                h: f.key,
+                k: ItemKind::Page,
+                s: false,
+                t: f.target,
+                o: parent.o,
+            });
+        }
+    }
+
+    /// A URL found again while it still waits at the same depth: it keeps the finding with
+    /// row context if only one has it, else the parent first in BFS order; so parent, link
+    /// text and raw do not depend on which fetch ended first.
+    fn maybe_reparent(&mut self, parent: &Item, f: Found, depth: u32) {
+        let Some(waiting) = self.frontier.get_mut(f.key) else {
+            return;
+        };
+        if waiting.depth() != depth || waiting.k != ItemKind::Page || waiting.s {
+            return;
+        }
+        let better = match (f.raw.is_empty(), waiting.r.context.raw.is_empty()) {
+            (false, true) => true,
+            (true, false) => false,
+            _ => parent.o < waiting.o,
+        };
+        if !better {
+            return;
+        }
+        waiting.o = parent.o;
+        waiting.r.context.parent = Some(parent.r.url.clone());
+        waiting.r.context.link_text = (!f.text.is_empty()).then_some(f.text);
+        waiting.r.context.raw = f.raw;
+        if let Some(j) = &mut self.journal {
+            j.enqueued(waiting);
+        }
+    }
+
+    fn handle(&mut self, done: Done) -> Result<(), DiscoverError> {
+        let Done { item, outcome } = done;
+        self.finish_item(&item);
+        match outcome {
+            Work::Page(p) => self.page(item, p),
+            Work::Sitemap(s) => self.sitemap(item, s),
+            Work::Seed(maps, problem) => {
+                if let Some(p) = problem {
+                    self.notes.push(p);
+                }
+                for (url, declared) in maps {
+                    let k = key_in("sitemap", &url);
+                    if self.visited.insert(k) {
+                        self.sitemap_files += 1;
+                        let mut r = Ref::new(url);
+                        r.context.parent = Some(item.r.url.clone());
+                        self.enqueue(Item {
+                            r,
+                            h: k,
+                            k: ItemKind::Sitemap { level: 0, declared },
+                            s: false,
+                            t: false,
+                            o: 0,
+                        });
+                    }
+                }
+                self.done(&item, false);
+                Ok(())
+            }
+        }
+    }
+
+    fn page(&mut self, item: Item, p: PageResult) -> Result<(), DiscoverError> {
+        match p {
+            PageResult::Denied(skip) => {
+                self.c.robots_denied += 1;
+                let rec = records::expected_record(&item.r, &skip, Phase::Discover);
+                self.out.write(&Record::Expected(rec))?;
+                self.done(&item, false);
+            }
+            PageResult::Failed(f, stats) => {
+                self.c.failed += 1;
+                if item.s {
+                    // Ladon's ExpansionNotReadyError: the source itself is not there. Not
+                    // marked done: a later run (same --state) tries it again.
+                    self.not_ready = true;
+                    let rec = records::failure_record(&item.r, &f, &stats, Phase::Discover, STAGE);
+                    self.out.write(&Record::Failure(rec))?;
+                } else if item.t {
+                    // Still a target: rip-fetch fetches it and records its failure.
+                    self.c.targets_failed += 1;
+                    self.emit_target(&item)?;
+                } else {
+                    self.discover_failures += 1;
+                    let rec = records::failure_record(&item.r, &f, &stats, Phase::Discover, STAGE);
+                    self.out.write(&Record::Failure(rec))?;
+                    self.done(&item, false);
+                }
+            }
+            PageResult::Fetched {
+                final_key,
+                links,
+                stats,
+                html,
+            } => {
+                self.c.fetched += 1;
+                self.c.max_depth = self.c.max_depth.max(item.depth());
+                if !html {
+                    self.c.non_html += 1;
+                }
+                if let Some(k) = final_key {
+                    if !self.visited.insert(k) {
+                        // A redirect to a page already known: one page, one URL.
+                        self.c.redirect_duplicates += 1;
+                        self.done(&item, false);
+                        return Ok(());
+                    }
+                    if let Some(j) = &mut self.journal {
+                        j.seen(k);
+                    }
+                }
+                self.c.add_links(&stats);
+                if item.t {
+                    self.emit_target(&item)?;
+                } else {
+                    self.done(&item, false);
+                }
+                // Children are journalled after the parent's `d` line; both land in the
+                // same commit, so a crash loses both or neither.
+                self.add_children(&item, links, item.depth() + 1);
+            }
+        }
+        Ok(())
+    }
+
+    fn sitemap(&mut self, item: Item, s: SitemapResult) -> Result<(), DiscoverError> {
+        let ItemKind::Sitemap { level, declared } = item.k else {
+            unreachable!("sitemap results come from sitemap items")
+        };
+        match s {
+            SitemapResult::Denied(skip) => {
+                self.notes.push(format!(
+                    "sitemap {} not read: {}",
+                    item.r.url,
+                    skip.rule.as_deref().unwrap_or(&skip.reason)
+                ));
+            }
+            SitemapResult::Failed(f, stats) => {
+                if declared {
+                    self.discover_failures += 1;
+                    let rec = records::failure_record(&item.r, &f, &stats, Phase::Discover, STAGE);
+                    self.out.write(&Record::Failure(rec))?;
+                } else {
+                    self.notes.push(format!(
+                        "no sitemap at {} ({})",
+                        item.r.url, f.class.message
+                    ));
+                }
+            }
+            SitemapResult::Parsed {
+                pages,
+                sitemaps,
+                problems,
+                stats,
+            } => {
+                self.c.sitemaps += 1;
+                self.c.sitemap_urls += pages.len() as u64;
+                self.c.add_links(&stats);
+                for p in problems.into_iter().take(3) {
+                    self.notes.push(format!("sitemap {}: {p}", item.r.url));
+                }
+                let limits = self.shared.sitemap_limits;
+                for url in sitemaps {
+                    if level + 1 > limits.max_index_depth {
+                        self.notes.push(format!(
+                            "sitemap index {} nests deeper than {}: {url} not read",
+                            item.r.url, limits.max_index_depth
+                        ));
+                        break;
+                    }
+                    if self.sitemap_files >= limits.max_files {
+                        self.notes.push(format!(
+                            "more than {} sitemap files: the rest not read",
+                            limits.max_files
+                        ));
+                        break;
+                    }
+                    let k = key_in("sitemap", &url);
+                    if self.visited.insert(k) {
+                        self.sitemap_files += 1;
+                        let mut r = Ref::new(url);
+                        r.context.parent = Some(item.r.url.clone());
+                        self.enqueue(Item {
+                            r,
+                            h: k,
+                            k: ItemKind::Sitemap {
+                                level: level + 1,
+                                declared: true,
+                            },
+                            s: false,
+                            t: false,
+                            o: 0,
+                        });
+                    }
+                }
+                if self.cfg.max_depth != Some(0) {
+                    self.add_children(&item, pages, 1);
+                }
+            }
+        }
+        self.done(&item, false);
+        Ok(())
+    }
+
+    /// Flushes stdout, then commits the journal lines that describe what was flushed.
+    fn commit(&mut self) -> Result<(), DiscoverError> {
+        self.uncommitted = 0;
+        self.out.flush()?;
+        if let Some(j) = &mut self.journal {
+            j.commit()?;
+        }
+        Ok(())
+    }
+
+    fn progress(&self, start: tokio::time::Instant, fetcher: &Fetcher) -> Progress {
+        Progress {
+            done: self.c.fetched + self.c.failed + self.c.robots_denied,
+            targets: self.c.targets,
+            queued: self.frontier.len() as u64,
+            in_flight: self.tasks.len() as u64,
+            depth: self
+                .frontier
+                .min_depth()
+                .unwrap_or(0)
+                .min(self.min_inflight_depth()),
+            http: fetcher.stats(),
+            elapsed: start.elapsed(),
+        }
+    }
+
+    fn summary(
+        &self,
+        started_at: chrono::DateTime<Utc>,
+        status: Status,
+        fetcher: &Fetcher,
+    ) -> Summary {
+        let c = &self.c;
+        let mut counters: BTreeMap<String, u64> = BTreeMap::new();
+        let mut put = |k: &str, v: u64| {
+            counters.insert(k.to_owned(), v);
+        };
+        put("fetched", c.fetched);
+        put("targets", c.targets);
+        put("failed", c.failed);
+        put("targetsFailed", c.targets_failed);
+        put("robotsDenied", c.robots_denied);
+        put("links", c.links);
+        put("outOfDomain", c.out_of_domain);
+        put("notFollowed", c.not_followed);
+        put("nofollowSkipped", c.nofollow);
+        put("rejected", c.rejected);
+        put("duplicates", c.duplicates);
+        put("depthLimited", c.depth_limited);
+        put("redirectDuplicates", c.redirect_duplicates);
+        put("linksDropped", c.links_dropped);
+        put("nonHtml", c.non_html);
+        put("sitemaps", c.sitemaps);
+        put("sitemapUrls", c.sitemap_urls);
+        put("maxDepth", u64::from(c.max_depth));
+        put("visited", self.visited.len() as u64);
+        put("frontierLeft", self.frontier.len() as u64);
+        put("resumed", c.resumed);
+        put("budgetExhausted", u64::from(self.exhausted.is_some()));
+        let http = fetcher.stats();
+        for (k, v) in http.counters() {
+            if k != "robotsDenied" {
+                counters.insert(k, v);
+            }
+        }
+        counters.retain(|k, v| {
+            *v > 0
+                || matches!(
+                    k.as_str(),
+                    "fetched" | "targets" | "failed" | "requests" | "cacheHits"
+                )
+        });
+        let mut notes = Vec::new();
+        if let Some(e) = &self.exhausted {
+            notes.push(format!(
+                "budget exhausted: {e}; {} items left in the frontier",
+                self.frontier.len()
+            ));
+        }
+        notes.extend(self.notes.iter().take(20).cloned());
+        if self.notes.len() > 20 {
+            notes.push(format!("… and {} more notes", self.notes.len() - 20));
+        }
+        Summary {
+            stage: STAGE.into(),
+            pid: std::process::id(),
+            started_at,
+            ended_at: Utc::now(),
+            input: self.input_counts.clone(),
+            output: self.out.counts().clone(),
+            bad_lines: self.bad_lines,
+            status,
+            counters,
+            notes,
+            extra: Default::default(),
+        }
+    }
+}
+
+/// See [`crate::run`].
+pub(crate) async fn run<R, W>(
+    mut cfg: Config,
+    input: Option<R>,
+    output: W,
+) -> Result<Summary, DiscoverError>
+where
+    R: Read + Send + 'static,
+    W: Write,
+{
+    let started_at = Utc::now();
+    let start = tokio::time::Instant::now();
+    let fetcher = Fetcher::new(cfg.http.clone())?;
+    let shared = Arc::new(Shared {
+        fetcher: fetcher.clone(),
+        canon: cfg.canon.clone(),
+        follow_nofollow: cfg.follow_nofollow,
+        robots: cfg.http.robots,
+        context: cfg.context.take(),
+        max_depth: cfg.max_depth,
+        sitemap_limits: cfg.sitemap_limits,
+    });
+    let scope = Scope {
+        domain: match &cfg.domain {
+            Some(re) => Domain::Regex(re.clone()),
+            None => Domain::Hosts(Default::default()),
+        },
+        follow: cfg.follow.clone(),
+        target: cfg.target.clone(),
+    };
+    let mut crawl = Crawl {
+        shared,
+        scope: Arc::new(scope),
+        out: NdjsonWriter::new(output).with_flush_interval(Duration::from_secs(24 * 3600)),
+        journal: None,
+        visited: Visited::default(),
+        frontier: Frontier::default(),
+        tasks: JoinSet::new(),
+        inflight: BTreeMap::new(),
+        inflight_targets: 0,
+        fetches: 0,
+        dispatched: 0,
+        sitemap_files: 0,
+        sorted: Vec::new(),
+        c: Counters::default(),
+        notes: Vec::new(),
+        exhausted: None,
+        not_ready: false,
+        discover_failures: 0,
+        bad_lines: 0,
+        input_counts: BTreeMap::new(),
+        uncommitted: 0,
+        cfg,
+    };
+
+    if let Some(dir) = crawl.cfg.state_dir.clone() {
+        let params = crate::params_json(&crawl.cfg, crawl.shared.context.as_ref());
+        let (journal, replay) = Journal::open(&dir, &params, crawl.cfg.sorted)?;
+        crawl.journal = Some(journal);
+        crawl.visited = replay.visited;
+        crawl.c.resumed = replay.pending.len() as u64;
+        if replay.done > 0 || !replay.pending.is_empty() {
+            crawl.notes.push(format!(
+                "resumed from {}: {} items done before, {} to do",
+                dir.display(),
+                replay.done,
+                replay.pending.len()
+            ));
+        }
+        for item in replay.pending {
+            if item.s
+                && let Ok(u) = crawl.cfg.canon.parse(&item.r.url)
+            {
+                crawl.add_scope_start(&u);
+            }
+            crawl.frontier.push(item);
+        }
+        crawl.sorted = replay.targets.into_iter().map(|i| i.r).collect();
+        crawl.c.targets = crawl.sorted.len() as u64;
+    }
+    for s in crawl.cfg.starts.clone() {
+        crawl.start(Ref::new(s))?;
+    }
+
+    let (tx, mut rx) = mpsc::channel::<Result<Line, ReadError>>(1024);
+    let mut input_open = false;
+    if let Some(input) = input {
+        input_open = true;
+        spawn_reader(input, crawl.cfg.input_name.as_str().into(), move |item| {
+            tx.blocking_send(item).is_ok()
+        })
+        .map_err(|e| {
+            DiscoverError::Read(ReadError::Io {
+                input: "reader".into(),
+                source: e,
+            })
+        })?;
+    } else {
+        drop(tx);
+    }
+
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut interrupted = false;
+    loop {
+        crawl.dispatch();
+        if !input_open
+            && crawl.tasks.is_empty()
+            && (crawl.frontier.is_empty() || crawl.exhausted.is_some())
+        {
+            break;
+        }
+        tokio::select! {
+            item = rx.recv(), if input_open => {
+                let Some(item) = item else {
+                    input_open = false;
+                    continue;
+                };
+                let line = match item {
+                    Ok(line) => line,
+                    Err(ReadError::Malformed(m)) => {
+                        crawl.bad_lines += 1;
+                        eprintln!("{m}");
+                        if crawl.cfg.strict {
+                            return Err(DiscoverError::Strict(m.to_string()));
+                        }
+                        continue;
+                    }
+                    Err(e @ ReadError::Io { .. }) => return Err(DiscoverError::Read(e)),
+                };
+                *crawl.input_counts.entry(line.kind().as_str().to_owned()).or_default() += 1;
+                if line.kind() != &Kind::Ref {
+                    crawl.out.pass(&line)?;
+                    crawl.uncommitted += 1;
+                    if crawl.uncommitted >= COMMIT_EVERY {
+                        crawl.commit()?;
+                    }
+                    continue;
+                }
+                match line.decode() {
+                    Ok(Record::Ref(r)) => crawl.start(r)?,
+                    Ok(_) => unreachable!("a line of kind ref decodes to a ref"),
+                    Err(message) => {
+                        crawl.bad_lines += 1;
+                        let m = format!("{}:{}: {message}", crawl.cfg.input_name, line.number());
+                        eprintln!("{m}");
+                        if crawl.cfg.strict {
+                            return Err(DiscoverError::Strict(m));
+                        }
+                    }
+                }
+            }
+            Some(joined) = crawl.tasks.join_next(), if !crawl.tasks.is_empty() => {
+                match joined {
+                    Ok(done) => {
+                        crawl.handle(done)?;
+                        crawl.uncommitted += 1;
+                        if crawl.uncommitted >= COMMIT_EVERY {
+                            crawl.commit()?;
+                        }
+                    }
+                    Err(e) => {
+                        // Tasks never panic by design; if one did, say so rather than lose it.
+                        eprintln!("{STAGE}: internal error in a crawl task: {e}");
+                        crawl.discover_failures += 1;
+                    }
+                }
+            }
+            _ = tick.tick() => {
+                if crawl.cfg.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    interrupted = true;
+                    break;
+                }
+                crawl.commit()?;
+                if let Some(cb) = &crawl.cfg.on_progress {
+                    cb(&crawl.progress(start, &fetcher));
+                }
+            }
+        }
+    }
+    // Interrupted: what is in flight is dropped, not written; a resumed run redoes it
+    // (from the cache).
+    crawl.tasks.abort_all();
+    while crawl.tasks.join_next().await.is_some() {}
+
+    if crawl.cfg.sorted {
+        let mut refs = std::mem::take(&mut crawl.sorted);
+        refs.sort_by(|a, b| natural_cmp(&a.url, &b.url));
+        refs.dedup_by(|a, b| a.url == b.url);
+        for r in refs {
+            crawl.out.write(&Record::Ref(r))?;
+        }
+    }
+    crawl.commit()?;
+    let status = if interrupted {
+        Status::Interrupted
+    } else if crawl.not_ready {
+        Status::NotReady
+    } else if crawl.discover_failures > 0 || crawl.bad_lines > 0 {
+        Status::Partial
+    } else {
+        Status::Complete
+    };
+    let summary = crawl.summary(started_at, status, &fetcher);
+    crawl.out.write(&Record::Summary(summary.clone()))?;
+    crawl.out.flush()?;
+    if let Some(cb) = &crawl.cfg.on_progress {
+        cb(&crawl.progress(start, &fetcher));
+    }
+    Ok(summary)
+}

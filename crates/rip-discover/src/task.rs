@@ -1,0 +1,337 @@
+//! The work of one frontier item, run as a task: a page (robots.txt, fetch, links), a
+//! sitemap (fetch, parse) or an origin's seed (its robots.txt `Sitemap:` lines). Tasks
+//! only read shared state; the crawl loop ([`crate::crawl`]) decides what their results
+//! mean (which links are new, what is written).
+
+use std::sync::Arc;
+
+use rip_core::ExpectedSource;
+use rip_http::robots::robots_target;
+use rip_http::{FetchFailure, FetchOptions, Fetcher, Outcome, RequestStats, Skip, Verdict};
+use rip_url::{Canonicalizer, Url};
+use serde_json::Map;
+
+use crate::context::ContextRules;
+use crate::frontier::{Item, ItemKind, key};
+use crate::links::{self, Extracted};
+use crate::scope::{Decision, Scope};
+use crate::sitemap::{self, Limits};
+
+/// What every task reads.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub fetcher: Fetcher,
+    pub canon: Canonicalizer,
+    pub follow_nofollow: bool,
+    pub robots: bool,
+    pub context: Option<ContextRules>,
+    pub max_depth: Option<u32>,
+    pub sitemap_limits: Limits,
+}
+
+/// A link worth the crawl loop's attention: canonical, in the domain and followed.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    pub url: String,
+    pub key: u64,
+    pub text: String,
+    pub raw: Map<String, serde_json::Value>,
+    pub target: bool,
+}
+
+/// How the links of a page (or sitemap) were sorted.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LinkStats {
+    pub links: u64,
+    pub rejected: u64,
+    pub out_of_domain: u64,
+    pub not_followed: u64,
+    pub nofollow: u64,
+    pub dropped: u64,
+}
+
+#[derive(Debug)]
+pub(crate) enum PageResult {
+    /// robots.txt disallows it.
+    Denied(Skip),
+    /// Could not be fetched (robots.txt unreachable included).
+    Failed(Box<FetchFailure>, RequestStats),
+    /// Fetched: where it led and the links worth following.
+    Fetched {
+        final_key: Option<u64>,
+        links: Vec<Found>,
+        stats: LinkStats,
+        html: bool,
+    },
+}
+
+#[derive(Debug)]
+pub(crate) enum SitemapResult {
+    Denied(Skip),
+    Failed(Box<FetchFailure>, RequestStats),
+    Parsed {
+        pages: Vec<Found>,
+        sitemaps: Vec<String>,
+        problems: Vec<String>,
+        stats: LinkStats,
+    },
+}
+
+#[derive(Debug)]
+pub(crate) enum Work {
+    Page(PageResult),
+    Sitemap(SitemapResult),
+    /// Sitemap URLs of an origin, with whether robots.txt declared them.
+    Seed(Vec<(String, bool)>, Option<String>),
+}
+
+#[derive(Debug)]
+pub(crate) struct Done {
+    pub item: Item,
+    pub outcome: Work,
+}
+
+/// Runs one item.
+pub(crate) async fn run(shared: Arc<Shared>, scope: Arc<Scope>, item: Item) -> Done {
+    let outcome = match item.k {
+        ItemKind::Page => Work::Page(page(&shared, &scope, &item).await),
+        ItemKind::Sitemap { .. } => Work::Sitemap(sitemap(&shared, &scope, &item).await),
+        ItemKind::Seed => {
+            let (maps, problem) = seed(&shared, &item).await;
+            Work::Seed(maps, problem)
+        }
+    };
+    Done { item, outcome }
+}
+
+async fn robots_denied(shared: &Shared, url: &Url) -> Result<Option<Skip>, FetchFailure> {
+    if !shared.robots {
+        return Ok(None);
+    }
+    let rules = shared.fetcher.robots(url).await?;
+    Ok(match rules.check(&robots_target(url)) {
+        Verdict::Allowed => None,
+        Verdict::Disallowed { rule } => Some(Skip {
+            reason: "disallowed by robots.txt".into(),
+            source: ExpectedSource::Robots,
+            rule: Some(rule),
+            status: None,
+        }),
+    })
+}
+
+/// A URL that does not parse: a `VALIDATION` failure, as the fetcher reports one.
+fn invalid(url: &str, e: impl std::fmt::Display) -> FetchFailure {
+    FetchFailure {
+        class: rip_http::Classification {
+            category: rip_core::ErrorCategory::Validation,
+            retryable: false,
+            code: "validation.url".into(),
+            message: format!("invalid URL `{url}`: {e}"),
+            retry_after: None,
+        },
+        status: None,
+        final_url: None,
+        content_type: None,
+        body: None,
+    }
+}
+
+async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
+    let url = match Url::parse(&item.r.url) {
+        Ok(u) => u,
+        Err(e) => {
+            return PageResult::Failed(Box::new(invalid(&item.r.url, e)), RequestStats::default());
+        }
+    };
+    match robots_denied(shared, &url).await {
+        Ok(Some(skip)) => return PageResult::Denied(skip),
+        Ok(None) => {}
+        Err(f) => return PageResult::Failed(Box::new(f), RequestStats::default()),
+    }
+    let fetched = shared
+        .fetcher
+        .fetch_with(&item.r.url, &FetchOptions::default())
+        .await;
+    let resp = match fetched.outcome {
+        Outcome::Page(resp) => resp,
+        Outcome::Failure(f) => return PageResult::Failed(Box::new(f), fetched.stats),
+        Outcome::Skipped(s) => return PageResult::Denied(s),
+    };
+    let final_url = Url::parse(&resp.final_url).unwrap_or_else(|_| url.clone());
+    let final_key = if resp.final_url != item.r.url {
+        let mut f = final_url.clone();
+        shared.canon.canonicalize(&mut f);
+        Some(key(f.as_str())).filter(|k| *k != item.h)
+    } else {
+        None
+    };
+    let ct = resp.content_type();
+    let html = links::is_html(ct, &resp.body);
+    let wants_links = shared.max_depth.is_none_or(|m| item.depth() < m);
+    let mut stats = LinkStats::default();
+    let mut found = Vec::new();
+    if html && wants_links {
+        let encoding = links::charset_for(ct, &resp.body);
+        let extracted = match &shared.context {
+            Some(rules) if rules.applies(&item.r.url) => {
+                let (text, _, _) = encoding.decode(&resp.body);
+                rules.extract(&text)
+            }
+            _ => links::extract(&resp.body, encoding),
+        };
+        found = sort_links(shared, scope, &final_url, extracted, &mut stats);
+    }
+    PageResult::Fetched {
+        final_key,
+        links: found,
+        stats,
+        html,
+    }
+}
+
+/// Resolves, canonicalises and scopes a page's links; drops nofollow ones unless told.
+fn sort_links(
+    shared: &Shared,
+    scope: &Scope,
+    page: &Url,
+    extracted: Extracted,
+    stats: &mut LinkStats,
+) -> Vec<Found> {
+    let base = extracted.base_url(page);
+    stats.dropped += extracted.dropped as u64;
+    let mut out = Vec::with_capacity(extracted.links.len());
+    for l in extracted.links {
+        stats.links += 1;
+        if !shared.follow_nofollow && (l.nofollow || extracted.nofollow_page) {
+            stats.nofollow += 1;
+            continue;
+        }
+        let Ok(url) = shared.canon.resolve(&base, &l.href) else {
+            stats.rejected += 1;
+            continue;
+        };
+        match scope.decide(&url) {
+            Decision::OutOfDomain => stats.out_of_domain += 1,
+            Decision::NotFollowed => stats.not_followed += 1,
+            d @ (Decision::Traverse | Decision::Target) => {
+                let url = String::from(url);
+                out.push(Found {
+                    key: key(&url),
+                    url,
+                    text: l.text,
+                    raw: l.raw,
+                    target: d == Decision::Target,
+                });
+            }
+        }
+    }
+    out
+}
+
+async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
+    let declared = matches!(item.k, ItemKind::Sitemap { declared: true, .. });
+    // Sitemaps named by robots.txt are meant for crawlers: fetched whatever its rules say.
+    if !declared && let Ok(url) = Url::parse(&item.r.url) {
+        match robots_denied(shared, &url).await {
+            Ok(Some(skip)) => return SitemapResult::Denied(skip),
+            Ok(None) => {}
+            Err(f) => return SitemapResult::Failed(Box::new(f), RequestStats::default()),
+        }
+    }
+    let opts = FetchOptions {
+        ignore_robots: declared,
+        ..FetchOptions::default()
+    };
+    let fetched = shared.fetcher.fetch_with(&item.r.url, &opts).await;
+    let resp = match fetched.outcome {
+        Outcome::Page(resp) => resp,
+        Outcome::Failure(f) => return SitemapResult::Failed(Box::new(f), fetched.stats),
+        Outcome::Skipped(s) => return SitemapResult::Denied(s),
+    };
+    let parsed = sitemap::parse(&resp.body, &shared.sitemap_limits);
+    let base = Url::parse(&resp.final_url)
+        .or_else(|_| Url::parse(&item.r.url))
+        .ok();
+    let mut stats = LinkStats::default();
+    let mut pages = Vec::new();
+    let mut sitemaps = Vec::new();
+    let mut problems = parsed.problems;
+    if parsed.kind == sitemap::Kind::Unknown && problems.is_empty() {
+        problems.push("not a sitemap (neither XML nor a list of URLs)".into());
+    }
+    for loc in parsed.locs {
+        stats.links += 1;
+        let resolved = match &base {
+            Some(b) => shared.canon.resolve(b, &loc),
+            None => shared.canon.parse(&loc),
+        };
+        let Ok(url) = resolved else {
+            stats.rejected += 1;
+            continue;
+        };
+        if parsed.kind == sitemap::Kind::Index {
+            sitemaps.push(String::from(url));
+            continue;
+        }
+        match scope.decide(&url) {
+            Decision::OutOfDomain => stats.out_of_domain += 1,
+            Decision::NotFollowed => stats.not_followed += 1,
+            d @ (Decision::Traverse | Decision::Target) => {
+                let url = String::from(url);
+                pages.push(Found {
+                    key: key(&url),
+                    url,
+                    text: String::new(),
+                    raw: Map::new(),
+                    target: d == Decision::Target,
+                });
+            }
+        }
+    }
+    SitemapResult::Parsed {
+        pages,
+        sitemaps,
+        problems,
+        stats,
+    }
+}
+
+/// The sitemaps of a start URL's origin: robots.txt `Sitemap:` lines (resolved against
+/// robots.txt), else the guessed `/sitemap.xml`.
+async fn seed(shared: &Shared, item: &Item) -> (Vec<(String, bool)>, Option<String>) {
+    let Ok(url) = Url::parse(&item.r.url) else {
+        return (Vec::new(), None);
+    };
+    let mut robots_url = url.clone();
+    robots_url.set_path("/robots.txt");
+    robots_url.set_query(None);
+    let guess = || {
+        let mut g = url.clone();
+        g.set_path("/sitemap.xml");
+        g.set_query(None);
+        (String::from(g), false)
+    };
+    match shared.fetcher.robots(&url).await {
+        Ok(rules) => {
+            let declared: Vec<(String, bool)> = rules
+                .sitemaps()
+                .iter()
+                .filter_map(|s| shared.canon.resolve(&robots_url, s).ok())
+                .map(|u| (String::from(u), true))
+                .collect();
+            if declared.is_empty() {
+                (vec![guess()], None)
+            } else {
+                (declared, None)
+            }
+        }
+        Err(f) => (
+            vec![guess()],
+            Some(format!(
+                "{robots_url}: {} (sitemaps: trying /sitemap.xml)",
+                f.class.message
+            )),
+        ),
+    }
+}

@@ -1,0 +1,193 @@
+//! `--state DIR`: killed with SIGKILL mid-run, the same command continues; together the
+//! two runs write the target set of an uninterrupted run, and the server's request log
+//! shows no URL fetched twice across both.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rip_core::{Line, Record};
+use rip_testserver::{Fault, LinkGraph, Rule, TestServer};
+
+use crate::*;
+
+const PAGES: u32 = 3000;
+const CONCURRENCY: usize = 8;
+
+fn slow_graph() -> (LinkGraph, TestServer) {
+    let g = LinkGraph::new(PAGES).seed(21).fan_out(3);
+    let server = TestServer::builder()
+        .graph(g.clone())
+        .rule(Rule::prefix("/item-").always(Fault::serve().delay(Duration::from_millis(2))))
+        .start_background()
+        .unwrap();
+    (g, server)
+}
+
+fn command(url: &str, state: &Path, cache: &Path, extra: &[&str], out: &Path) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["--delay", "0", "--jitter", "0", "-q", url])
+        .args(["-c", &CONCURRENCY.to_string()])
+        .arg("--state")
+        .arg(state)
+        .arg("--cache-dir")
+        .arg(cache)
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(File::create(out).unwrap())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// The refs in an output file; a torn last line (the kill) is ignored.
+fn refs_in(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter_map(|l| Line::from_text(l).ok()?.decode().ok())
+        .filter_map(|r| match r {
+            Record::Ref(r) => Some(path_of(&r.url)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Starts the crawl, waits until it is well under way, kills it with SIGKILL; returns
+/// how many requests the server had logged by then.
+fn start_and_kill(cmd: &mut Command, server: &TestServer) -> usize {
+    let mut child = cmd.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while server.total() < (PAGES / 3) as usize {
+        assert!(Instant::now() < deadline, "the crawl did not get going");
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("finished before the kill ({status}): make the graph slower");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    server.total()
+}
+
+/// No URL fetched twice across both runs, except requests in flight at the kill: their
+/// answers never reached the crawler (nor the cache), so the second run must ask again.
+/// Those are among the last `CONCURRENCY` requests of the first run.
+fn check_log(server: &TestServer, killed_at: usize) {
+    let mut first_seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut twice = Vec::new();
+    for (i, r) in server.requests().into_iter().enumerate() {
+        if let Some(first) = first_seen.get(&r.target) {
+            twice.push((r.target.clone(), *first));
+        } else {
+            first_seen.insert(r.target, i);
+        }
+    }
+    assert!(twice.len() <= CONCURRENCY, "fetched twice: {twice:?}");
+    for (target, first) in &twice {
+        assert!(
+            *first + CONCURRENCY >= killed_at && *first < killed_at,
+            "{target} was fetched twice but its first request (#{first} of {killed_at}) was \
+             not in flight at the kill"
+        );
+    }
+    assert_eq!(
+        first_seen.len(),
+        PAGES as usize + 1,
+        "every page and robots.txt"
+    );
+}
+
+#[test]
+fn sigkill_then_resume_loses_nothing_and_fetches_nothing_twice() {
+    let (g, server) = slow_graph();
+    let dir = tempfile::tempdir().unwrap();
+    let (state, cache) = (dir.path().join("state"), dir.path().join("cache"));
+    let (out1, out2) = (dir.path().join("1.ndjson"), dir.path().join("2.ndjson"));
+    let url = server.url("/");
+
+    let killed_at = start_and_kill(&mut command(&url, &state, &cache, &[], &out1), &server);
+    let first = refs_in(&out1);
+    assert!(
+        !first.is_empty() && first.len() < PAGES as usize,
+        "{}",
+        first.len()
+    );
+
+    let second = command(&url, &state, &cache, &[], &out2).output().unwrap();
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let (_, summary) = decode(&std::fs::read_to_string(&out2).unwrap());
+    assert!(summary.counters.get("resumed").copied().unwrap_or(0) > 0);
+    let then = refs_in(&out2);
+
+    // Together: exactly the uninterrupted run's set (every page of the graph).
+    let all: BTreeSet<String> = first.iter().chain(&then).cloned().collect();
+    let want: BTreeSet<String> = g.paths().collect();
+    assert_eq!(all, want);
+    // Written twice only if the kill fell between a flush and its journal commit.
+    let dups = first.len() + then.len() - all.len();
+    assert!(dups <= 8, "{dups} refs written by both runs");
+    check_log(&server, killed_at);
+
+    // A third run of a finished crawl has nothing left to do.
+    let out3 = dir.path().join("3.ndjson");
+    let before = server.total();
+    let third = command(&url, &state, &cache, &[], &out3).output().unwrap();
+    assert_eq!(third.status.code(), Some(0));
+    assert_eq!(refs_in(&out3).len(), 0);
+    assert_eq!(server.total(), before, "nothing fetched by the third run");
+}
+
+#[test]
+fn sorted_resume_writes_the_whole_set_once() {
+    let (g, server) = slow_graph();
+    let dir = tempfile::tempdir().unwrap();
+    let (state, cache) = (dir.path().join("state"), dir.path().join("cache"));
+    let (out1, out2) = (dir.path().join("1.ndjson"), dir.path().join("2.ndjson"));
+    let url = server.url("/");
+    let killed_at = start_and_kill(
+        &mut command(&url, &state, &cache, &["--sorted"], &out1),
+        &server,
+    );
+    assert!(
+        refs_in(&out1).is_empty(),
+        "--sorted writes refs only at the end"
+    );
+    let second = command(&url, &state, &cache, &["--sorted"], &out2)
+        .output()
+        .unwrap();
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let then = refs_in(&out2);
+    let mut want: Vec<String> = g.paths().collect();
+    want.sort_by(|a, b| rip_url::natural_cmp(a, b));
+    assert_eq!(then, want);
+    check_log(&server, killed_at);
+}
+
+#[test]
+fn a_state_folder_of_another_crawl_is_refused() {
+    let (_, server) = slow_graph();
+    let dir = tempfile::tempdir().unwrap();
+    let (state, cache) = (dir.path().join("state"), dir.path().join("cache"));
+    let out = dir.path().join("o.ndjson");
+    let url = server.url("/");
+    let r = command(&url, &state, &cache, &["--max-depth", "1"], &out)
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(0));
+    let r = command(&url, &state, &cache, &["--max-depth", "2"], &out)
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("different crawl"));
+}

@@ -1,0 +1,162 @@
+//! Sitemap seeding: robots.txt `Sitemap:` lines, indexes, gzipped sitemaps, text
+//! sitemaps, and hostile sitemaps (self-referencing, too deep) bounded.
+
+use rip_testserver::{LinkGraph, TestServer};
+
+use crate::*;
+
+const NO_LINKS: &str = "<!doctype html><html><body><p>Nothing to see.</p></body></html>";
+
+/// A graph whose home page links nowhere: only the sitemaps can find its pages.
+fn orphan_graph(pages: u32, chunk: u32, gzip: bool) -> (LinkGraph, TestServer) {
+    let g = LinkGraph::new(pages)
+        .sitemap_chunk(chunk)
+        .gzip_sitemaps(gzip);
+    let server = TestServer::builder()
+        .graph(g.clone())
+        .file("/", NO_LINKS)
+        .start_background()
+        .unwrap();
+    (g, server)
+}
+
+#[test]
+fn sitemap_index_of_gzipped_sitemaps_seeds_the_crawl() {
+    let (g, server) = orphan_graph(120, 25, true);
+    let r = run(&[&server.url("/")]);
+    assert_eq!(r.refs().len(), 1, "without --sitemaps only the start page");
+
+    let (g2, server) = orphan_graph(120, 25, true);
+    assert_eq!(g, g2);
+    let r = run(&[&server.url("/"), "--sitemaps"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let want: std::collections::BTreeSet<String> = g.paths().collect();
+    assert_eq!(r.paths(), want);
+    assert_eq!(r.counter("sitemaps"), 6, "the index and its 5 sitemaps");
+    let log = requests(&server);
+    assert_eq!(log.get("/sitemap.xml.gz"), Some(&1));
+    for k in 0..5 {
+        assert_eq!(
+            log.get(&format!("/sitemap-{k}.xml.gz")),
+            Some(&1),
+            "{log:?}"
+        );
+    }
+    assert!(log.values().all(|&n| n == 1), "{log:?}");
+    // Sitemap URLs enter at depth 1, their parent the sitemap that listed them.
+    let one = r
+        .refs()
+        .into_iter()
+        .find(|x| path_of(&x.url) == g.path(7))
+        .unwrap();
+    assert_eq!(one.context.depth, 1);
+    assert!(one.context.parent.as_deref().unwrap().contains("/sitemap-"));
+}
+
+#[test]
+fn without_a_sitemap_line_the_guess_is_sitemap_xml_and_text_sitemaps_work() {
+    let server = TestServer::builder()
+        .graph(LinkGraph::new(10).robots(false))
+        .file("/", NO_LINKS)
+        .start_background()
+        .unwrap();
+    // The text sitemap lists absolute URLs of this server.
+    server.add_rule(rip_testserver::Rule::path("/sitemap.xml").always(
+        rip_testserver::Fault::body(
+            "text/plain",
+            format!("{}\n{}\n\n", server.url("/item-3"), server.url("/item-4")),
+        ),
+    ));
+    // Depth 1 at most: the sitemap's URLs, not what they link to.
+    let r = run(&[&server.url("/"), "--sitemaps", "--max-depth", "1"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let paths: Vec<String> = r.paths().into_iter().collect();
+    assert_eq!(paths, ["/", "/item-3", "/item-4"].map(String::from));
+    assert_eq!(server.count("/sitemap.xml"), 1);
+}
+
+/// An index that lists itself and nests deeper than allowed: every file is read at most
+/// once, nothing past the depth limit is read, and the crawl ends.
+#[test]
+fn hostile_sitemap_indexes_are_bounded() {
+    let index = |locs: &[&str]| {
+        let mut s = String::from("<?xml version=\"1.0\"?><sitemapindex>");
+        for l in locs {
+            s.push_str(&format!(
+                "<sitemap><loc>http://SITE_ORIGIN{l}</loc></sitemap>"
+            ));
+        }
+        s.push_str("</sitemapindex>");
+        s
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, body: &str| std::fs::write(dir.path().join(name), body).unwrap();
+    write("index.html", NO_LINKS);
+    write(
+        "robots.txt",
+        "User-agent: *\nDisallow:\nSitemap: http://SITE_ORIGIN/s0.xml\n",
+    );
+    write("s0.xml", &index(&["/s0.xml", "/s1.xml"]));
+    write("s1.xml", &index(&["/s2.xml", "/s0.xml"]));
+    write("s2.xml", &index(&["/s3.xml"]));
+    write(
+        "s3.xml",
+        "<urlset><url><loc>http://SITE_ORIGIN/deep.html</loc></url></urlset>",
+    );
+    write("deep.html", NO_LINKS);
+    let server = TestServer::builder()
+        .dir(dir.path())
+        .start_background()
+        .unwrap();
+    let r = run(&[&server.url("/"), "--sitemaps", "--sitemap-depth", "2"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let log = requests(&server);
+    for s in ["/s0.xml", "/s1.xml", "/s2.xml"] {
+        assert_eq!(log.get(s), Some(&1), "{s}: {log:?}");
+    }
+    assert!(!log.contains_key("/s3.xml"), "deeper than --sitemap-depth");
+    assert!(!log.contains_key("/deep.html"));
+    assert!(
+        r.summary.notes.iter().any(|n| n.contains("nests deeper")),
+        "{:?}",
+        r.summary.notes
+    );
+    // With a deeper limit the same site is read to the end.
+    let r = run(&[&server.url("/"), "--sitemaps", "--sitemap-depth", "3"]);
+    assert!(r.paths().contains("/deep.html"));
+}
+
+/// A sitemap named by robots.txt that fails is a discover failure (the run is partial);
+/// a guessed /sitemap.xml that is missing is only a note.
+#[test]
+fn failing_sitemaps() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("index.html"), NO_LINKS).unwrap();
+    let server = TestServer::builder()
+        .dir(dir.path())
+        .start_background()
+        .unwrap();
+    let r = run(&[&server.url("/"), "--sitemaps"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.summary.notes.iter().any(|n| n.contains("no sitemap at")),
+        "{:?}",
+        r.summary.notes
+    );
+
+    std::fs::write(
+        dir.path().join("robots.txt"),
+        "User-agent: *\nSitemap: http://SITE_ORIGIN/missing.xml\n",
+    )
+    .unwrap();
+    let server = TestServer::builder()
+        .dir(dir.path())
+        .start_background()
+        .unwrap();
+    let r = run(&[&server.url("/"), "--sitemaps"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let f = r.failures();
+    assert_eq!(f.len(), 1);
+    assert_eq!(path_of(&f[0].url), "/missing.xml");
+    assert_eq!(f[0].status, Some(404));
+}
