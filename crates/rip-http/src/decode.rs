@@ -75,7 +75,7 @@ pub fn looks_binary(body: &[u8]) -> bool {
         b"wOFF",
         b"wOF2",
     ];
-    MAGIC.iter().any(|m| body.starts_with(m)) || body.iter().take(1024).any(|&b| b == 0)
+    MAGIC.iter().any(|m| body.starts_with(m)) || body[..body.len().min(1024)].contains(&0)
 }
 
 /// Finds a charset declared by `<meta>` in the first 1024 bytes (a simplified WHATWG
@@ -153,10 +153,19 @@ pub fn decode_body(content_type: Option<&str>, body: &[u8]) -> BodyText {
     let declared = content_type
         .and_then(header_charset)
         .and_then(|l| Encoding::for_label(l.as_bytes()));
-    let utf8_ok = std::str::from_utf8(body).is_ok();
+    let utf8 = std::str::from_utf8(body).ok();
+    let utf8_ok = utf8.is_some();
     if let Some(enc) = declared
         && (enc != UTF_8 || utf8_ok)
     {
+        if enc == UTF_8 {
+            // Already validated: one copy, no second decoding pass.
+            return BodyText::Text {
+                text: utf8.unwrap_or_default().to_owned(),
+                charset: "utf-8".to_owned(),
+                source: CharsetSource::Header,
+            };
+        }
         return text(enc, body, CharsetSource::Header);
     }
     if let Some(enc) = meta_charset(body)
