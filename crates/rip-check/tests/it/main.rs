@@ -47,11 +47,16 @@ fn split(stdout: &str) -> (Vec<&str>, rip_core::Summary) {
 }
 
 const MIXED: &str = concat!(
-    r#"{"_type":"ref","url":"http://h/a","depth":0,"attempt":0}"#, "\n",
-    r#"{"_type":"telemetry","weird":[1,2,{"deep":true}],"n":1.50}"#, "\n",
-    r#"{"_type":"page","url":"http://h/a","finalUrl":"http://h/a","status":200,"fetchedAt":"2026-12-01T09:00:00Z","body":"<p>é ✓</p>","truncated":false,"futureField":{"x":1},"attempt":0}"#, "\n",
-    r#"{ "_type" : "doc" , "url":"http://h/a","concept":"item","name":"A","price":3}"#, "\n",
-    r#"{"_type":"expected","url":"http://h/p","reason":"disallowed by robots.txt","zzz":null}"#, "\n",
+    r#"{"_type":"ref","url":"http://h/a","depth":0,"attempt":0}"#,
+    "\n",
+    r#"{"_type":"telemetry","weird":[1,2,{"deep":true}],"n":1.50}"#,
+    "\n",
+    r#"{"_type":"page","url":"http://h/a","finalUrl":"http://h/a","status":200,"fetchedAt":"2026-12-01T09:00:00Z","body":"<p>é ✓</p>","truncated":false,"futureField":{"x":1},"attempt":0}"#,
+    "\n",
+    r#"{ "_type" : "doc" , "url":"http://h/a","concept":"item","name":"A","price":3}"#,
+    "\n",
+    r#"{"_type":"expected","url":"http://h/p","reason":"disallowed by robots.txt","zzz":null}"#,
+    "\n",
 );
 
 #[test]
@@ -79,9 +84,17 @@ fn a_malformed_line_is_reported_by_number_and_the_rest_is_processed() {
     let errors: Vec<&str> = r.stderr.lines().collect();
     assert_eq!(errors.len(), 2, "{}", r.stderr);
     assert!(errors[0].starts_with("-:3: not JSON"), "{}", errors[0]);
-    assert!(errors[1].starts_with("-:5: bad `page` record: missing field"), "{}", errors[1]);
+    assert!(
+        errors[1].starts_with("-:5: bad `page` record: missing field"),
+        "{}",
+        errors[1]
+    );
     let (lines, summary) = split(&r.stdout);
-    assert_eq!(lines, MIXED.lines().collect::<Vec<_>>(), "every good line, in order");
+    assert_eq!(
+        lines,
+        MIXED.lines().collect::<Vec<_>>(),
+        "every good line, in order"
+    );
     assert_eq!(summary.bad_lines, 2);
     assert_eq!(summary.status, Status::Partial);
 }
@@ -93,20 +106,33 @@ fn an_input_file_is_named_in_messages_and_strict_stops() {
     std::fs::write(&path, format!("{MIXED}[1]\n{MIXED}")).unwrap();
     let r = run(&["--input", path.to_str().unwrap()], "");
     assert_eq!(r.code, 2);
-    assert!(r.stderr.starts_with(&format!("{}:6: not a JSON object", path.display())), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .starts_with(&format!("{}:6: not a JSON object", path.display())),
+        "{}",
+        r.stderr
+    );
     assert_eq!(split(&r.stdout).0.len(), 10);
 
     let r = run(&["--strict", "--input", path.to_str().unwrap()], "");
     assert_eq!(r.code, 1, "strict makes a bad line fatal");
     assert!(r.stderr.contains(":6: not a JSON object"), "{}", r.stderr);
-    assert_eq!(r.stdout.lines().count(), 5, "the lines before it were written");
+    assert_eq!(
+        r.stdout.lines().count(),
+        5,
+        "the lines before it were written"
+    );
 }
 
 #[test]
 fn missing_input_file_is_a_fatal_error_naming_it() {
     let r = run(&["--input", "/nonexistent/records.ndjson"], "");
     assert_eq!(r.code, 1);
-    assert!(r.stderr.contains("/nonexistent/records.ndjson"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("/nonexistent/records.ndjson"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -130,12 +156,20 @@ fn a_reader_that_goes_away_ends_the_stage_quietly_with_zero() {
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();
     stdout.read_line(&mut first).unwrap();
-    assert_eq!(Line::from_text(first.trim_end()).unwrap().kind(), &Kind::Ref);
+    assert_eq!(
+        Line::from_text(first.trim_end()).unwrap().kind(),
+        &Kind::Ref
+    );
     drop(stdout);
     let status = child.wait().unwrap();
     writer.join().unwrap();
     let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
     assert_eq!(status.code(), Some(0));
     assert_eq!(stderr, "", "no error message on a broken pipe");
 }

@@ -37,12 +37,7 @@ async fn serves_files_with_content_types_and_index_pages() {
     let get = |path: &str| client.get(server.url(path)).send();
     let cases = [
         ("/", 200, "text/html", "<h1>home</h1>"),
-        (
-            "/index.html",
-            200,
-            "text/html",
-            "<h1>home</h1>",
-        ),
+        ("/index.html", 200, "text/html", "<h1>home</h1>"),
         ("/docs/", 200, "text/html", "<h1>docs</h1>"),
         (
             "/docs/deep/notes.txt",
@@ -52,12 +47,7 @@ async fn serves_files_with_content_types_and_index_pages() {
         ),
         ("/style.css", 200, "text/css; charset=utf-8", "body{}"),
         ("/data.json?x=1", 200, "application/json", "{}"),
-        (
-            "/caf%C3%A9.html",
-            200,
-            "text/html",
-            "caf\u{e9}",
-        ),
+        ("/caf%C3%A9.html", 200, "text/html", "caf\u{e9}"),
     ];
     for (path, status, content_type, body) in cases {
         let response = get(path).await.unwrap();
@@ -300,7 +290,14 @@ async fn the_demo_site_gets_the_server_origin_in_place_of_its_placeholder() {
     assert!(sitemap.contains(&format!("<loc>{}/orphan.html</loc>", server.origin())));
     // Through the other host name, the other origin.
     let other = server.url_for_host("localhost", "/sitemap.xml");
-    let sitemap = client.get(other).send().await.unwrap().text().await.unwrap();
+    let sitemap = client
+        .get(other)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(sitemap.contains("http://localhost:"), "{sitemap}");
     // The windows-1252 page is served byte for byte, with no charset in the header.
     let cafe = client
