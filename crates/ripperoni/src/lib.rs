@@ -1,0 +1,35 @@
+#![deny(missing_docs)]
+//! `ripperoni`: the wrapper that runs a whole scrape from one state file.
+//!
+//! A scrape is described by `<target>.state.json` ([`state::State`], the reference's run
+//! parameters; schema in `docs/schemas/state.schema.json`). `ripperoni run` checks it
+//! ([`validate`]: the schema first, every problem named by its field with what was
+//! expected and what was found, then contradictions), turns it into a pipeline of the
+//! `rip-*` stages ([`plan`]), and runs that pipeline as child processes joined by pipes
+//! ([`runner`]), exactly the shell pipeline `ripperoni pipeline` prints. The wrapper holds
+//! no stage logic: it starts processes, relays bytes, counts records for its progress
+//! display ([`progress`]), and reads the stages' `summary` records and `crawl-health.json`
+//! for the run's account.
+//!
+//! What a run leaves in `<basePath>/<target>/`: the docs, error documents and expected
+//! records (`rip-write`), `failures.json`, `stream.ndjson` (the final stream: records,
+//! ledgers and every stage's summary), `crawl-health.json` and `report.html`
+//! (`rip-reconcile --dir`, `rip-health --dir --html`), and `.ripperoni/` (crawl state,
+//! each stage's stderr, what a resumed run needs). Every run appends a [`runlog::RunRecord`]
+//! to `<basePath>/runs.ndjson`.
+//!
+//! Exit codes: 0 complete, 1 fatal, 2 partial, 3 not ready (the start URL is not there
+//! yet), 130 interrupted (rerun the same command to resume).
+
+pub mod plan;
+pub mod progress;
+pub mod runlog;
+pub mod runner;
+pub mod scaffold;
+pub mod state;
+pub mod tap;
+pub mod validate;
+
+pub use plan::Plan;
+pub use state::State;
+pub use validate::{Loaded, StateError, load};

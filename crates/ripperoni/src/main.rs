@@ -1,0 +1,185 @@
+//! `ripperoni`: see the library docs. This file is glue: arguments → library → exit code.
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Run a whole scrape, described by one state file, as a pipeline of the rip-* stages.
+///
+/// `ripperoni run site.state.json` checks the state file, runs rip-discover | rip-fetch |
+/// rip-route (one pair per round) | rip-parse | rip-route | rip-write, then rip-reconcile
+/// and rip-health, and writes everything to <basePath>/site/. Exit codes: 0 complete,
+/// 1 fatal, 2 partial, 3 not ready, 130 interrupted (the same command resumes).
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the scrape a state file describes.
+    Run {
+        /// The state file, `<target>.state.json`.
+        state: PathBuf,
+        /// Start over even when an interrupted run could be resumed.
+        #[arg(long)]
+        restart: bool,
+        /// Only errors on stderr: no progress, no summary.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+        /// Also show every stage's stderr (always saved under <target>/.ripperoni/logs/).
+        #[arg(long, short = 'v')]
+        verbose: bool,
+        /// Use this base URL instead of the state file's (the same scrape against another
+        /// host, e.g. a staging copy or a test server).
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// Where the rip-* binaries are (default: beside ripperoni, else PATH).
+        #[arg(long, env = "RIP_BIN_DIR", value_name = "DIR")]
+        bin_dir: Option<PathBuf>,
+    },
+    /// Print the shell pipeline `run` would run, to copy, change and run by hand.
+    Pipeline {
+        /// The state file.
+        state: PathBuf,
+        /// Use this base URL instead of the state file's.
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+    },
+    /// Check a state file and say what it would do.
+    Check {
+        /// The state file.
+        state: PathBuf,
+    },
+    /// Write a starter state file and rules file that run as they are against the bundled
+    /// demo site (`rip-testserver --dir testdata/site --addr 127.0.0.1:8080`).
+    Scaffold {
+        /// The target's name (the files are `<name>.state.json`, `<name>.rules.toml`).
+        name: String,
+        /// The folder to write them in.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// The site's base URL.
+        #[arg(long, default_value = ripperoni::scaffold::DEMO_BASE_URL)]
+        base_url: String,
+    },
+    /// Print the JSON Schema of state files.
+    Schema,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) if err.chain().any(rip_core::is_broken_pipe) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("ripperoni: error: {err:#}");
+            ExitCode::from(rip_core::exit::FATAL)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<u8> {
+    let mut stdout = std::io::stdout().lock();
+    match cli.command {
+        Command::Schema => {
+            stdout.write_all(ripperoni::state::json_schema().as_bytes())?;
+        }
+        Command::Pipeline { state, base_url } => {
+            let loaded = ripperoni::validate::load_with(&state, base_url.as_deref())?;
+            let plan = ripperoni::Plan::new(&loaded);
+            stdout.write_all(plan.shell(false).as_bytes())?;
+        }
+        Command::Check { state } => {
+            let loaded = ripperoni::load(&state)?;
+            let plan = ripperoni::Plan::new(&loaded);
+            writeln!(
+                stdout,
+                "{}: valid; target `{}`, {} fetch round(s), output in {}",
+                state.display(),
+                plan.target,
+                plan.rounds,
+                plan.dir.display()
+            )?;
+        }
+        Command::Scaffold {
+            name,
+            dir,
+            base_url,
+        } => {
+            let written = ripperoni::scaffold::write(&dir, &name, &base_url)?;
+            for p in &written {
+                writeln!(stdout, "{}", p.display())?;
+            }
+            eprintln!(
+                "ripperoni: serve the demo site with `rip-testserver --dir testdata/site --addr \
+                 127.0.0.1:8080`, then `ripperoni run {}`",
+                written[0].display()
+            );
+        }
+        Command::Run {
+            state,
+            restart,
+            quiet,
+            verbose,
+            base_url,
+            bin_dir,
+        } => {
+            let loaded = ripperoni::validate::load_with(&state, base_url.as_deref())?;
+            let opts = ripperoni::runner::Options {
+                quiet,
+                verbose,
+                restart,
+                bin_dir,
+            };
+            let outcome = ripperoni::runner::run(&loaded, &opts).context("ripperoni run")?;
+            if !quiet {
+                eprint!("{}", summary(&outcome));
+            }
+            return Ok(outcome.exit_code);
+        }
+    }
+    stdout.flush()?;
+    Ok(rip_core::exit::COMPLETE)
+}
+
+/// The end of a run: rip-health's summary, Ladon's counters, the errors, the report.
+fn summary(o: &ripperoni::runner::Outcome) -> String {
+    let r = &o.record;
+    let c = |k: &str| r.counters.get(k).copied().unwrap_or(0);
+    let secs = (r.end - r.start).num_milliseconds() as f64 / 1000.0;
+    let mut s = String::new();
+    s.push_str(&o.health_text);
+    if !o.health_text.ends_with('\n') && !o.health_text.is_empty() {
+        s.push('\n');
+    }
+    let how = match (r.interrupted, &r.resumed) {
+        (true, _) => " (interrupted: run the same command again to resume)".to_owned(),
+        (false, Some(id)) => format!(" (resumed run {id})"),
+        (false, None) => String::new(),
+    };
+    s.push_str(&format!(
+        "ripperoni: {} {} in {secs:.1}s{how}: consumed {}, persisted {}, failed {}, errors {}\n",
+        r.target,
+        r.status.as_str(),
+        c("consumed"),
+        c("persisted"),
+        c("failed"),
+        r.errors.len()
+    ));
+    for e in r.errors.iter().take(10) {
+        s.push_str(&format!("  - {e}\n"));
+    }
+    if r.errors.len() > 10 {
+        s.push_str(&format!(
+            "  … and {} more (in runs.ndjson)\n",
+            r.errors.len() - 10
+        ));
+    }
+    s.push_str(&format!("report: {}\n", o.report.display()));
+    s
+}

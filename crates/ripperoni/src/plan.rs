@@ -1,0 +1,338 @@
+//! From a state file to the pipeline: which stages, with which flags, in which order.
+//! [`Plan::shell`] prints it as the shell a person would type; the runner spawns exactly
+//! these commands.
+//!
+//! ```text
+//! rip-discover START… --state DIR … | rip-fetch … | rip-route --max-retries K-1 …   (K rounds)
+//!   | rip-parse [--rules R] | rip-route … | rip-write --out BASE --target T > T/stream.ndjson
+//! rip-reconcile [-c RECONCILER] --dir BASE/T
+//! rip-health --dir BASE/T --html BASE/T/report.html
+//! ```
+//!
+//! With `urls` there is no discovery: the list enters as `ref` records (a file the run
+//! writes, [`Plan::input_file`]) read by `rip-check`, in `rip-discover`'s place.
+
+use crate::state::Format;
+use crate::validate::Loaded;
+use std::path::{Path, PathBuf};
+
+/// One stage process: a program and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stage {
+    /// The program (`rip-fetch`).
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+}
+
+impl Stage {
+    fn new(program: &str) -> Self {
+        Self {
+            program: program.to_owned(),
+            args: Vec::new(),
+        }
+    }
+
+    fn arg(&mut self, a: impl Into<String>) -> &mut Self {
+        self.args.push(a.into());
+        self
+    }
+
+    fn flag(&mut self, name: &str, value: impl Into<String>) -> &mut Self {
+        self.args.push(name.to_owned());
+        self.args.push(value.into());
+        self
+    }
+
+    fn path(&mut self, name: &str, value: &Path) -> &mut Self {
+        self.flag(name, value.display().to_string())
+    }
+
+    /// The command as shell words.
+    pub fn shell(&self) -> String {
+        std::iter::once(self.program.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .map(quote)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// The role of a stage in the pipeline, for progress and accounting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The source: `rip-discover`, or `rip-check` reading the listed URLs. Ctrl-C goes to
+    /// it first.
+    Source,
+    /// `rip-fetch` of round `n` (1-based).
+    Fetch(u32),
+    /// `rip-route` of round `n`; `0` after rip-parse.
+    Route(u32),
+    /// `rip-parse`.
+    Parse,
+    /// `rip-write` (the raw one before parse, or the last).
+    Write,
+}
+
+/// Everything a run does, decided from the state file before anything starts.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The target's name.
+    pub target: String,
+    /// `<basePath>`.
+    pub base: PathBuf,
+    /// `<basePath>/<target>`: the output folder.
+    pub dir: PathBuf,
+    /// `<basePath>/<target>/.ripperoni`: crawl state, logs, carried records.
+    pub work: PathBuf,
+    /// Where the final stream goes: `<dir>/stream.ndjson`.
+    pub stream: PathBuf,
+    /// `<dir>/report.html`.
+    pub report: PathBuf,
+    /// `<basePath>/runs.ndjson`.
+    pub runs: PathBuf,
+    /// The pipeline, first stage first, with each stage's role.
+    pub stages: Vec<(Role, Stage)>,
+    /// What runs after the pipeline, one after the other.
+    pub finish: Vec<Stage>,
+    /// `ref` records to give the source (from `urls`), when any.
+    pub url_refs: Vec<String>,
+    /// Fetch rounds (`maxRetries` + 1).
+    pub rounds: u32,
+}
+
+/// The file the source reads when it has input (listed URLs, carried records).
+pub const INPUT_FILE: &str = "input.ndjson";
+
+impl Plan {
+    /// The plan for a loaded state file.
+    pub fn new(l: &Loaded) -> Self {
+        let st = &l.state;
+        let base = st.output.base_path.clone();
+        let dir = base.join(&l.target);
+        let work = dir.join(".ripperoni");
+        let cache_dir = st
+            .cache
+            .dir
+            .clone()
+            .unwrap_or_else(|| base.join(".rip-cache"));
+        let rounds = l.max_retries + 1;
+
+        let http = |s: &mut Stage, delay: u64, jitter: u64| {
+            s.flag("--delay", format!("{delay}ms"))
+                .flag("--jitter", format!("{jitter}ms"))
+                .flag("--retry-base", format!("{}ms", st.retry_base_delay_ms));
+            for (k, v) in &st.headers {
+                s.flag("-H", format!("{k}: {v}"));
+            }
+            s.path("--cache-dir", &cache_dir)
+                .flag("--cache", st.cache.mode.as_arg());
+            if let Some(ttl) = st.cache.ttl_ms {
+                s.flag("--ttl", format!("{ttl}ms"));
+            }
+        };
+
+        let mut stages = Vec::new();
+        let mut url_refs = Vec::new();
+        let resolve = |u: &String| match (&st.base_url, url::Url::parse(u)) {
+            (_, Ok(_)) | (None, _) => u.clone(),
+            (Some(b), Err(_)) => url::Url::parse(b)
+                .and_then(|b| b.join(u))
+                .map_or_else(|_| u.clone(), |j| j.to_string()),
+        };
+        if let Some(urls) = &st.urls {
+            // Discovery is skipped: the listed pages enter as refs, through rip-check (a
+            // pass-through that checks them), the source Ctrl-C stops first.
+            stages.push((Role::Source, Stage::new("rip-check")));
+            url_refs = urls
+                .iter()
+                .map(|u| {
+                    serde_json::json!({"_type": "ref", "url": resolve(u), "depth": 0, "attempt": 0})
+                        .to_string()
+                })
+                .collect();
+        } else {
+            let mut discover = Stage::new("rip-discover");
+            let c = st.crawler.clone().unwrap_or_default();
+            let starts: Vec<String> = if c.start_urls.is_empty() {
+                st.base_url.iter().cloned().collect()
+            } else {
+                c.start_urls.iter().map(resolve).collect()
+            };
+            for s in starts {
+                discover.arg(s);
+            }
+            if let Some(r) = &c.domain {
+                discover.flag("--domain", r.clone());
+            }
+            if let Some(r) = &c.delimiter {
+                discover.flag("--follow", r.clone());
+            }
+            if let Some(r) = &c.target {
+                discover.flag("--target", r.clone());
+            }
+            if let Some(n) = c.max_depth {
+                discover.flag("--max-depth", n.to_string());
+            }
+            if let Some(n) = c.max_pages {
+                discover.flag("--max-pages", n.to_string());
+            }
+            if let Some(n) = c.concurrency {
+                discover
+                    .flag("-c", n.to_string())
+                    .flag("--per-host", n.to_string());
+            }
+            if c.sitemaps {
+                discover.arg("--sitemaps");
+            }
+            if c.follow_nofollow {
+                discover.arg("--follow-nofollow");
+            }
+            http(
+                &mut discover,
+                c.rate_limit_ms.unwrap_or(st.rate_limit_ms),
+                c.jitter_ms.unwrap_or(st.jitter_ms),
+            );
+            discover.path("--state", &work.join("discover"));
+            stages.push((Role::Source, discover));
+        }
+
+        for round in 1..=rounds {
+            let mut fetch = Stage::new("rip-fetch");
+            if let Some(n) = st.parallel_workers {
+                fetch
+                    .flag("-c", n.to_string())
+                    .flag("--per-host", n.to_string());
+            }
+            http(&mut fetch, st.rate_limit_ms, st.jitter_ms);
+            fetch.flag("--retry-max", format!("{}ms", st.retry_max_delay_ms));
+            stages.push((Role::Fetch(round), fetch));
+            stages.push((Role::Route(round), route(l)));
+        }
+        if st.include_raw_content {
+            let mut raw = write(l, &base);
+            raw.arg("--raw").arg("--no-failures-file");
+            stages.push((Role::Write, raw));
+        }
+        let mut parse = Stage::new("rip-parse");
+        if let Some(r) = &st.rules {
+            parse.path("--rules", r);
+        }
+        stages.push((Role::Parse, parse));
+        stages.push((Role::Route(0), route(l)));
+        stages.push((Role::Write, write(l, &base)));
+
+        let mut reconcile = Stage::new("rip-reconcile");
+        if let Some(c) = &st.reconciler {
+            reconcile.path("-c", c);
+        }
+        reconcile.path("--dir", &dir);
+        let mut health = Stage::new("rip-health");
+        let report = dir.join("report.html");
+        health.path("--dir", &dir).path("--html", &report);
+
+        Self {
+            target: l.target.clone(),
+            runs: base.join("runs.ndjson"),
+            stream: dir.join("stream.ndjson"),
+            report,
+            base,
+            dir,
+            work,
+            stages,
+            finish: vec![reconcile, health],
+            url_refs,
+            rounds,
+        }
+    }
+
+    /// The source's input file, when it reads one.
+    pub fn input_file(&self) -> PathBuf {
+        self.work.join(INPUT_FILE)
+    }
+
+    /// The pipeline and what follows it, as shell commands a person can copy, change and
+    /// run by hand. `with_input`: the source reads [`Plan::input_file`].
+    pub fn shell(&self, with_input: bool) -> String {
+        let mut out = String::new();
+        if !self.url_refs.is_empty() {
+            out.push_str(&format!(
+                "# {}: one `ref` per entry of `urls` (`ripperoni run` writes it)\n",
+                self.input_file().display()
+            ));
+        }
+        out.push_str(&format!(
+            "mkdir -p {}\n",
+            quote(&self.dir.display().to_string())
+        ));
+        for (i, (_, stage)) in self.stages.iter().enumerate() {
+            let mut s = stage.clone();
+            if i == 0 && (with_input || !self.url_refs.is_empty()) {
+                s.path("-i", &self.input_file());
+            }
+            if i > 0 {
+                out.push_str("  | ");
+            }
+            out.push_str(&s.shell());
+            out.push_str(if i + 1 < self.stages.len() {
+                " \\\n"
+            } else {
+                ""
+            });
+        }
+        out.push_str(&format!(
+            " > {}\n",
+            quote(&self.stream.display().to_string())
+        ));
+        for s in &self.finish {
+            out.push_str(&s.shell());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn route(l: &Loaded) -> Stage {
+    let mut r = Stage::new("rip-route");
+    if let Some(p) = &l.state.policy {
+        r.path("-p", p);
+    }
+    r.flag("--max-retries", l.max_retries.to_string());
+    r
+}
+
+fn write(l: &Loaded, base: &Path) -> Stage {
+    let mut w = Stage::new("rip-write");
+    w.path("--out", base).flag("--target", l.target.clone());
+    if l.state.output.format == Format::Jsonl {
+        w.arg("--jsonl");
+    }
+    w
+}
+
+/// Quotes a word for a POSIX shell when it needs it.
+pub fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote("rip-fetch"), "rip-fetch");
+        assert_eq!(quote("/(a|b)/\\d+$"), r"'/(a|b)/\d+$'");
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote(""), "''");
+        assert_eq!(quote("User-Agent: x"), "'User-Agent: x'");
+    }
+}

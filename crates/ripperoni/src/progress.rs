@@ -1,0 +1,162 @@
+//! The one progress display of a run, on stderr: discovered, fetched, parsed, failed and
+//! the current retry round, from the records counted between stages ([`crate::tap`]).
+//! Drawn in place on a terminal; a line every ten seconds otherwise; nothing with
+//! `--quiet`.
+
+use crate::plan::Role;
+use crate::tap::{Counts, Kind};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The counters of the links the wrapper relays.
+#[derive(Debug, Clone, Default)]
+pub struct Taps {
+    source: Arc<Counts>,
+    /// After the rip-route of round r (index r-1).
+    routes: Arc<std::sync::Mutex<Vec<Arc<Counts>>>>,
+    last: Arc<Counts>,
+}
+
+impl Taps {
+    /// The counters of the link after a stage of `role`, when that link is relayed.
+    pub fn after(&self, role: Role, rounds: u32) -> Option<Arc<Counts>> {
+        match role {
+            Role::Source => Some(self.source.clone()),
+            Role::Route(r) if r >= 1 && r <= rounds => {
+                let mut routes = self.routes.lock().ok()?;
+                while routes.len() < r as usize {
+                    routes.push(Arc::new(Counts::default()));
+                }
+                Some(routes[r as usize - 1].clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// The final stream's counters.
+    pub fn final_counts(&self) -> Arc<Counts> {
+        self.last.clone()
+    }
+
+    /// `ref`s the source wrote.
+    pub fn discovered(&self) -> u64 {
+        self.source.get(Kind::Ref)
+    }
+
+    /// Pages that came out of the last round.
+    pub fn fetched(&self) -> u64 {
+        self.routes
+            .lock()
+            .ok()
+            .and_then(|r| r.last().map(|c| c.get(Kind::Page)))
+            .unwrap_or(0)
+    }
+
+    /// Retries sent to each round after the first: `(round, refs)`.
+    fn retries(&self) -> Vec<(usize, u64)> {
+        let routes = self.routes.lock().map(|r| r.clone()).unwrap_or_default();
+        routes
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (i + 2, c.get(Kind::Ref)))
+            .collect()
+    }
+
+    /// One line of progress.
+    pub fn line(&self, rounds: u32, elapsed: Duration) -> String {
+        let parsed = self.last.get(Kind::Doc);
+        let rate = parsed as f64 / elapsed.as_secs_f64().max(0.001);
+        let round = self
+            .retries()
+            .into_iter()
+            .rfind(|&(r, n)| n > 0 && r as u32 <= rounds);
+        let round = match round {
+            Some((r, n)) => format!("round {r}/{rounds} ({n} retried)"),
+            None => format!("round 1/{rounds}"),
+        };
+        format!(
+            "discovered {} · fetched {} · parsed {} · failed {} · expected {} · {round} · {rate:.0} docs/s",
+            self.discovered(),
+            self.fetched(),
+            parsed,
+            self.last.get(Kind::Error),
+            self.last.get(Kind::Expected),
+        )
+    }
+}
+
+/// The display: a spinner line on a terminal, periodic lines otherwise.
+#[derive(Clone)]
+pub struct Display {
+    bar: Option<ProgressBar>,
+    quiet: bool,
+    rounds: u32,
+    stop: Arc<AtomicBool>,
+}
+
+impl Display {
+    /// A display for a run of `rounds` fetch rounds.
+    pub fn new(quiet: bool, rounds: u32) -> Self {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(8));
+            let style = ProgressStyle::with_template("{spinner} ripperoni [{elapsed}] {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner());
+            bar.set_style(style);
+            bar.enable_steady_tick(Duration::from_millis(125));
+            bar
+        });
+        Self {
+            bar,
+            quiet,
+            rounds,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Prints a line above the display.
+    pub fn println(&self, line: &str) {
+        match &self.bar {
+            Some(b) => b.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    /// Starts updating from `taps`.
+    pub fn start(&self, taps: Taps) -> Option<JoinHandle<()>> {
+        if self.quiet {
+            return None;
+        }
+        let me = self.clone();
+        Some(std::thread::spawn(move || {
+            let started = Instant::now();
+            let mut last_line = Instant::now();
+            while !me.stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(200));
+                let line = taps.line(me.rounds, started.elapsed());
+                match &me.bar {
+                    Some(b) => b.set_message(line),
+                    None if last_line.elapsed() >= Duration::from_secs(10) => {
+                        eprintln!("ripperoni: {line}");
+                        last_line = Instant::now();
+                    }
+                    None => {}
+                }
+            }
+        }))
+    }
+
+    /// Stops and clears the display.
+    pub fn stop(&self, ticker: Option<JoinHandle<()>>) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = ticker {
+            let _ = t.join();
+        }
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}

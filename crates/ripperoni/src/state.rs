@@ -1,0 +1,366 @@
+//! The state file, `<name>.state.json`: the run parameters of one scrape (the reference's
+//! `RunStateSchema`), its types, its JSON Schema and its loading.
+//!
+//! The published schema (`docs/schemas/state.schema.json`, printed by `ripperoni schema`)
+//! is generated from these types; a test keeps the committed copy equal to it. A state
+//! file is checked against the schema *before* it is decoded, so that every problem is
+//! named by its field ([`crate::validate`]), and then against itself for contradictions
+//! ([`State::contradictions`]).
+//!
+//! Relative paths in a state file (`rules`, `policy`, `reconciler`, `outputSchema`,
+//! `cache.dir`, `output.basePath`) are relative to the state file's folder, so a state
+//! file and its companions move together.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The run parameters of one scrape. The target's name is the state file's name without
+/// `.state.json`: `emberfall.state.json` writes `<basePath>/emberfall/`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[schemars(title = "ripperoni state file", rename = "State")]
+pub struct State {
+    /// The JSON Schema this file follows (editors use it; ripperoni ignores it).
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+
+    /// The site's root URL: where the crawl starts when `crawler.startUrls` is empty, and
+    /// the base that relative `urls` are resolved against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(url, regex(pattern = r"^https?://"))]
+    pub base_url: Option<String>,
+
+    /// A MediaWiki Action API endpoint (`.../api.php`): scrape the wiki's pages through
+    /// the API instead of crawling HTML. Not supported yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(url, regex(pattern = r"^https?://"))]
+    pub api_url: Option<String>,
+
+    /// An explicit page list (absolute URLs, or paths relative to `baseUrl`): these pages
+    /// are fetched as they are and discovery is skipped. Excludes `crawler`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
+    pub urls: Option<Vec<String>>,
+
+    /// The link crawler (`rip-discover`): where it starts and which links it follows and
+    /// collects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crawler: Option<Crawler>,
+
+    /// Minimum gap between two requests to one host, in milliseconds (`rip-fetch
+    /// --delay`).
+    #[serde(default = "default_rate_limit_ms")]
+    pub rate_limit_ms: u64,
+
+    /// A random extra gap of up to this many milliseconds added to each request
+    /// (`--jitter`).
+    #[serde(default = "default_jitter_ms")]
+    pub jitter_ms: u64,
+
+    /// Failure-routing rounds after the first: a transient failure is fetched again up to
+    /// this many times, each round a `rip-fetch | rip-route` pair of the pipeline
+    /// (default: the policy file's `maxRetries`, else 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 10))]
+    pub max_retries: Option<u32>,
+
+    /// First delay between HTTP attempts inside one round, in milliseconds
+    /// (`--retry-base`).
+    #[serde(default = "default_retry_base_delay_ms")]
+    #[schemars(range(min = 1))]
+    pub retry_base_delay_ms: u64,
+
+    /// Largest delay between HTTP attempts, in milliseconds (`--retry-max`).
+    #[serde(default = "default_retry_max_delay_ms")]
+    #[schemars(range(min = 1))]
+    pub retry_max_delay_ms: u64,
+
+    /// Extra request headers, name → value.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
+
+    /// The response cache shared by every stage; it is what makes a rerun resume without
+    /// fetching again.
+    #[serde(default)]
+    pub cache: Cache,
+
+    /// Where and how records are written.
+    #[serde(default)]
+    pub output: Output,
+
+    /// Also keep each page's body as fetched, under `<target>/raw/` (`rip-write --raw`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_raw_content: bool,
+
+    /// A rules file (TOML) for `rip-parse`: concepts and fields. Without it, generic docs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<PathBuf>,
+
+    /// A failure policy file (TOML or JSON) for `rip-route`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PathBuf>,
+
+    /// A reconciler configuration (JSON) for `rip-reconcile`. Without it every failure is
+    /// `missing`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconciler: Option<PathBuf>,
+
+    /// A JSON Schema every doc must satisfy. Not supported yet: give each concept of the
+    /// rules file a `schema` or `schemaFile` instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<PathBuf>,
+
+    /// What a doc that breaks `outputSchema` becomes (with `outputSchema` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_schema_error: Option<OnSchemaError>,
+
+    /// Pages fetched at once (`rip-fetch --concurrency`, also its per-host limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1024))]
+    pub parallel_workers: Option<u32>,
+}
+
+/// The link crawler's parameters: the reference's three regexes and its budgets.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Crawler {
+    /// Start URLs (absolute, or relative to `baseUrl`); default: `baseUrl`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub start_urls: Vec<String>,
+    /// A regex links must match to be considered at all (default: the start URLs'
+    /// origins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r".+"))]
+    pub domain: Option<String>,
+    /// A regex: links that match are traversed (followed). Default: every considered link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r".+"))]
+    pub delimiter: Option<String>,
+    /// A regex: traversed links that match are collected and scraped. Default: every
+    /// traversed link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r".+"))]
+    pub target: Option<String>,
+    /// Collect at most this many pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub max_pages: Option<u64>,
+    /// Follow links up to this depth (the start URLs are depth 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<u32>,
+    /// Pages crawled at once (`rip-discover --concurrency`, also its per-host limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 1024))]
+    pub concurrency: Option<u32>,
+    /// The crawler's own gap between requests to a host (default: the top-level
+    /// `rateLimitMs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit_ms: Option<u64>,
+    /// The crawler's own jitter (default: the top-level `jitterMs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter_ms: Option<u64>,
+    /// Also seed the crawl from the site's sitemaps.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sitemaps: bool,
+    /// Also follow `rel="nofollow"` links.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub follow_nofollow: bool,
+}
+
+/// The response cache.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Cache {
+    /// The cache folder (default: `<basePath>/.rip-cache`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<PathBuf>,
+    /// What the cache may do.
+    #[serde(default)]
+    pub mode: CacheMode,
+    /// How long an entry is fresh, in milliseconds (default: forever).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub ttl_ms: Option<u64>,
+}
+
+impl Default for Cache {
+    fn default() -> Self {
+        Self {
+            dir: None,
+            mode: CacheMode::ReadWrite,
+            ttl_ms: None,
+        }
+    }
+}
+
+/// What the cache may do (`--cache`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheMode {
+    /// Serve from the cache and store what is fetched.
+    #[default]
+    ReadWrite,
+    /// Serve from the cache only: no network request for what is missing (a replay).
+    ReadOnly,
+    /// Store what is fetched, never serve from the cache.
+    WriteOnly,
+    /// No cache.
+    Off,
+}
+
+impl CacheMode {
+    /// The `--cache` value.
+    pub fn as_arg(self) -> &'static str {
+        match self {
+            Self::ReadWrite => "read-write",
+            Self::ReadOnly => "read-only",
+            Self::WriteOnly => "write-only",
+            Self::Off => "off",
+        }
+    }
+}
+
+/// Where and how records are written.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Output {
+    /// The output folder; the scrape writes `<basePath>/<target>/`, and the run history
+    /// `<basePath>/runs.ndjson`.
+    #[serde(default = "default_base_path")]
+    pub base_path: PathBuf,
+    /// `json`: one pretty-printed file per record; `jsonl`: `docs.jsonl`, `errors.jsonl`
+    /// and `expected.jsonl`, one compact line per record.
+    #[serde(default)]
+    pub format: Format,
+    /// Pretty-printed JSON (default: true for `json`, false for `jsonl`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pretty: Option<bool>,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Self {
+            base_path: default_base_path(),
+            format: Format::Json,
+            pretty: None,
+        }
+    }
+}
+
+/// The output format.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// One file per record.
+    #[default]
+    Json,
+    /// One line per record.
+    Jsonl,
+}
+
+/// What a doc that breaks the output schema becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OnSchemaError {
+    /// A VALIDATION failure instead of the doc.
+    Skip,
+    /// The doc, with the violations in its `errors`.
+    Warn,
+    /// Stop the run.
+    Halt,
+}
+
+fn default_rate_limit_ms() -> u64 {
+    250
+}
+fn default_jitter_ms() -> u64 {
+    100
+}
+fn default_retry_base_delay_ms() -> u64 {
+    500
+}
+fn default_retry_max_delay_ms() -> u64 {
+    30_000
+}
+fn default_base_path() -> PathBuf {
+    PathBuf::from("out")
+}
+
+/// The failure-routing rounds after the first when neither the state file nor the policy
+/// says (the reference's default failure policy).
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+
+/// The suffix of state file names.
+pub const SUFFIX: &str = ".state.json";
+
+/// The JSON Schema of state files, as committed in `docs/schemas/state.schema.json`.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(State);
+    let mut value = serde_json::to_value(&schema).expect("a schema serialises");
+    drop_null(&mut value);
+    let mut text = serde_json::to_string_pretty(&value).expect("a schema serialises");
+    text.push('\n');
+    text
+}
+
+/// An optional field is left out, never `null`: schemars writes `Option<T>` as "T or
+/// null"; this makes it plain `T`.
+fn drop_null(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
+            }
+            if let Some(Value::Array(types)) = map.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    let only = types.remove(0);
+                    map.insert("type".into(), only);
+                }
+            }
+            if let Some(Value::Array(any)) = map.get_mut("anyOf") {
+                any.retain(|s| s.get("type") != Some(&Value::String("null".into())));
+                if any.len() == 1 {
+                    let only = any.remove(0);
+                    map.remove("anyOf");
+                    if let Value::Object(inner) = only {
+                        for (k, v) in inner {
+                            map.entry(k).or_insert(v);
+                        }
+                    }
+                }
+            }
+            map.values_mut().for_each(drop_null);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null),
+        _ => {}
+    }
+}
+
+/// The target's name of a state file: its file name without `.state.json` (or without
+/// `.json`, for a file not named the usual way).
+pub fn target_name(path: &Path) -> Option<String> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name
+        .strip_suffix(SUFFIX)
+        .or_else(|| name.strip_suffix(".json"))
+        .unwrap_or(name);
+    let plain = !stem.is_empty()
+        && !stem.starts_with('.')
+        && stem
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    plain.then(|| stem.to_owned())
+}
+
+impl State {
+    /// The serialised form of a state file a person would write: the given fields only.
+    pub fn to_pretty_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a state serialises");
+        s.push('\n');
+        s
+    }
+}

@@ -1,0 +1,809 @@
+//! Loading a state file: JSON, then the published schema, then contradictions, then the
+//! files and regexes it names. Every problem is reported at once, each naming its field,
+//! what was expected and what was found.
+
+use crate::state::{self, CacheMode, Format, State};
+use serde_json::Value;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// One problem with a state file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The field, as a dotted path (`crawler.maxPages`, `urls[2]`); empty for the whole
+    /// file.
+    pub field: String,
+    /// What is wrong: what was expected and what was found.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "`{}`: {}", self.field, self.message)
+        }
+    }
+}
+
+/// Why a state file was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// The file could not be read.
+    #[error("cannot read state file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Not JSON.
+    #[error("{path}:{line}:{column}: not valid JSON: {message}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser said.
+        message: String,
+    },
+    /// The name does not give a target name.
+    #[error(
+        "state file {0}: its name must be `<target>.state.json`, the target a plain name (letters, digits, `-`, `_`, `.`)"
+    )]
+    Name(PathBuf),
+    /// Problems with the content.
+    #[error("{}", render_problems(.path, .problems))]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Every problem found.
+        problems: Vec<Problem>,
+    },
+}
+
+fn render_problems(path: &Path, problems: &[Problem]) -> String {
+    let mut s = format!(
+        "state file {} has {} problem{} (schema: docs/schemas/state.schema.json, `ripperoni schema`):",
+        path.display(),
+        problems.len(),
+        if problems.len() == 1 { "" } else { "s" }
+    );
+    for p in problems {
+        s.push_str("\n  - ");
+        s.push_str(&p.to_string());
+    }
+    s
+}
+
+/// A state file that passed every check, with its paths resolved.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The state file.
+    pub path: PathBuf,
+    /// The target's name (the file name without `.state.json`).
+    pub target: String,
+    /// The parameters, with relative paths resolved against the state file's folder and
+    /// defaults filled in (`maxRetries`, `cache.dir`).
+    pub state: State,
+    /// Failure-routing rounds after the first (`maxRetries`, resolved).
+    pub max_retries: u32,
+}
+
+impl Loaded {
+    /// `<basePath>/<target>`.
+    pub fn target_dir(&self) -> PathBuf {
+        self.state.output.base_path.join(&self.target)
+    }
+}
+
+/// Reads, checks and resolves a state file.
+pub fn load(path: &Path) -> Result<Loaded, StateError> {
+    load_with(path, None)
+}
+
+/// [`load`], with `baseUrl` replaced by `base_url` when given (the same scrape against
+/// another host: a staging copy, the test server), before any check.
+pub fn load_with(path: &Path, base_url: Option<&str>) -> Result<Loaded, StateError> {
+    let text = std::fs::read_to_string(path).map_err(|source| StateError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let target = state::target_name(path).ok_or_else(|| StateError::Name(path.to_owned()))?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| StateError::Json {
+        path: path.to_owned(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let mut value = value;
+    if let (Some(b), Value::Object(m)) = (base_url, &mut value) {
+        m.insert("baseUrl".into(), Value::String(b.to_owned()));
+    }
+    let invalid = |problems| StateError::Invalid {
+        path: path.to_owned(),
+        problems,
+    };
+    let problems = schema_problems(&value);
+    if !problems.is_empty() {
+        return Err(invalid(problems));
+    }
+    let mut st: State = serde_json::from_value(value).map_err(|e| {
+        invalid(vec![Problem {
+            field: String::new(),
+            message: e.to_string(),
+        }])
+    })?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    resolve_paths(&mut st, base);
+    let (max_retries, mut problems) = policy_retries(&st);
+    problems.extend(contradictions(&st));
+    problems.extend(regex_problems(&st));
+    problems.extend(file_problems(&st));
+    if !problems.is_empty() {
+        return Err(invalid(problems));
+    }
+    Ok(Loaded {
+        path: path.to_owned(),
+        target,
+        state: st,
+        max_retries,
+    })
+}
+
+/// Checks `value` against the published schema; one problem per violation.
+pub fn schema_problems(value: &Value) -> Vec<Problem> {
+    let schema: Value = serde_json::from_str(&state::json_schema()).expect("the schema is JSON");
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the state schema compiles");
+    let mut out: Vec<Problem> = validator
+        .iter_errors(value)
+        .flat_map(|e| describe(&schema, &e))
+        .collect();
+    out.sort_by(|a, b| a.field.cmp(&b.field));
+    out.dedup();
+    out
+}
+
+fn describe(schema: &Value, e: &jsonschema::ValidationError<'_>) -> Vec<Problem> {
+    use jsonschema::error::ValidationErrorKind as K;
+    // `oneOf`/`anyOf`: an enum of documented constants, or alternatives.
+    if let K::OneOfNotValid { context } | K::AnyOf { context } = e.kind() {
+        let consts: Option<Vec<String>> = context
+            .iter()
+            .map(|branch| match branch.as_slice() {
+                [one] => match one.kind() {
+                    K::Constant { expected_value } => Some(expected_value.to_string()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        if let Some(consts) = consts.filter(|c| !c.is_empty()) {
+            return vec![Problem {
+                field: dotted(&segments_of(e)),
+                message: format!(
+                    "expected one of {}, found {}",
+                    consts.join(", "),
+                    found(e.instance())
+                ),
+            }];
+        }
+        let inner: Vec<Problem> = context
+            .iter()
+            .flatten()
+            .flat_map(|sub| describe(schema, sub))
+            .collect();
+        if !inner.is_empty() {
+            return inner;
+        }
+    }
+    vec![describe_one(schema, e)]
+}
+
+fn segments_of(e: &jsonschema::ValidationError<'_>) -> Vec<String> {
+    e.instance_path()
+        .to_string()
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+fn describe_one(schema: &Value, e: &jsonschema::ValidationError<'_>) -> Problem {
+    use jsonschema::error::ValidationErrorKind as K;
+    let segments = segments_of(e);
+    let field = dotted(&segments);
+    let found = || found(e.instance());
+    let (field, message) = match e.kind() {
+        K::Required { property } => {
+            let name = property.as_str().unwrap_or_default();
+            (join(&field, name), "is required, and missing".to_owned())
+        }
+        K::AdditionalProperties { unexpected } => {
+            let known = known_fields(schema, &segments);
+            let names = unexpected.join("`, `");
+            let hint = unexpected
+                .first()
+                .and_then(|u| closest(u, &known))
+                .map(|c| format!(" (did you mean `{c}`?)"))
+                .unwrap_or_default();
+            let at = if field.is_empty() {
+                "the top level".to_owned()
+            } else {
+                format!("`{field}`")
+            };
+            (
+                join(&field, unexpected.first().map_or("", String::as_str)),
+                format!(
+                    "unknown field `{names}` in {at}{hint}; expected one of: {}",
+                    known.join(", ")
+                ),
+            )
+        }
+        K::Type { kind } => (
+            field,
+            format!("expected {}, found {}", type_words(kind), found()),
+        ),
+        K::Enum { options } => (
+            field,
+            format!("expected one of {}, found {}", list(options), found()),
+        ),
+        K::Minimum { limit } => (
+            field,
+            format!("expected a number ≥ {limit}, found {}", found()),
+        ),
+        K::Maximum { limit } => (
+            field,
+            format!("expected a number ≤ {limit}, found {}", found()),
+        ),
+        K::MinItems { limit } => (
+            field,
+            format!("expected at least {limit} item(s), found {}", found()),
+        ),
+        K::MinLength { limit } => (
+            field,
+            format!("expected at least {limit} character(s), found {}", found()),
+        ),
+        K::Pattern { pattern } => (
+            field,
+            format!("expected text matching `{pattern}`, found {}", found()),
+        ),
+        K::Format { format } => (
+            field,
+            format!("expected a valid `{format}`, found {}", found()),
+        ),
+        _ => (field, format!("{e} (found {})", found())),
+    };
+    Problem { field, message }
+}
+
+fn dotted(segments: &[String]) -> String {
+    let mut s = String::new();
+    for seg in segments {
+        if seg.parse::<usize>().is_ok() {
+            s.push_str(&format!("[{seg}]"));
+        } else {
+            if !s.is_empty() {
+                s.push('.');
+            }
+            s.push_str(seg);
+        }
+    }
+    s
+}
+
+fn join(field: &str, name: &str) -> String {
+    if field.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{field}.{name}")
+    }
+}
+
+fn found(v: &Value) -> String {
+    let kind = match v {
+        Value::Null => return "null".to_owned(),
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    let mut text = v.to_string();
+    if text.chars().count() > 60 {
+        text = text.chars().take(57).collect::<String>() + "...";
+    }
+    format!("{text} ({kind})")
+}
+
+fn type_words(kind: &jsonschema::error::TypeKind) -> String {
+    use jsonschema::error::TypeKind;
+    let word = |t: &jsonschema::JsonType| match t.to_string().as_str() {
+        "integer" => "an integer ≥ 0".to_owned(),
+        "object" => "an object".to_owned(),
+        "array" => "an array".to_owned(),
+        "null" => "null".to_owned(),
+        other => format!("a {other}"),
+    };
+    match kind {
+        TypeKind::Single(t) => word(t),
+        TypeKind::Multiple(ts) => ts.iter().map(|t| word(&t)).collect::<Vec<_>>().join(" or "),
+    }
+}
+
+fn list(options: &Value) -> String {
+    match options {
+        Value::Array(items) => items
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => other.to_string(),
+    }
+}
+
+/// Follows `$ref`s inside `schema` from `node`.
+fn resolve_ref<'a>(schema: &'a Value, mut node: &'a Value) -> &'a Value {
+    for _ in 0..8 {
+        match node.get("$ref").and_then(Value::as_str) {
+            Some(r) => match r.strip_prefix('#').and_then(|ptr| schema.pointer(ptr)) {
+                Some(n) => node = n,
+                None => break,
+            },
+            None => break,
+        }
+    }
+    node
+}
+
+/// The property names the schema allows at `segments` (following `$ref`s).
+fn known_fields(schema: &Value, segments: &[String]) -> Vec<String> {
+    let resolve = |node| resolve_ref(schema, node);
+    let mut node = resolve(schema);
+    for seg in segments {
+        let next = if seg.parse::<usize>().is_ok() {
+            node.get("items")
+        } else {
+            node.get("properties").and_then(|p| p.get(seg))
+        };
+        let Some(n) = next else { return Vec::new() };
+        // `Option<T>` is written as anyOf [T, null]: take the non-null arm.
+        let n = n
+            .get("anyOf")
+            .and_then(Value::as_array)
+            .and_then(|arms| arms.iter().find(|a| a.get("type") != Some(&"null".into())))
+            .unwrap_or(n);
+        node = resolve(n);
+    }
+    node.get("properties")
+        .and_then(Value::as_object)
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The known name closest to `name` (a typo), if any is close.
+fn closest(name: &str, known: &[String]) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    known
+        .iter()
+        .map(|k| (distance(&lower, &k.to_ascii_lowercase()), k))
+        .filter(|(d, _)| *d <= 2.max(name.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k.clone())
+}
+
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// `base/p` with `x/..` pairs removed (lexically: `testdata/demo/../../out` is `out`).
+fn join_clean(base: &Path, p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in base.join(p).components() {
+        match c {
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+fn resolve_paths(st: &mut State, base: &Path) {
+    let fix = |p: &mut PathBuf| {
+        if p.is_relative() {
+            *p = join_clean(base, p);
+        }
+    };
+    for p in [
+        &mut st.rules,
+        &mut st.policy,
+        &mut st.reconciler,
+        &mut st.output_schema,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        fix(p);
+    }
+    fix(&mut st.output.base_path);
+    match &mut st.cache.dir {
+        Some(d) => fix(d),
+        None => st.cache.dir = Some(st.output.base_path.join(".rip-cache")),
+    }
+}
+
+/// The rounds after the first: the state file's `maxRetries`, else the policy file's,
+/// else the default; both given and different is a contradiction.
+fn policy_retries(st: &State) -> (u32, Vec<Problem>) {
+    let from_policy = st.policy.as_deref().and_then(policy_max_retries);
+    match (st.max_retries, from_policy) {
+        (Some(a), Some(b)) if a != b => (
+            a,
+            vec![Problem {
+                field: "maxRetries".into(),
+                message: format!(
+                    "is {a}, but the policy file {} says maxRetries = {b} (hint: say it in one place)",
+                    st.policy.as_deref().unwrap_or(Path::new("")).display()
+                ),
+            }],
+        ),
+        (Some(a), _) => (a, Vec::new()),
+        (None, Some(b)) => (b, Vec::new()),
+        (None, None) => (state::DEFAULT_MAX_RETRIES, Vec::new()),
+    }
+}
+
+/// `maxRetries` of a policy file, when it sets one (the file is rip-route's to check).
+fn policy_max_retries(path: &Path) -> Option<u32> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let value: Value = if path.extension().is_some_and(|e| e == "json") {
+        serde_json::from_str(&text).ok()?
+    } else {
+        let t: toml::Value = toml::from_str(&text).ok()?;
+        serde_json::to_value(t).ok()?
+    };
+    value
+        .get("maxRetries")?
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+}
+
+/// Settings that cannot hold together.
+pub fn contradictions(st: &State) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let mut refuse = |field: &str, message: String| {
+        out.push(Problem {
+            field: field.to_owned(),
+            message,
+        })
+    };
+    if st.api_url.is_some() {
+        refuse(
+            "apiUrl",
+            "MediaWiki mode is not supported yet (it comes with rip-discover's MediaWiki \
+             source; hint: crawl the wiki's HTML with `baseUrl` and `crawler` meanwhile)"
+                .into(),
+        );
+    }
+    if st.urls.is_some() && st.crawler.is_some() {
+        refuse(
+            "urls",
+            "`urls` lists the pages and skips discovery, `crawler` configures discovery: \
+             give one of them"
+                .into(),
+        );
+    }
+    let starts: Vec<&String> = match (&st.urls, &st.crawler) {
+        (Some(u), _) => u.iter().collect(),
+        (None, Some(c)) => c.start_urls.iter().collect(),
+        (None, None) => Vec::new(),
+    };
+    if starts.is_empty() && st.base_url.is_none() && st.api_url.is_none() {
+        refuse(
+            "baseUrl",
+            "nothing to scrape: give `baseUrl` (the crawl starts there), \
+             `crawler.startUrls`, or `urls`"
+                .into(),
+        );
+    }
+    let field = if st.urls.is_some() {
+        "urls"
+    } else {
+        "crawler.startUrls"
+    };
+    for (i, u) in starts.iter().enumerate() {
+        match url::Url::parse(u) {
+            Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => {}
+            Ok(parsed) => refuse(
+                &format!("{field}[{i}]"),
+                format!(
+                    "expected an http(s) URL, found `{u}` (scheme `{}`)",
+                    parsed.scheme()
+                ),
+            ),
+            Err(url::ParseError::RelativeUrlWithoutBase) => match &st.base_url {
+                Some(b) => {
+                    if url::Url::parse(b).and_then(|b| b.join(u)).is_err() {
+                        refuse(
+                            &format!("{field}[{i}]"),
+                            format!("`{u}` does not resolve against baseUrl `{b}`"),
+                        );
+                    }
+                }
+                None => refuse(
+                    &format!("{field}[{i}]"),
+                    format!("`{u}` is relative, and there is no `baseUrl` to resolve it against"),
+                ),
+            },
+            Err(e) => refuse(
+                &format!("{field}[{i}]"),
+                format!("expected a URL, found `{u}` ({e})"),
+            ),
+        }
+    }
+    if st.output_schema.is_some() {
+        refuse(
+            "outputSchema",
+            "is not supported yet: rip-parse validates docs per concept (hint: give the \
+             concepts of the rules file a `schemaFile` and `onSchemaError`, or an abstract \
+             concept they all extend)"
+                .into(),
+        );
+    } else if st.on_schema_error.is_some() {
+        refuse(
+            "onSchemaError",
+            "says what to do with docs that break `outputSchema`, and there is none".into(),
+        );
+    }
+    let mode = st.cache.mode;
+    if st.include_raw_content && mode == CacheMode::Off {
+        refuse(
+            "includeRawContent",
+            "raw content is wanted but `cache.mode` is off: a rerun after an interruption \
+             could only get the bodies again by fetching every page anew (hint: \
+             `cache.mode: \"read-write\"`)"
+                .into(),
+        );
+    }
+    let crawls = st.urls.is_none() || st.crawler.is_some();
+    if matches!(mode, CacheMode::Off | CacheMode::WriteOnly) && crawls {
+        refuse(
+            "cache.mode",
+            format!(
+                "is `{}`, but rip-discover hands every page to rip-fetch through the cache: \
+                 every page would be fetched twice, and an interrupted run could not resume \
+                 (hint: `read-write`, or `read-only` to replay a cache offline)",
+                mode.as_arg()
+            ),
+        );
+    }
+    match (st.output.format, st.output.pretty) {
+        (Format::Jsonl, Some(true)) => refuse(
+            "output.pretty",
+            "JSONL holds one record per line, which cannot be pretty-printed (hint: `format: \
+             \"json\"` for pretty files)"
+                .into(),
+        ),
+        (Format::Json, Some(false)) => refuse(
+            "output.pretty",
+            "rip-write writes record files pretty-printed (hint: `format: \"jsonl\"` for \
+             compact lines)"
+                .into(),
+        ),
+        _ => {}
+    }
+    if st.retry_base_delay_ms > st.retry_max_delay_ms {
+        refuse(
+            "retryBaseDelayMs",
+            format!(
+                "is {} ms, more than retryMaxDelayMs ({} ms)",
+                st.retry_base_delay_ms, st.retry_max_delay_ms
+            ),
+        );
+    }
+    for (name, value) in &st.headers {
+        let ok = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+            && !value.contains(['\r', '\n']);
+        if !ok {
+            refuse(
+                &format!("headers.{name}"),
+                "expected an HTTP header name (a token) and a one-line value".into(),
+            );
+        }
+    }
+    out
+}
+
+fn regex_problems(st: &State) -> Vec<Problem> {
+    let Some(c) = &st.crawler else {
+        return Vec::new();
+    };
+    [
+        ("crawler.domain", &c.domain),
+        ("crawler.delimiter", &c.delimiter),
+        ("crawler.target", &c.target),
+    ]
+    .into_iter()
+    .filter_map(|(field, re)| {
+        let re = re.as_ref()?;
+        regex::Regex::new(re).err().map(|e| Problem {
+            field: field.to_owned(),
+            message: format!(
+                "expected a regular expression, found `{re}`: {}",
+                e.to_string().lines().last().unwrap_or_default()
+            ),
+        })
+    })
+    .collect()
+}
+
+fn file_problems(st: &State) -> Vec<Problem> {
+    [
+        ("rules", &st.rules),
+        ("policy", &st.policy),
+        ("reconciler", &st.reconciler),
+    ]
+    .into_iter()
+    .filter_map(|(field, p)| {
+        let p = p.as_ref()?;
+        (!p.is_file()).then(|| Problem {
+            field: field.to_owned(),
+            message: format!(
+                "expected a readable file, found nothing at {} (paths are relative to the \
+                 state file's folder)",
+                p.display()
+            ),
+        })
+    })
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn problems(v: Value) -> Vec<String> {
+        schema_problems(&v).iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn a_minimal_state_passes_the_schema() {
+        assert!(problems(json!({"baseUrl": "http://127.0.0.1:8080/"})).is_empty());
+    }
+
+    #[test]
+    fn wrong_types_name_the_field_what_was_expected_and_found() {
+        let p = problems(json!({
+            "baseUrl": "http://x/",
+            "crawler": {"maxPages": "ten"},
+            "output": {"format": "xml"},
+            "rateLimitMs": -5
+        }));
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("`crawler.maxPages`: expected")
+                    && m.contains("found \"ten\" (a string)")),
+            "{p:?}"
+        );
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("`output.format`: expected one of")
+                    && m.contains("\"jsonl\"")
+                    && m.contains("found \"xml\"")),
+            "{p:?}"
+        );
+        assert!(
+            p.iter()
+                .any(|m| m.starts_with("`rateLimitMs`:") && m.contains("-5")),
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn a_typo_is_an_unknown_field_with_a_suggestion() {
+        let p = problems(json!({"baseUrl": "http://x/", "crawler": {"maxPage": 3}}));
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].starts_with("`crawler.maxPage`: unknown field `maxPage` in `crawler`"));
+        assert!(p[0].contains("did you mean `maxPages`?"), "{}", p[0]);
+        let p = problems(json!({"baseURL": "http://x/"}));
+        assert!(p[0].contains("did you mean `baseUrl`?"), "{p:?}");
+    }
+
+    #[test]
+    fn urls_must_be_http() {
+        let p = problems(json!({"baseUrl": "ftp://x/"}));
+        assert!(p[0].starts_with("`baseUrl`: expected"), "{p:?}");
+    }
+
+    #[test]
+    fn contradictions_are_named() {
+        let st: State = serde_json::from_value(json!({
+            "urls": ["/a.html"],
+            "crawler": {},
+            "includeRawContent": true,
+            "cache": {"mode": "off"},
+            "output": {"format": "jsonl", "pretty": true},
+            "onSchemaError": "warn",
+            "retryBaseDelayMs": 5000,
+            "retryMaxDelayMs": 1000,
+        }))
+        .unwrap();
+        let fields: Vec<String> = contradictions(&st).into_iter().map(|p| p.field).collect();
+        for f in [
+            "urls",
+            "urls[0]",
+            "includeRawContent",
+            "cache.mode",
+            "output.pretty",
+            "onSchemaError",
+            "retryBaseDelayMs",
+        ] {
+            assert!(fields.iter().any(|x| x == f), "{f} not in {fields:?}");
+        }
+    }
+
+    #[test]
+    fn api_url_is_refused_as_not_yet_supported() {
+        let st: State = serde_json::from_value(json!({"apiUrl": "http://wiki/api.php"})).unwrap();
+        let p = contradictions(&st);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].message.contains("not supported yet"));
+    }
+
+    #[test]
+    fn relative_paths_are_joined_lexically() {
+        assert_eq!(
+            join_clean(Path::new("testdata/demo"), Path::new("../../out")),
+            PathBuf::from("out")
+        );
+        assert_eq!(
+            join_clean(Path::new(""), Path::new("a.toml")),
+            PathBuf::from("a.toml")
+        );
+        assert_eq!(
+            join_clean(Path::new("/x/y"), Path::new("../z")),
+            PathBuf::from("/x/z")
+        );
+        assert_eq!(
+            join_clean(Path::new("a"), Path::new("..")),
+            PathBuf::from(".")
+        );
+    }
+
+    #[test]
+    fn field_paths_are_dotted_with_indexes() {
+        assert_eq!(
+            dotted(&["crawler".into(), "startUrls".into(), "2".into()]),
+            "crawler.startUrls[2]"
+        );
+    }
+}

@@ -1,0 +1,202 @@
+//! Whole runs on the fault-injecting server with the demo fault plan
+//! (testdata/demo-faults.json), every number derived from the plan and the site's README.
+//!
+//! The site: crawl A reaches 47 pages, the logo and two broken links (50 URLs, each a
+//! target, so 50 enter), and one robots-disallowed link (an `expected` record). The plan:
+//!
+//! - `/items/item-7.html`: 503 six times. rip-discover tries it 3 times, round 1's
+//!   rip-fetch 3 times, all 503; round 2 gets it: recovered, 7 requests.
+//! - `/ancestries/23.html`: a reset six times: the same, recovered in round 2.
+//! - `/blog/spell-roundup.html`: one 429 with Retry-After 1: rip-discover waits and gets
+//!   it on its second request; rip-fetch finds it in the cache.
+//! - `/classes/9.html`: 410 always: captured (policy), then `dead` (reconciler rule).
+//! - `/classes/77.html` (the mis-link): 404, captured, `capturedElsewhere` at
+//!   `/ancestries/77.html` (key 77 and the link text `Catfolk` both match; the spell 77
+//!   is a decoy).
+//! - `/items/item-99.html`: 404, captured, `missing`.
+//!
+//! So 47 docs (46 pages and the logo), 3 error documents, 1 expected; 45 first-try docs
+//! and 2 recovered.
+
+use crate::support::*;
+use serde_json::Value;
+
+fn file_names(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_run_on_the_fault_server_accounts_for_every_url_number_for_number() {
+    let server = demo_server();
+    let origin = server.origin();
+    let dir = tempfile::tempdir().unwrap();
+    let state = demo_state(dir.path(), &origin, |_| {});
+    let o = run(&["run", state.to_str().unwrap()]);
+    let err = stderr(&o);
+    // Partial: one URL is missing.
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let out = dir.path().join("out/emberfall");
+    let h = read_json(&out.join("crawl-health.json"));
+    assert_eq!(
+        h["totals"],
+        serde_json::json!({"concepts": 47, "failures": 3, "capturedElsewhere": 1, "missing": 1, "dead": 1})
+    );
+    assert_eq!(
+        h["capturedElsewhere"],
+        serde_json::json!([{"url": format!("{origin}/classes/77.html"), "at": format!("{origin}/ancestries/77.html")}])
+    );
+    assert_eq!(
+        h["missing"][0]["url"],
+        format!("{origin}/items/item-99.html")
+    );
+    assert_eq!(h["missing"].as_array().unwrap().len(), 1);
+    assert_eq!(h["dead"][0]["url"], format!("{origin}/classes/9.html"));
+    assert_eq!(h["dead"][0]["reason"], "removed from the compendium");
+    // The books: 50 URLs entered, each came out exactly once, every stage accounted.
+    let ledger = &h["ledger"];
+    assert_eq!(ledger["entered"], 50, "{ledger:#}");
+    assert_eq!(ledger["accounted"], 50, "{ledger:#}");
+    assert_eq!(ledger["complete"], true, "{ledger:#}");
+    assert_eq!(ledger["stages"].as_array().unwrap().len(), 10, "{ledger:#}");
+    assert_eq!(
+        h["counters"],
+        serde_json::json!({"consumed": 47, "persisted": 47, "failed": 3, "expected": 1, "entered": 50, "notEntered": 1, "invariantHolds": true}),
+    );
+    assert_eq!(h["expected"]["total"], 1);
+    // Transient faults recovered, in round 2.
+    let outcomes = &h["outcomes"];
+    assert_eq!(outcomes["recovered"], 2, "{outcomes:#}");
+    assert_eq!(outcomes["firstAttempt"], 45, "{outcomes:#}");
+    assert_eq!(outcomes["failedFirstRound"], 3, "{outcomes:#}");
+    let names = file_names(&out);
+    for name in ["items-item-7.html.json", "ancestries-23.html.json"] {
+        assert!(names.iter().any(|n| n == name), "no {name} in {names:?}");
+        let doc = read_json(&out.join(name));
+        assert_eq!(doc["_type"], "doc", "{doc:#}");
+        assert_eq!(doc["attempt"], 1, "recovered on the second round: {doc:#}");
+    }
+    // Permanent failures captured and classified, the verdict in each error document.
+    let failures = read_json(&out.join("failures.json"));
+    let captured: Vec<&Value> = failures["captured"].as_array().unwrap().iter().collect();
+    assert_eq!(captured.len(), 3, "{failures:#}");
+    // The network saw what the plan implies, and every other URL once.
+    let counts = requests_per_path(&server);
+    assert_eq!(counts["/items/item-7.html"], 7);
+    assert_eq!(counts["/ancestries/23.html"], 7);
+    assert_eq!(counts["/blog/spell-roundup.html"], 2);
+    for (path, n) in &counts {
+        if !path.contains("item-7") && !path.contains("ancestries/23") && !path.contains("roundup")
+        {
+            assert!(
+                *n <= 2,
+                "{path} requested {n} times (404s/410s: rip-discover and rip-fetch)"
+            );
+        }
+    }
+    assert!(
+        counts.values().filter(|n| **n == 1).count() >= 44,
+        "{counts:#?}"
+    );
+    // The report, the stream, the run record.
+    assert!(out.join("report.html").is_file());
+    assert!(out.join("stream.ndjson").is_file());
+    let runs = runs(dir.path());
+    assert_eq!(runs.len(), 1);
+    let r = &runs[0];
+    assert_eq!(r["status"], "partial");
+    assert_eq!(r["exitCode"], 2);
+    assert_eq!(r["counters"]["consumed"], 47);
+    assert_eq!(r["counters"]["failed"], 3);
+    assert_eq!(r["counters"]["discovered"], 50);
+    assert!(
+        r["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e.as_str().unwrap().contains("item-99")),
+        "{r:#}"
+    );
+    assert_eq!(r["stages"].as_array().unwrap().len(), 10);
+    // The end of the output: Ladon's summary and the report's path.
+    assert!(err.contains("consumed 47, persisted 47, failed 3"), "{err}");
+    assert!(
+        err.contains("report: ") && err.contains("report.html"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_printed_pipeline_run_by_hand_gives_the_same_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = demo_server();
+    let state = demo_state(dir.path(), &server.origin(), |v| {
+        v["output"]["basePath"] = dir.path().join("by-hand").display().to_string().into();
+    });
+    let o = run(&["pipeline", state.to_str().unwrap()]);
+    let script = String::from_utf8(o.stdout).unwrap();
+    let sh = rip_testkit::shell(&script, None).output().unwrap();
+    assert!(
+        matches!(sh.status.code(), Some(0 | 2)),
+        "{}",
+        String::from_utf8_lossy(&sh.stderr)
+    );
+    let by_hand = read_json(&dir.path().join("by-hand/emberfall/crawl-health.json"));
+
+    let server = demo_server();
+    let state = demo_state(dir.path(), &server.origin(), |_| {});
+    let o = run(&["run", "-q", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let wrapped = read_json(&dir.path().join("out/emberfall/crawl-health.json"));
+    for k in ["totals", "counters", "outcomes"] {
+        assert_eq!(by_hand[k], wrapped[k], "{k}");
+    }
+    assert_eq!(by_hand["ledger"]["complete"], true);
+}
+
+#[test]
+fn a_url_list_skips_discovery() {
+    let server = demo_server();
+    let dir = tempfile::tempdir().unwrap();
+    let state = demo_state(dir.path(), &server.origin(), |v| {
+        v.as_object_mut().unwrap().remove("crawler");
+        v["urls"] = serde_json::json!([
+            "items/item-1.html",
+            "/items/item-7.html",
+            format!("{}/classes/9.html", server.origin()),
+            "/nowhere.html"
+        ]);
+        v["output"]["format"] = "jsonl".into();
+    });
+    let o = run(&["pipeline", state.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("rip-check -i ") && !text.contains("rip-discover"),
+        "{text}"
+    );
+    let o = run(&["run", "-q", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let out = dir.path().join("out/emberfall");
+    let h = read_json(&out.join("crawl-health.json"));
+    assert_eq!(h["ledger"]["entered"], 4, "{:#}", h["ledger"]);
+    assert_eq!(h["ledger"]["complete"], true, "{:#}", h["ledger"]);
+    assert_eq!(
+        h["totals"]["concepts"], 2,
+        "item-1, and item-7 recovered in round 3"
+    );
+    assert_eq!(h["totals"]["dead"], 1);
+    assert_eq!(h["totals"]["missing"], 1);
+    let docs = std::fs::read_to_string(out.join("docs.jsonl")).unwrap();
+    assert_eq!(docs.lines().count(), 2);
+    // Without rip-discover, item-7's six 503s fall on the rounds: 3 + 3, then served.
+    assert_eq!(server.count("/items/item-7.html"), 7);
+    assert!(
+        !server.requests().iter().any(|r| r.path == "/items/"),
+        "no link followed"
+    );
+}

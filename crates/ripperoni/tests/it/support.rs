@@ -1,0 +1,79 @@
+//! Shared helpers: the repository's paths, a demo state file pointed at a test server,
+//! running the binary, reading the output folder.
+
+use rip_testserver::{FaultPlan, TestServer};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+pub fn ripperoni() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_ripperoni"));
+    c.env("RIP_BIN_DIR", rip_testkit::bin_dir())
+        .stdin(Stdio::null());
+    c
+}
+
+pub fn run(args: &[&str]) -> Output {
+    ripperoni().args(args).output().expect("ripperoni runs")
+}
+
+/// The demo site served with the demo fault plan (testdata/demo-faults.json).
+pub fn demo_server() -> TestServer {
+    let plan = FaultPlan::from_file(repo().join("testdata/demo-faults.json")).expect("the plan");
+    TestServer::builder()
+        .dir(repo().join("testdata/site"))
+        .plan(plan)
+        .start_background()
+        .expect("the server starts")
+}
+
+/// testdata/demo/emberfall.state.json, pointed at `origin`, its companions by absolute
+/// path, output under `dir/out`; `edit` changes it further. Returns the state file.
+pub fn demo_state(dir: &Path, origin: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
+    let demo = repo().join("testdata/demo");
+    let text = std::fs::read_to_string(demo.join("emberfall.state.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["baseUrl"] = format!("{origin}/").into();
+    for f in ["rules", "policy", "reconciler"] {
+        let p = demo.join(v[f].as_str().unwrap());
+        v[f] = p.canonicalize().unwrap().display().to_string().into();
+    }
+    v.as_object_mut().unwrap().remove("$schema");
+    v["output"]["basePath"] = dir.join("out").display().to_string().into();
+    edit(&mut v);
+    let path = dir.join("emberfall.state.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    path
+}
+
+pub fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The lines of `runs.ndjson`.
+pub fn runs(dir: &Path) -> Vec<Value> {
+    std::fs::read_to_string(dir.join("out/runs.ndjson"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Requests per path in a server's log.
+pub fn requests_per_path(server: &TestServer) -> std::collections::BTreeMap<String, usize> {
+    let mut m = std::collections::BTreeMap::new();
+    for r in server.requests() {
+        *m.entry(r.path.clone()).or_default() += 1;
+    }
+    m
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
