@@ -26,6 +26,7 @@ pub mod progress;
 pub mod runlog;
 pub mod runner;
 pub mod scaffold;
+mod schema_errors;
 pub mod state;
 pub mod tap;
 pub mod validate;
