@@ -26,6 +26,11 @@ pub struct Context {
     /// For MediaWiki pages: the page title (the identity of a wiki page).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// For MediaWiki pages: the wiki's API endpoint (`…/api.php`) that `title` belongs to.
+    /// `rip-fetch` fetches refs carrying both `title` and `wikiApi` through that API, up
+    /// to 50 titles per request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wiki_api: Option<String>,
     /// For a candidate URL emitted by `rip-route`'s resolve route: the failed URL that
     /// this URL may stand in for. Whatever becomes of this URL accounts for that one.
     #[serde(default, skip_serializing_if = "Option::is_none")]

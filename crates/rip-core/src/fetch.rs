@@ -106,6 +106,16 @@ pub struct Page {
     /// True when the body was cut at the size limit.
     #[serde(default)]
     pub truncated: bool,
+    /// For a MediaWiki page: its page id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pageid: Option<u64>,
+    /// For a MediaWiki page: the id of the revision whose wikitext is the body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revid: Option<u64>,
+    /// For a MediaWiki page: its title after normalisation and redirects (the ref's
+    /// `title` is the one that was asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wiki_title: Option<String>,
     /// Where the URL came from.
     #[serde(flatten)]
     pub context: Context,

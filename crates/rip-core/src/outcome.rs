@@ -13,7 +13,7 @@ use crate::context::{Context, ErrorEntry};
 ///
 /// Extracted fields are top-level keys beside the fixed ones. The fixed names (`url`,
 /// `concept`, `id`, `name`, `attempt`, `httpAttempts`, `errors` and the [`Context`]
-/// names `depth`, `parent`, `linkText`, `raw`, `title`, `resolves`) cannot be used
+/// names `depth`, `parent`, `linkText`, `raw`, `title`, `wikiApi`, `resolves`) cannot be used
 /// as field names; `rip-parse` refuses rules that try.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -60,6 +60,7 @@ pub const DOC_RESERVED_FIELDS: &[&str] = &[
     "linkText",
     "raw",
     "title",
+    "wikiApi",
     "resolves",
 ];
 

@@ -54,6 +54,7 @@ fn full_context() -> Context {
         link_text: Some("Item 7".into()),
         raw,
         title: Some("Item_7".into()),
+        wiki_api: Some("http://h/api.php".into()),
         resolves: Some("http://h/wrong/7".into()),
     }
 }
@@ -104,6 +105,9 @@ fn built_records() -> Vec<Record> {
             body: "iVBORw0KGgo=".into(),
             body_encoding: BodyEncoding::Base64,
             truncated: true,
+            pageid: Some(147),
+            revid: Some(159),
+            wiki_title: Some("Item 7".into()),
             context: full_context(),
             attempt: 1,
             errors: vec![entry()],
