@@ -12,7 +12,7 @@ use crate::context::{Context, ErrorEntry};
 /// `doc`: an extracted document (the reference's "concept").
 ///
 /// Extracted fields are top-level keys beside the fixed ones. The fixed names (`url`,
-/// `concept`, `id`, `name`, `attempt`, `httpAttempts`, `errors` and the [`Context`]
+/// `concept`, `id`, `name`, `attempt`, `httpAttempts`, `elapsedMs`, `errors` and the [`Context`]
 /// names `depth`, `parent`, `linkText`, `raw`, `title`, `wikiApi`, `resolves`) cannot be used
 /// as field names; `rip-parse` refuses rules that try.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,6 +37,10 @@ pub struct Doc {
     /// HTTP requests the successful round made (carried from the page).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http_attempts: Option<u32>,
+    /// Wall time the successful fetch round took (carried from the page's `elapsedMs`),
+    /// so that `rip-health` can report fetch latency from docs alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_ms: Option<u64>,
     /// Errors of earlier rounds, carried from the page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<ErrorEntry>,
@@ -54,6 +58,7 @@ pub const DOC_RESERVED_FIELDS: &[&str] = &[
     "name",
     "attempt",
     "httpAttempts",
+    "elapsedMs",
     "errors",
     "depth",
     "parent",

@@ -167,6 +167,7 @@ fn doc(
         context: page.context,
         attempt: page.attempt,
         http_attempts: Some(page.http_attempts),
+        elapsed_ms: Some(page.elapsed_ms),
         errors: page.errors,
         fields,
     }

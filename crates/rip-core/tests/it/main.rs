@@ -141,6 +141,7 @@ fn built_records() -> Vec<Record> {
             context: full_context(),
             attempt: 1,
             http_attempts: Some(2),
+            elapsed_ms: Some(31),
             errors: vec![entry()],
             fields,
         }),

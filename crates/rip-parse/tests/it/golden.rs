@@ -140,7 +140,7 @@ fn emberfall_by_url_golden() {
         &json!({
             "_type": "doc", "url": format!("{ORIGIN}/items/item-1.html"), "concept": "item",
             "id": "1", "name": "Longsword", "depth": 2, "parent": format!("{ORIGIN}/items/"),
-            "attempt": 0, "httpAttempts": 1,
+            "attempt": 0, "httpAttempts": 1, "elapsedMs": 5,
             "traits": ["Martial", "Sword", "Versatile P"],
             "summary": "A straight, double-edged blade about three and a half feet long, the longsword is the sidearm of knights, caravan guards and anyone else who expects to fight on foot. The cruciform hilt leaves room for a second hand when the wielder needs extra leverage.",
             "level": 0, "price": "1 gp", "priceGp": 1, "weightLb": 4, "rarity": "Common",
