@@ -103,7 +103,7 @@ impl Display {
     pub fn new(quiet: bool, rounds: u32) -> Self {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr_with_hz(8));
-            let style = ProgressStyle::with_template("{spinner} ripperoni [{elapsed}] {msg}")
+            let style = ProgressStyle::with_template("{spinner} ripperoni [{elapsed}] {wide_msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner());
             bar.set_style(style);
             bar.enable_steady_tick(Duration::from_millis(125));

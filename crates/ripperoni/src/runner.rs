@@ -118,6 +118,20 @@ pub fn run(l: &Loaded, opts: &Options) -> anyhow::Result<Outcome> {
         check_rules(&bins("rip-parse"), rules)?;
     }
 
+    // One run per target at a time: a second would empty the folder under the first.
+    fs::create_dir_all(&plan.base)
+        .with_context(|| format!("cannot create {}", plan.base.display()))?;
+    let lock_path = plan.base.join(format!(".{}.lock", plan.target));
+    let lock = fs::File::create(&lock_path)
+        .with_context(|| format!("cannot create {}", lock_path.display()))?;
+    if lock.try_lock().is_err() {
+        bail!(
+            "another ripperoni run of `{}` holds {} (hint: wait for it to end)",
+            plan.target,
+            lock_path.display()
+        );
+    }
+
     let state_value = serde_json::to_value(&l.state)?;
     let marker_path = plan.work.join("resume.json");
     let resumed = if opts.restart {

@@ -200,3 +200,17 @@ fn a_url_list_skips_discovery() {
         "no link followed"
     );
 }
+
+#[test]
+fn a_site_that_is_not_there_yet_is_not_ready() {
+    let dir = tempfile::tempdir().unwrap();
+    // Nothing listens on port 1: the start URL cannot be fetched.
+    let state = demo_state(dir.path(), "http://127.0.0.1:1", |v| {
+        v["retryBaseDelayMs"] = 10.into();
+    });
+    let o = run(&["run", "-q", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let runs = runs(dir.path());
+    assert_eq!(runs[0]["status"], "not-ready");
+    assert_eq!(runs[0]["exitCode"], 3);
+}
