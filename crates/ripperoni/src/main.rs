@@ -56,7 +56,7 @@ enum Command {
         state: PathBuf,
     },
     /// Write a starter state file and rules file that run as they are against the bundled
-    /// demo site (`rip-testserver --dir testdata/site --addr 127.0.0.1:8080`).
+    /// demo site (`rip-testserver --dir testdata/site --bind 127.0.0.1:8080`).
     Scaffold {
         /// The target's name (the files are `<name>.state.json`, `<name>.rules.toml`).
         name: String,
@@ -116,7 +116,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 writeln!(stdout, "{}", p.display())?;
             }
             eprintln!(
-                "ripperoni: serve the demo site with `rip-testserver --dir testdata/site --addr \
+                "ripperoni: serve the demo site with `rip-testserver --dir testdata/site --bind \
                  127.0.0.1:8080`, then `ripperoni run {}`",
                 written[0].display()
             );

@@ -1,11 +1,11 @@
 //! `ripperoni scaffold <name>`: a starter state file and rules file that run as they are
-//! against the bundled demo site (`rip-testserver --dir testdata/site --addr
+//! against the bundled demo site (`rip-testserver --dir testdata/site --bind
 //! 127.0.0.1:8080`), to be edited for a real site.
 
 use crate::state::{Crawler, Output, State};
 use std::path::{Path, PathBuf};
 
-/// The base URL a scaffold points at: the demo site as `rip-testserver --addr
+/// The base URL a scaffold points at: the demo site as `rip-testserver --bind
 /// 127.0.0.1:8080` serves it.
 pub const DEMO_BASE_URL: &str = "http://127.0.0.1:8080/";
 
