@@ -21,6 +21,7 @@
 //! Exit codes: 0 complete, 1 fatal, 2 partial, 3 not ready (the start URL is not there
 //! yet), 130 interrupted (rerun the same command to resume).
 
+pub mod account;
 pub mod plan;
 pub mod progress;
 pub mod runlog;

@@ -27,6 +27,7 @@
 //! a stage that failed, a changed state file, `--restart`) starts over: the output
 //! folder is emptied, the cache makes the pages it holds cost no request.
 
+use crate::account;
 use crate::plan::{Plan, Role, Stage};
 use crate::progress::{Display, Taps};
 use crate::runlog::{RunRecord, RunStatus, StageRun};
@@ -278,75 +279,18 @@ pub fn run(l: &Loaded, opts: &Options) -> anyhow::Result<Outcome> {
     }
 
     // Reconcile and report, on whatever the folder holds.
-    let mut health_text = String::new();
-    let mut health_exit = None;
-    for stage in &plan.finish {
-        let out = Command::new(bins(&stage.program))
-            .args(&stage.args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .output()
-            .with_context(|| format!("cannot run {}", stage.program))?;
-        let text = String::from_utf8_lossy(&out.stderr).into_owned();
-        if stage.program == "rip-health" {
-            if !matches!(out.status.code(), Some(0 | 2)) {
-                errors.push(format!("rip-health failed: {}", text.trim()));
-            }
-            health_exit = out.status.code();
-            health_text = text;
-        } else if !out.status.success() {
-            errors.push(format!(
-                "{} exited {}: {}",
-                stage.program,
-                out.status.code().unwrap_or(-1),
-                text.trim()
-            ));
-        }
-    }
-
-    let health = read_health(&plan.dir.join("crawl-health.json"));
+    let health = account::finish(&plan, &bins, &mut errors)?;
     let mut counters = BTreeMap::new();
     counters.insert("discovered".into(), taps.discovered());
     counters.insert("fetched".into(), taps.fetched());
     counters.insert("parsed".into(), saved.counts.get(Kind::Doc));
     counters.insert("errorDocs".into(), saved.counts.get(Kind::Error));
-    if let Some(h) = &health {
-        if let Some(c) = h.get("counters").and_then(|c| c.as_object()) {
-            for (k, v) in c {
-                if let Some(n) = v.as_u64() {
-                    counters.insert(k.clone(), n);
-                }
-            }
-        }
-        if let Some(t) = h.get("totals").and_then(|c| c.as_object()) {
-            for (k, v) in t {
-                if let Some(n) = v.as_u64() {
-                    counters.insert(format!("totals.{k}"), n);
-                }
-            }
-        }
-        for p in h
-            .pointer("/ledger/problems")
-            .and_then(|p| p.as_array())
-            .into_iter()
-            .flatten()
-        {
-            if let Some(p) = p.as_str() {
-                errors.push(p.to_owned());
-            }
-        }
-        for m in h
-            .get("missing")
-            .and_then(|p| p.as_array())
-            .into_iter()
-            .flatten()
-        {
-            if let Some(u) = m.get("url").and_then(|u| u.as_str()) {
-                errors.push(format!("missing: {u}"));
-            }
-        }
-    }
+    account::from_report(
+        &plan.dir.join("crawl-health.json"),
+        &mut counters,
+        &mut errors,
+    );
+    let (health_text, health_exit) = (health.text, health.exit);
 
     let source_exit = stage_runs[0].exit;
     let fatal = stage_runs
@@ -522,10 +466,6 @@ fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
     let tmp = path.with_extension("tmp");
     fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
     fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-}
-
-fn read_health(path: &Path) -> Option<serde_json::Value> {
-    serde_json::from_str(&fs::read_to_string(path).ok()?).ok()
 }
 
 /// What the final stream held.
