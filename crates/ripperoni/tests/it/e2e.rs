@@ -172,6 +172,7 @@ fn a_url_list_skips_discovery() {
             "/nowhere.html"
         ]);
         v["output"]["format"] = "jsonl".into();
+        v["includeRawContent"] = true.into();
     });
     let o = run(&["pipeline", state.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&o.stdout);
@@ -193,6 +194,15 @@ fn a_url_list_skips_discovery() {
     assert_eq!(h["totals"]["missing"], 1);
     let docs = std::fs::read_to_string(out.join("docs.jsonl")).unwrap();
     assert_eq!(docs.lines().count(), 2);
+    let errors = std::fs::read_to_string(out.join("errors.jsonl")).unwrap();
+    assert_eq!(errors.lines().count(), 2, "{errors}");
+    // includeRawContent: the bodies of the two pages, as fetched.
+    let raw: Vec<String> = std::fs::read_dir(out.join("raw"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(raw.len(), 2, "{raw:?}");
+    assert!(raw.iter().any(|n| n.contains("item-7")), "{raw:?}");
     // Without rip-discover, item-7's six 503s fall on the rounds: 3 + 3, then served.
     assert_eq!(server.count("/items/item-7.html"), 7);
     assert!(
