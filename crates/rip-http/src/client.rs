@@ -124,8 +124,27 @@ impl Client {
 
     /// One GET of `url` with `extra` headers; the body is read up to `limit` bytes.
     pub async fn get(&self, url: &url::Url, extra: &[(&str, String)], limit: usize) -> Exchange {
+        self.send(url, None, extra, limit).await
+    }
+
+    /// One GET of `url`, or, with `form`, one POST of that
+    /// `application/x-www-form-urlencoded` body (an API call too long for a URL).
+    pub async fn send(
+        &self,
+        url: &url::Url,
+        form: Option<&str>,
+        extra: &[(&str, String)],
+        limit: usize,
+    ) -> Exchange {
         let deadline = Instant::now() + self.cfg.total_timeout;
-        let mut req = self.inner.get(url.clone());
+        let mut req = match form {
+            None => self.inner.get(url.clone()),
+            Some(body) => self
+                .inner
+                .post(url.clone())
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(body.to_owned()),
+        };
         if let Some((user, pass)) = &self.cfg.basic_auth {
             req = req.basic_auth(user, pass.as_deref());
         }

@@ -361,12 +361,11 @@ impl Fetcher {
         }
 
         let mut backoff = Backoff::new(&cfg.retry);
-        let max_attempts = cfg.retry.max_attempts.max(1);
         let mut attempt = 0;
         loop {
             attempt += 1;
             let conditional = stale.as_ref().filter(|e| e.has_validators());
-            match self.hops(&url, conditional, robots, stats).await {
+            match self.hops(&url, conditional, robots, None, stats).await {
                 Hop::Page(resp) => {
                     self.store(url_str, &resp).await;
                     return Outcome::Page(resp);
@@ -385,40 +384,168 @@ impl Fetcher {
                 }
                 Hop::Skip(s) => return Outcome::Skipped(s),
                 Hop::Failure(f) => {
-                    if !f.class.retryable
-                        || attempt >= max_attempts
-                        || f.class.code == "circuit.open"
+                    if !self
+                        .before_retry(&url, &f, attempt, &mut backoff, stats)
+                        .await
                     {
                         return Outcome::Failure(f);
                     }
-                    let host = f
-                        .final_url
-                        .as_deref()
-                        .and_then(|u| Url::parse(u).ok())
-                        .map_or_else(|| host_key(&url), |u| host_key(&u));
-                    let delay = backoff.next_delay();
-                    let hint = f
-                        .class
-                        .retry_after
-                        .map(|ra| ra.min(cfg.retry.max_retry_after));
-                    if let (Some(ra), Some(limit)) = (hint, cfg.retry.give_up_after)
-                        && ra > limit
-                    {
-                        self.inner.politeness.throttle(&host, ra);
-                        return Outcome::Failure(f);
-                    }
-                    if hint.is_some() || f.class.category == ErrorCategory::Throttled {
-                        // The whole host waits, in every process sharing its schedule; the
-                        // next attempt's politeness slot comes after it.
-                        self.inner.politeness.throttle(&host, hint.unwrap_or(delay));
-                    } else {
-                        stats.waited += delay;
-                        tokio::time::sleep(delay).await;
-                    }
-                    stats.retries += 1;
                 }
             }
         }
+    }
+
+    /// After a failed attempt: whether to try again (retryable, attempts left, no
+    /// Retry-After past `give_up_after`), having waited for it. A Retry-After hint or a
+    /// THROTTLED failure pushes back the whole host's schedule (the next attempt's
+    /// politeness slot comes after it); other failures sleep the backoff delay.
+    async fn before_retry(
+        &self,
+        url: &Url,
+        f: &FetchFailure,
+        attempt: u32,
+        backoff: &mut Backoff,
+        stats: &mut RequestStats,
+    ) -> bool {
+        let cfg = &self.inner.cfg;
+        if !f.class.retryable
+            || attempt >= cfg.retry.max_attempts.max(1)
+            || f.class.code == "circuit.open"
+        {
+            return false;
+        }
+        let host = f
+            .final_url
+            .as_deref()
+            .and_then(|u| Url::parse(u).ok())
+            .map_or_else(|| host_key(url), |u| host_key(&u));
+        let delay = backoff.next_delay();
+        let hint = f
+            .class
+            .retry_after
+            .map(|ra| ra.min(cfg.retry.max_retry_after));
+        if let (Some(ra), Some(limit)) = (hint, cfg.retry.give_up_after)
+            && ra > limit
+        {
+            self.inner.politeness.throttle(&host, ra);
+            return false;
+        }
+        if hint.is_some() || f.class.category == ErrorCategory::Throttled {
+            // The whole host waits, in every process sharing its schedule; the
+            // next attempt's politeness slot comes after it.
+            self.inner.politeness.throttle(&host, hint.unwrap_or(delay));
+        } else {
+            stats.waited += delay;
+            tokio::time::sleep(delay).await;
+        }
+        stats.retries += 1;
+        true
+    }
+
+    /// Sends one API request — GET `url`, or POST `form` to it — under the same
+    /// politeness, retries and classification as [`Fetcher::fetch`], but without
+    /// robots.txt (an API is called, not crawled) and without the cache (the caller
+    /// caches what it makes of the answer, see [`Fetcher::cached`] and
+    /// [`Fetcher::remember`]).
+    ///
+    /// `check` reads each 2xx answer and may call it a failure: an API that reports its
+    /// errors in a 200 body (MediaWiki's `maxlag`) says so there, and a retryable verdict
+    /// is retried like an HTTP failure, its `retry_after` honoured for the whole host.
+    pub async fn call_api(
+        &self,
+        url: &str,
+        form: Option<&str>,
+        check: &(dyn Fn(&Response) -> Option<Classification> + Send + Sync),
+    ) -> Fetched {
+        let start = Instant::now();
+        let mut stats = RequestStats::default();
+        let outcome = self.api_inner(url, form, check, &mut stats).await;
+        stats.elapsed = start.elapsed();
+        Stats::add(&self.inner.stats.retries, u64::from(stats.retries));
+        Fetched { outcome, stats }
+    }
+
+    async fn api_inner(
+        &self,
+        url_str: &str,
+        form: Option<&str>,
+        check: &(dyn Fn(&Response) -> Option<Classification> + Send + Sync),
+        stats: &mut RequestStats,
+    ) -> Outcome {
+        let url = match self.parse_url(url_str) {
+            Ok(u) => u,
+            Err(f) => return Outcome::Failure(f),
+        };
+        let mut backoff = Backoff::new(&self.inner.cfg.retry);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let failure = match self.hops(&url, None, false, form, stats).await {
+                Hop::Page(resp) => match check(&resp) {
+                    None => return Outcome::Page(resp),
+                    Some(class) => {
+                        let mut f = FetchFailure::new(class);
+                        f.status = Some(resp.status);
+                        f.content_type = resp.content_type().map(str::to_owned);
+                        let keep = resp.body.len().min(crate::client::MAX_ERROR_BODY);
+                        f.body = Some(resp.body.slice(..keep));
+                        f.final_url = Some(resp.final_url);
+                        f
+                    }
+                },
+                Hop::Skip(s) => return Outcome::Skipped(s),
+                Hop::Failure(f) => f,
+                // `hops` answers NotModified only to a conditional request; API calls send
+                // none, so this is a server answering 304 out of turn.
+                Hop::NotModified => failure(
+                    ErrorCategory::Validation,
+                    false,
+                    "validation.notModified",
+                    "304 Not Modified to an unconditional API request".into(),
+                ),
+            };
+            if !self
+                .before_retry(&url, &failure, attempt, &mut backoff, stats)
+                .await
+            {
+                return Outcome::Failure(failure);
+            }
+        }
+    }
+
+    /// The cache's fresh entry for `url` as a response (counted as a cache hit), as a
+    /// fetch would serve it: `None` when it is not cached, stale, corrupt, or the cache
+    /// mode does not read. In `read-only` mode any entry, fresh or stale, is served.
+    pub async fn cached(&self, url: &str) -> Option<Response> {
+        let cfg = &self.inner.cfg;
+        let mode = cfg.cache.mode;
+        if !matches!(mode, CacheMode::ReadWrite | CacheMode::ReadOnly) {
+            return None;
+        }
+        match self.cache_get(url).await? {
+            Lookup::Hit(entry) if mode == CacheMode::ReadOnly || entry.is_fresh(cfg.cache.ttl) => {
+                Stats::add(&self.inner.stats.cache_hits, 1);
+                Some(from_entry(entry))
+            }
+            Lookup::Hit(_) | Lookup::Miss => None,
+            Lookup::Corrupt(why) => {
+                Stats::add(&self.inner.stats.cache_corrupt, 1);
+                tracing::warn!("corrupt cache entry for {url}, treated as a miss: {why}");
+                None
+            }
+        }
+    }
+
+    /// True when the cache mode is `read-only` with a cache folder: a miss must become a
+    /// failure (`cache.miss`), never a request.
+    pub fn cache_only(&self) -> bool {
+        self.inner.cfg.cache.mode == CacheMode::ReadOnly && self.inner.cache.is_some()
+    }
+
+    /// Stores `resp` as the cache entry of `url`, when the cache mode writes (what a
+    /// fetch does with a success; for API callers that cache per item).
+    pub async fn remember(&self, url: &str, resp: &Response) {
+        self.store(url, resp).await;
     }
 
     async fn store(&self, url: &str, resp: &Response) {
@@ -450,12 +577,14 @@ impl Fetcher {
         }
     }
 
-    /// One attempt: the request and its redirect hops.
+    /// One attempt: the request and its redirect hops (a `form` is sent again to each
+    /// hop, as for a 307).
     async fn hops(
         &self,
         start: &Url,
         conditional: Option<&CacheEntry>,
         robots: bool,
+        form: Option<&str>,
         stats: &mut RequestStats,
     ) -> Hop {
         let cfg = &self.inner.cfg.client;
@@ -493,7 +622,11 @@ impl Fetcher {
             }
             stats.http_attempts += 1;
             Stats::add(&self.inner.stats.requests, 1);
-            let exchange = self.inner.client.get(&current, &extra, cfg.max_body).await;
+            let exchange = self
+                .inner
+                .client
+                .send(&current, form, &extra, cfg.max_body)
+                .await;
             self.inner.politeness.answered(&host);
             drop(permit);
             let (status, headers, body, truncated) = match exchange {

@@ -20,6 +20,15 @@
 //! [`records::record_for`] turns a `Fetched` into the `page` / `failure` / `expected`
 //! record for a [`rip_core::Ref`], decoding text ([`decode`]) and keeping the ref's context.
 //!
+//! # API calls
+//!
+//! [`Fetcher::call_api`] sends one API request (GET, or a POST form when the query is too
+//! long for a URL) under the same politeness, retries and classification, without
+//! robots.txt and without the cache; a `check` closure reads each 2xx answer and may call
+//! it a failure (MediaWiki reports `maxlag` in a 200 body), which is then retried like an
+//! HTTP failure with its Retry-After. Callers that batch several items per request cache
+//! each item under its own URL with [`Fetcher::remember`] and [`Fetcher::cached`].
+//!
 //! # The path of a fetch
 //!
 //! 1. **URL checks**: http(s) with a host, at most `max_url_len` bytes; else `VALIDATION`.

@@ -1,6 +1,7 @@
 //! rip-http against rip-testserver over loopback: every failure category and retry path,
 //! politeness, the cache, robots.txt.
 
+mod api;
 mod cache;
 mod faults;
 mod politeness;
