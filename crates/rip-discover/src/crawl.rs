@@ -102,7 +102,7 @@ impl<W: Write> Crawl<W> {
 
     fn add_scope_start(&mut self, url: &Url) {
         if let Domain::Hosts(h) = &self.scope.domain
-            && h.contains(&rip_http::host_key(url))
+            && h.contains(&crate::scope::origin_of(url))
         {
             return;
         }
@@ -654,8 +654,10 @@ where
             ));
         }
         for item in replay.pending {
-            if item.s
-                && let Ok(u) = crawl.cfg.canon.parse(&item.r.url)
+            // Everything journalled was in scope: with the default domain (start origins),
+            // the origins of the waiting items stand for starts read from stdin last time.
+            if item.k == ItemKind::Page
+                && let Ok(u) = Url::parse(&item.r.url)
             {
                 crawl.add_scope_start(&u);
             }

@@ -40,8 +40,8 @@ impl Decision {
 pub enum Domain {
     /// `--domain REGEX`.
     Regex(Regex),
-    /// The `host:port` of the start URLs (added as start URLs arrive).
-    Hosts(BTreeSet<String>),
+    /// The host and port of the start URLs (added as start URLs arrive).
+    Hosts(BTreeSet<(String, u16)>),
 }
 
 /// The three regexes.
@@ -69,7 +69,7 @@ impl Scope {
     /// Adds a start URL's origin to the default domain (no effect with `--domain`).
     pub fn add_start(&mut self, url: &Url) {
         if let Domain::Hosts(hosts) = &mut self.domain {
-            hosts.insert(rip_http::host_key(url));
+            hosts.insert(origin_of(url));
         }
     }
 
@@ -77,7 +77,9 @@ impl Scope {
     pub fn in_domain(&self, url: &Url) -> bool {
         match &self.domain {
             Domain::Regex(re) => re.is_match(url.as_str()),
-            Domain::Hosts(hosts) => hosts.contains(&rip_http::host_key(url)),
+            Domain::Hosts(hosts) => hosts.iter().any(|(h, p)| {
+                url.port_or_known_default() == Some(*p) && url.host_str() == Some(h.as_str())
+            }),
         }
     }
 
@@ -110,7 +112,13 @@ impl Scope {
         let d = match &self.domain {
             Domain::Regex(re) => format!("domain={}", re.as_str()),
             Domain::Hosts(h) => {
-                format!("hosts={}", h.iter().cloned().collect::<Vec<_>>().join(","))
+                format!(
+                    "hosts={}",
+                    h.iter()
+                        .map(|(h, p)| format!("{h}:{p}"))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
             }
         };
         format!(
@@ -119,6 +127,14 @@ impl Scope {
             self.target.as_ref().map_or("*", |r| r.as_str())
         )
     }
+}
+
+/// The host (lower case, as canonical URLs have it) and port of a URL.
+pub fn origin_of(url: &Url) -> (String, u16) {
+    (
+        url.host_str().unwrap_or("").to_ascii_lowercase(),
+        url.port_or_known_default().unwrap_or(0),
+    )
 }
 
 #[cfg(test)]
