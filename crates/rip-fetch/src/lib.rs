@@ -13,11 +13,17 @@
 //! has been written, so memory stays flat however many refs arrive: the input is read only
 //! as fast as fetches finish.
 //!
-//! Room for batching: every ref goes through [`fetch_one`]; a later MediaWiki mode (refs
-//! carrying a `title`, fetched 50 per API request) can group refs before that call
-//! without changing the loop.
+//! # MediaWiki refs
+//!
+//! A ref carrying `title` and `wikiApi` (written by `rip-discover --mediawiki`) is not
+//! fetched by its URL: it waits, grouped with refs of the same API, until 50 are there or
+//! the input has been quiet for 50 ms (or ended), and the group's current wikitext is asked
+//! in one API request. Cache hits (per ref URL) and `notBefore` waits are dealt with first,
+//! so only what the cache lacks is asked. See [`wiki`] for the records each title becomes
+//! (`page` with the wikitext, `wiki.missing`, `wiki.invalid`, API errors by code).
 
 mod summary;
+pub mod wiki;
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -128,6 +134,14 @@ enum Out {
     Record(Box<Record>),
 }
 
+/// What a task hands back to the stage loop.
+enum Done {
+    /// Records for refs, with their sequence numbers.
+    Records(Vec<(u64, Record)>),
+    /// A wiki ref past its `notBefore` and not in the cache: it joins a batch.
+    Ready(u64, Box<Ref>),
+}
+
 struct State<W: Write> {
     out: NdjsonWriter<W>,
     ordered: bool,
@@ -136,6 +150,8 @@ struct State<W: Write> {
     pending: BTreeMap<u64, Out>,
     ledger: Vec<String>,
     failed: u64,
+    /// Refs read whose record is not written yet (in flight, batched or reordered).
+    open: usize,
 }
 
 impl<W: Write> State<W> {
@@ -176,11 +192,11 @@ impl<W: Write> State<W> {
     }
 
     /// Refs read but not yet written.
-    fn outstanding(&self, in_flight: usize) -> usize {
+    fn outstanding(&self) -> usize {
         if self.ordered {
             (self.next_seq - self.next_write) as usize
         } else {
-            in_flight
+            self.open
         }
     }
 }
@@ -215,14 +231,19 @@ where
         pending: BTreeMap::new(),
         ledger: Vec::new(),
         failed: 0,
+        open: 0,
     };
+    let wiki_state = Arc::new(wiki::WikiState::default());
+    let mut batcher = wiki::Batcher::default();
+    let mut preparing = 0usize;
+    let mut last_activity = tokio::time::Instant::now();
     let mut input_counts: BTreeMap<String, u64> = BTreeMap::new();
     let mut bad_lines = 0u64;
     let mut refs = 0u64;
     let mut done = 0u64;
     let mut interrupted = false;
     let mut input_open = true;
-    let mut tasks: JoinSet<(u64, Record)> = JoinSet::new();
+    let mut tasks: JoinSet<Done> = JoinSet::new();
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let stopped = || {
@@ -232,17 +253,33 @@ where
             .is_some_and(|s| s.load(Ordering::Relaxed))
     };
 
+    let spawn_batch = |tasks: &mut JoinSet<Done>, api: String, batch: Vec<(u64, Ref)>| {
+        let f = fetcher.clone();
+        let state = wiki_state.clone();
+        tasks.spawn(async move { Done::Records(wiki::fetch_batch(&f, &state, &api, batch).await) });
+    };
+
     loop {
-        if !input_open && tasks.is_empty() {
+        let room = st.outstanding() < window;
+        // Partial batches go when nothing more can come for them soon: the input ended
+        // (and no cache lookup is still running), or the read-ahead window is full with
+        // nothing in flight that could free it.
+        if batcher.waiting() > 0 && ((!input_open && preparing == 0) || (!room && tasks.is_empty()))
+        {
+            for (api, batch) in batcher.drain() {
+                spawn_batch(&mut tasks, api, batch);
+            }
+        }
+        if !input_open && tasks.is_empty() && batcher.waiting() == 0 {
             break;
         }
-        let room = st.outstanding(tasks.len()) < window;
         tokio::select! {
             item = rx.recv(), if input_open && room => {
                 let Some(item) = item else {
                     input_open = false;
                     continue;
                 };
+                last_activity = tokio::time::Instant::now();
                 let line = match item {
                     Ok(line) => line,
                     Err(ReadError::Malformed(m)) => {
@@ -278,6 +315,7 @@ where
                     }
                 };
                 refs += 1;
+                st.open += 1;
                 if r.is_entry() {
                     st.ledger.push(r.url.clone());
                     if st.ledger.len() >= LEDGER_BATCH {
@@ -285,12 +323,36 @@ where
                     }
                 }
                 let f = fetcher.clone();
-                tasks.spawn(async move { (seq, fetch_one(&f, &r).await) });
+                if !wiki::is_wiki(&r) {
+                    tasks.spawn(async move { Done::Records(vec![(seq, fetch_one(&f, &r).await)]) });
+                } else if wiki::needs_prepare(&f, &r) {
+                    preparing += 1;
+                    tasks.spawn(async move {
+                        match wiki::prepare(&f, r).await {
+                            Ok(r) => Done::Ready(seq, Box::new(r)),
+                            Err(record) => Done::Records(vec![(seq, record)]),
+                        }
+                    });
+                } else if let Some((api, batch)) = batcher.push(seq, r) {
+                    spawn_batch(&mut tasks, api, batch);
+                }
             }
             Some(joined) = tasks.join_next(), if !tasks.is_empty() => {
-                done += 1;
                 match joined {
-                    Ok((seq, record)) => st.emit(seq, Out::Record(Box::new(record)))?,
+                    Ok(Done::Records(records)) => {
+                        for (seq, record) in records {
+                            done += 1;
+                            st.open -= 1;
+                            st.emit(seq, Out::Record(Box::new(record)))?;
+                        }
+                    }
+                    Ok(Done::Ready(seq, r)) => {
+                        preparing -= 1;
+                        last_activity = tokio::time::Instant::now();
+                        if let Some((api, batch)) = batcher.push(seq, *r) {
+                            spawn_batch(&mut tasks, api, batch);
+                        }
+                    }
                     Err(e) => {
                         // A fetch task never panics by design; if one did, say so loudly
                         // rather than lose the URL silently.
@@ -303,6 +365,13 @@ where
                 if stopped() {
                     interrupted = true;
                     break;
+                }
+                // Idle: ready to read, and nothing came for a while.
+                let room = st.outstanding() < window;
+                if batcher.waiting() > 0 && room && last_activity.elapsed() >= wiki::IDLE {
+                    for (api, batch) in batcher.drain() {
+                        spawn_batch(&mut tasks, api, batch);
+                    }
                 }
                 st.flush_ledger()?;
                 st.out.flush()?;
@@ -317,6 +386,15 @@ where
     st.flush_ledger()?;
     let http = fetcher.stats();
     let mut counters: BTreeMap<String, u64> = http.counters().into_iter().collect();
+    let wiki_counters = wiki_state.stats.counters();
+    let wiki_used = wiki_counters
+        .iter()
+        .any(|(k, v)| k == "wikiTitles" && *v > 0);
+    for (k, v) in wiki_counters {
+        if k.starts_with("failed.") || wiki_used {
+            *counters.entry(k).or_default() += v;
+        }
+    }
     counters.retain(|k, v| *v > 0 || matches!(k.as_str(), "cacheHits" | "retries" | "requests"));
     let status = if interrupted {
         Status::Interrupted

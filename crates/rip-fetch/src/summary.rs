@@ -32,6 +32,14 @@ pub fn summary_line(s: &Summary) -> String {
         c("retries"),
         refs as f64 / secs
     ));
+    if c("wikiTitles") > 0 {
+        line.push_str(&format!(
+            "; {} wiki titles in {} API requests ({} missing)",
+            c("wikiTitles"),
+            c("wikiBatches"),
+            c("wikiMissing")
+        ));
+    }
     if s.bad_lines > 0 {
         line.push_str(&format!("; {} bad input lines", s.bad_lines));
     }

@@ -1,6 +1,8 @@
 //! rip-fetch as a binary, against rip-testserver over loopback; its stdout read back with
 //! rip-core's types.
 
+mod wiki;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;

@@ -1,0 +1,590 @@
+//! MediaWiki refs: fetched up to 50 titles per API request.
+//!
+//! A ref carrying both `title` and `wikiApi` is a wiki page. Instead of a GET of its `url`
+//! (the article's HTML), its current wikitext is asked from the API with
+//! `action=query&prop=revisions&rvslots=main&redirects=1&maxlag=5`, together with up to 49
+//! other titles of the same API ([`rip_mediawiki::revisions_request`]; a POST form when the
+//! titles make the URL too long). The request goes through [`Fetcher::call_api`]: the same
+//! per-host politeness, retries and classification as any fetch; an API error in the 200
+//! body (`maxlag`, `readonly`, …) is classified by its code ([`rip_mediawiki::classify`])
+//! and a THROTTLED one retried after its `Retry-After`.
+//!
+//! Each title of the answer, mapped back through MediaWiki's normalisation and redirects,
+//! becomes one record for its ref:
+//!
+//! - found: a `page` whose body is the wikitext, `contentType: text/x-wiki; charset=utf-8`,
+//!   `finalUrl` the article URL of the page the title led to, `redirects` the redirect
+//!   page's URL when it was one, and `pageid`, `revid`, `wikiTitle`;
+//! - missing (never created, or deleted): a `failure`, PERMANENT, not retryable, code
+//!   `wiki.missing`;
+//! - invalid (a bad title, an interwiki or special page): a `failure`, VALIDATION,
+//!   `wiki.invalid`;
+//! - an answer MediaWiki cut at its size limit: the same titles again with its `continue`,
+//!   at most [`MAX_CONTINUES`] times; titles still without content after that are
+//!   TRANSIENT failures (`wiki.incomplete`).
+//!
+//! A request that fails after its retries (HTTP 5xx, a reset, a lasting `maxlag`) fails every
+//! title of the batch with that classification; an answer that is not the API's
+//! (`wiki.badAnswer`) likewise.
+//!
+//! Each found page is cached under its ref's URL ([`Fetcher::remember`]), so a later run
+//! answers it from the cache without asking the wiki ([`Fetcher::cached`]), and in
+//! `read-only` cache mode a title not in the cache is a `cache.miss` failure, never a
+//! request.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use bytes::Bytes;
+use chrono::Utc;
+use rip_core::{ErrorCategory, Page, Phase, Record, Ref};
+use rip_http::{Classification, FetchFailure, Fetched, Fetcher, Outcome, RequestStats, Response};
+use rip_mediawiki::{
+    AnswerError, ApiError, Continue, MAX_BATCH, Revision, SiteInfo, TitleOutcome,
+    WIKITEXT_CONTENT_TYPE,
+};
+use tokio::sync::OnceCell;
+use url::Url;
+
+use crate::STAGE;
+
+/// The `maxlag` sent with every batch (seconds), as Wikimedia asks of bots.
+pub const MAXLAG: u32 = 5;
+
+/// How many times a cut answer is continued before the titles still missing are given up.
+pub const MAX_CONTINUES: usize = 20;
+
+/// Pseudo-headers of a cached wiki page (never sent or received: the cache entry's own).
+const H_PAGEID: &str = "x-wiki-pageid";
+const H_REVID: &str = "x-wiki-revid";
+const H_TITLE: &str = "x-wiki-title";
+
+/// True when a ref is a wiki page: it has a `title` and a `wikiApi`.
+pub fn is_wiki(r: &Ref) -> bool {
+    r.context.title.is_some() && r.context.wiki_api.is_some()
+}
+
+/// Counters of the wiki path, for the summary.
+#[derive(Debug, Default)]
+pub struct WikiStats {
+    batches: AtomicU64,
+    titles: AtomicU64,
+    missing: AtomicU64,
+    invalid: AtomicU64,
+    failures: [AtomicU64; 8],
+}
+
+impl WikiStats {
+    fn add(c: &AtomicU64, n: u64) {
+        c.fetch_add(n, Ordering::Relaxed);
+    }
+
+    fn failed(&self, c: ErrorCategory) {
+        let i = ErrorCategory::ALL.iter().position(|x| *x == c).unwrap_or(7);
+        Self::add(&self.failures[i], 1);
+    }
+
+    /// `(name, value)` counters: `wikiBatches` (revision requests, continuations
+    /// included), `wikiTitles`, `wikiMissing`, `wikiInvalid`, and `failed.<CATEGORY>` of wiki
+    /// titles (to add to the HTTP stack's).
+    pub fn counters(&self) -> Vec<(String, u64)> {
+        let g = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let mut v = vec![
+            ("wikiBatches".to_owned(), g(&self.batches)),
+            ("wikiTitles".to_owned(), g(&self.titles)),
+            ("wikiMissing".to_owned(), g(&self.missing)),
+            ("wikiInvalid".to_owned(), g(&self.invalid)),
+        ];
+        for (c, n) in ErrorCategory::ALL.iter().zip(&self.failures) {
+            v.push((format!("failed.{c}"), g(n)));
+        }
+        v
+    }
+}
+
+/// What the wiki path shares between batches: site information per API (fetched once,
+/// when a title was normalised or redirected and its article URL is needed) and counters.
+#[derive(Debug, Default)]
+pub struct WikiState {
+    sites: std::sync::Mutex<HashMap<String, Arc<OnceCell<Option<SiteInfo>>>>>,
+    /// Counters.
+    pub stats: WikiStats,
+}
+
+impl WikiState {
+    async fn site(&self, fetcher: &Fetcher, api: &Url) -> Option<SiteInfo> {
+        let cell = {
+            let mut map = self.sites.lock().unwrap_or_else(|p| p.into_inner());
+            map.entry(api.as_str().to_owned()).or_default().clone()
+        };
+        cell.get_or_init(|| async {
+            let req = rip_mediawiki::siteinfo_request(api);
+            let fetched = fetcher.call_api(req.url.as_str(), None, &check).await;
+            match fetched.outcome {
+                Outcome::Page(resp) => match rip_mediawiki::parse_siteinfo(&resp.body) {
+                    Ok(info) => Some(info),
+                    Err(e) => {
+                        tracing::warn!("{api}: siteinfo: {e}; article URLs of redirects fall back to the ref's URL");
+                        None
+                    }
+                },
+                Outcome::Failure(f) => {
+                    tracing::warn!("{api}: siteinfo failed: {}; article URLs of redirects fall back to the ref's URL", f.class.message);
+                    None
+                }
+                Outcome::Skipped(_) => None,
+            }
+        })
+        .await
+        .clone()
+    }
+}
+
+/// The classification of an API error in a 2xx answer, or `None` for an ordinary answer.
+/// Only the start of the body is looked at first: MediaWiki writes `error` before `query`.
+pub fn check(resp: &Response) -> Option<Classification> {
+    let head = &resp.body[..resp.body.len().min(4096)];
+    if !head.windows(8).any(|w| w == b"\"error\":") {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_slice(&resp.body).ok()?;
+    let error = value.get("error")?;
+    let code = error["code"].as_str().unwrap_or("unknown").to_owned();
+    let api = ApiError {
+        info: error["info"].as_str().unwrap_or_default().to_owned(),
+        retry_after: (code == "maxlag").then_some(rip_mediawiki::DEFAULT_MAXLAG_WAIT),
+        code,
+    }
+    .with_retry_after(resp.header("retry-after"));
+    let category = api.category();
+    Some(Classification {
+        category,
+        retryable: category.retryable_by_default(),
+        code: api.error_code(),
+        message: api.to_string(),
+        retry_after: api.retry_after,
+    })
+}
+
+fn classified(category: ErrorCategory, code: &str, message: String) -> FetchFailure {
+    FetchFailure {
+        class: Classification {
+            category,
+            retryable: category.retryable_by_default(),
+            code: code.to_owned(),
+            message,
+            retry_after: None,
+        },
+        status: None,
+        final_url: None,
+        content_type: None,
+        body: None,
+    }
+}
+
+/// The cache-or-wait step before a ref joins a batch: waits for its `notBefore`, then
+/// answers it from the cache when it can. `Ok(ref)`: it needs the API; `Err(record)`: done.
+pub async fn prepare(fetcher: &Fetcher, r: Ref) -> Result<Ref, Record> {
+    if let Some(nb) = r.not_before
+        && let Ok(wait) = (nb - Utc::now()).to_std()
+    {
+        tokio::time::sleep(wait).await;
+    }
+    let start = tokio::time::Instant::now();
+    if let Some(resp) = fetcher.cached(&r.url).await {
+        let stats = RequestStats {
+            from_cache: true,
+            elapsed: start.elapsed(),
+            ..Default::default()
+        };
+        return Err(Record::Page(page_from_response(&r, &resp, &stats)));
+    }
+    if fetcher.cache_only() {
+        let f = classified(
+            ErrorCategory::Resource,
+            "cache.miss",
+            "not in the cache (cache mode read-only: no network request)".into(),
+        );
+        let stats = RequestStats::default();
+        return Err(Record::Failure(rip_http::records::failure_record(
+            &r,
+            &f,
+            &stats,
+            Phase::Fetch,
+            STAGE,
+        )));
+    }
+    Ok(r)
+}
+
+/// True when a ref should go through [`prepare`] before joining a batch.
+pub fn needs_prepare(fetcher: &Fetcher, r: &Ref) -> bool {
+    use rip_http::CacheMode;
+    let reads = matches!(
+        fetcher.config().cache.mode,
+        CacheMode::ReadWrite | CacheMode::ReadOnly
+    ) && fetcher.config().cache.dir.is_some();
+    reads || r.not_before.is_some_and(|nb| nb > Utc::now())
+}
+
+/// A page record from a response the wiki path built (fresh or from the cache).
+fn page_from_response(r: &Ref, resp: &Response, stats: &RequestStats) -> Page {
+    let mut page = rip_http::records::page_record(r, resp, stats);
+    page.pageid = resp.header(H_PAGEID).and_then(|v| v.parse().ok());
+    page.revid = resp.header(H_REVID).and_then(|v| v.parse().ok());
+    page.wiki_title = resp.header(H_TITLE).map(str::to_owned);
+    page
+}
+
+/// Fetches one batch (at most [`MAX_BATCH`] refs of one API) and returns one record per
+/// ref, tagged with its sequence number.
+pub async fn fetch_batch(
+    fetcher: &Fetcher,
+    state: &WikiState,
+    api: &str,
+    batch: Vec<(u64, Ref)>,
+) -> Vec<(u64, Record)> {
+    debug_assert!(batch.len() <= MAX_BATCH);
+    let stats = &state.stats;
+    WikiStats::add(&stats.titles, batch.len() as u64);
+    let api_url = match Url::parse(api) {
+        Ok(u) => u,
+        Err(e) => {
+            let f = classified(
+                ErrorCategory::Validation,
+                "validation.url",
+                format!("wikiApi `{api}` is not a URL: {e}"),
+            );
+            return fail_all(state, batch, &f, &RequestStats::default());
+        }
+    };
+    // Titles in request order, each once (two refs may name one title).
+    let mut titles: Vec<String> = Vec::new();
+    for (_, r) in &batch {
+        let t = r.context.title.clone().unwrap_or_default();
+        if !titles.contains(&t) {
+            titles.push(t);
+        }
+    }
+    let mut outcomes: HashMap<String, TitleOutcome> = HashMap::new();
+    let mut cont = Continue::new();
+    let mut total = RequestStats::default();
+    let mut fetched_at = Utc::now();
+    // Why the titles not answered yet will not be: a failed request, a bad answer.
+    let mut stop: Option<FetchFailure> = None;
+    for round in 0..=MAX_CONTINUES {
+        let req = rip_mediawiki::revisions_request(&api_url, &titles, Some(MAXLAG), &cont);
+        WikiStats::add(&stats.batches, 1);
+        let Fetched {
+            outcome,
+            stats: got,
+        } = fetcher
+            .call_api(req.url.as_str(), req.form.as_deref(), &check)
+            .await;
+        total.http_attempts += got.http_attempts;
+        total.retries += got.retries;
+        total.elapsed += got.elapsed;
+        total.waited += got.waited;
+        let resp = match outcome {
+            Outcome::Page(resp) => resp,
+            Outcome::Failure(f) => {
+                stop = Some(f);
+                break;
+            }
+            Outcome::Skipped(s) => {
+                stop = Some(classified(
+                    ErrorCategory::Validation,
+                    "wiki.redirected",
+                    format!("the API request was not sent: {}", s.reason),
+                ));
+                break;
+            }
+        };
+        fetched_at = resp.fetched_at;
+        let answer = match rip_mediawiki::parse_revisions(&titles, &resp.body) {
+            Ok(a) => a,
+            Err(e) => {
+                let mut f = answer_failure(&e, resp.truncated);
+                f.status = Some(resp.status);
+                f.final_url = Some(resp.final_url.clone());
+                stop = Some(f);
+                break;
+            }
+        };
+        for (asked, outcome) in answer.outcomes {
+            if outcome != TitleOutcome::Pending {
+                outcomes.entry(asked).or_insert(outcome);
+            }
+        }
+        let waiting = titles.iter().any(|t| !outcomes.contains_key(t));
+        match answer.cont {
+            Some(c) if waiting && round < MAX_CONTINUES => cont = c,
+            _ => break,
+        }
+    }
+    // Article URLs are built from the site's settings, asked once per API, and only when
+    // a title led elsewhere (normalised or redirected): otherwise the ref's URL is it.
+    let led_elsewhere = batch.iter().any(|(_, r)| {
+        let asked = r.context.title.as_deref().unwrap_or_default();
+        matches!(outcomes.get(asked), Some(TitleOutcome::Found(rev)) if rev.title != asked)
+    });
+    let site = if led_elsewhere {
+        state.site(fetcher, &api_url).await
+    } else {
+        None
+    };
+    let mut out = Vec::with_capacity(batch.len());
+    for (seq, r) in batch {
+        let title = r.context.title.clone().unwrap_or_default();
+        let record = match outcomes.get(&title) {
+            Some(TitleOutcome::Found(rev)) => {
+                let resp = response_for(&r, rev, site.as_ref(), &api_url, fetched_at);
+                fetcher.remember(&r.url, &resp).await;
+                Record::Page(page_from_response(&r, &resp, &total))
+            }
+            Some(TitleOutcome::Missing { title }) => {
+                WikiStats::add(&stats.missing, 1);
+                let f = classified(
+                    ErrorCategory::Permanent,
+                    rip_mediawiki::MISSING_CODE,
+                    format!("no page `{title}` on the wiki (never created, or deleted)"),
+                );
+                failure(state, &r, &f, &total)
+            }
+            Some(TitleOutcome::Invalid { reason }) => {
+                WikiStats::add(&stats.invalid, 1);
+                let f = classified(
+                    ErrorCategory::Validation,
+                    rip_mediawiki::INVALID_CODE,
+                    format!("`{title}` is not a page title the wiki can answer: {reason}"),
+                );
+                failure(state, &r, &f, &total)
+            }
+            Some(TitleOutcome::Pending) | None => match &stop {
+                Some(f) => failure(state, &r, f, &total),
+                None => {
+                    let f = classified(
+                        ErrorCategory::Transient,
+                        "wiki.incomplete",
+                        format!(
+                            "the API gave no content for `{title}` (answer cut {MAX_CONTINUES} \
+                             times, or no `continue` given)"
+                        ),
+                    );
+                    failure(state, &r, &f, &total)
+                }
+            },
+        };
+        out.push((seq, record));
+    }
+    out
+}
+
+fn fail_all(
+    state: &WikiState,
+    batch: Vec<(u64, Ref)>,
+    f: &FetchFailure,
+    stats: &RequestStats,
+) -> Vec<(u64, Record)> {
+    batch
+        .into_iter()
+        .map(|(seq, r)| (seq, failure(state, &r, f, stats)))
+        .collect()
+}
+
+fn failure(state: &WikiState, r: &Ref, f: &FetchFailure, stats: &RequestStats) -> Record {
+    state.stats.failed(f.class.category);
+    Record::Failure(rip_http::records::failure_record(
+        r,
+        f,
+        stats,
+        Phase::Fetch,
+        STAGE,
+    ))
+}
+
+fn answer_failure(e: &AnswerError, truncated: bool) -> FetchFailure {
+    let mut message = e.to_string();
+    if truncated {
+        message.push_str(" (the answer was cut at the body limit: hint: raise --max-body)");
+    }
+    let category = if truncated {
+        ErrorCategory::Resource
+    } else {
+        e.category()
+    };
+    classified(category, &e.error_code(), message)
+}
+
+/// The response cached for a found title: the wikitext, with its ids as pseudo-headers.
+fn response_for(
+    r: &Ref,
+    rev: &Revision,
+    site: Option<&SiteInfo>,
+    api: &Url,
+    fetched_at: chrono::DateTime<Utc>,
+) -> Response {
+    let asked = r.context.title.as_deref().unwrap_or_default();
+    let article = |title: &str| site.map(|s| s.article_url(api, title));
+    let final_url = if rev.title == asked {
+        r.url.clone()
+    } else {
+        article(&rev.title).unwrap_or_else(|| r.url.clone())
+    };
+    let redirects = match &rev.redirected_from {
+        Some(from) if from == asked => vec![r.url.clone()],
+        Some(from) => article(from).into_iter().collect(),
+        None => Vec::new(),
+    };
+    let format = rev
+        .content_format
+        .as_deref()
+        .unwrap_or(WIKITEXT_CONTENT_TYPE);
+    let mut headers = vec![
+        (
+            "content-type".to_owned(),
+            format!("{format}; charset=utf-8"),
+        ),
+        (H_PAGEID.to_owned(), rev.pageid.to_string()),
+        (H_REVID.to_owned(), rev.revid.to_string()),
+        (H_TITLE.to_owned(), rev.title.clone()),
+    ];
+    if let Some(ts) = &rev.timestamp {
+        headers.push(("x-wiki-timestamp".to_owned(), ts.clone()));
+    }
+    Response {
+        final_url,
+        status: 200,
+        headers,
+        body: Bytes::from(rev.content.clone().into_bytes()),
+        truncated: false,
+        redirects,
+        fetched_at,
+    }
+}
+
+/// Groups wiki refs by API into batches of at most [`MAX_BATCH`].
+#[derive(Debug, Default)]
+pub struct Batcher {
+    groups: HashMap<String, Vec<(u64, Ref)>>,
+    waiting: usize,
+}
+
+impl Batcher {
+    /// Adds a ref; returns a full batch when its API's group reached [`MAX_BATCH`].
+    pub fn push(&mut self, seq: u64, r: Ref) -> Option<(String, Vec<(u64, Ref)>)> {
+        let api = r.context.wiki_api.clone().unwrap_or_default();
+        let group = self.groups.entry(api.clone()).or_default();
+        group.push((seq, r));
+        self.waiting += 1;
+        if group.len() >= MAX_BATCH {
+            let full = std::mem::take(group);
+            self.groups.remove(&api);
+            self.waiting -= full.len();
+            return Some((api, full));
+        }
+        None
+    }
+
+    /// Every group, however small (the input is idle or ended).
+    pub fn drain(&mut self) -> Vec<(String, Vec<(u64, Ref)>)> {
+        self.waiting = 0;
+        self.groups.drain().filter(|(_, g)| !g.is_empty()).collect()
+    }
+
+    /// Refs waiting for their batch.
+    pub fn waiting(&self) -> usize {
+        self.waiting
+    }
+}
+
+/// How long the input must be quiet before partial batches are sent.
+pub const IDLE: Duration = Duration::from_millis(50);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wiki_ref(title: &str, api: &str) -> Ref {
+        let mut r = Ref::new(format!("http://w/index.php/{title}"));
+        r.context.title = Some(title.into());
+        r.context.wiki_api = Some(api.into());
+        r
+    }
+
+    #[test]
+    fn batches_are_per_api_and_at_most_fifty() {
+        let mut b = Batcher::default();
+        let mut full = Vec::new();
+        for i in 0..120u64 {
+            let api = if i % 3 == 0 {
+                "http://a/api.php"
+            } else {
+                "http://b/api.php"
+            };
+            if let Some(batch) = b.push(i, wiki_ref(&format!("T{i}"), api)) {
+                full.push(batch);
+            }
+        }
+        assert_eq!(full.len(), 1, "80 refs of b make one full batch");
+        assert_eq!(full[0].0, "http://b/api.php");
+        assert_eq!(full[0].1.len(), 50);
+        assert_eq!(b.waiting(), 70);
+        let mut rest = b.drain();
+        rest.sort_by(|x, y| x.0.cmp(&y.0));
+        let sizes: Vec<(&str, usize)> = rest.iter().map(|(a, g)| (a.as_str(), g.len())).collect();
+        assert_eq!(sizes, [("http://a/api.php", 40), ("http://b/api.php", 30)]);
+        assert_eq!(b.waiting(), 0);
+    }
+
+    fn resp(body: &str, retry_after: Option<&str>) -> Response {
+        let mut headers = vec![("content-type".into(), "application/json".into())];
+        if let Some(ra) = retry_after {
+            headers.push(("retry-after".into(), ra.into()));
+        }
+        Response {
+            final_url: "http://w/api.php".into(),
+            status: 200,
+            headers,
+            body: Bytes::from(body.to_owned()),
+            truncated: false,
+            redirects: Vec::new(),
+            fetched_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn api_errors_in_a_200_are_classified_by_code() {
+        let c = check(&resp(
+            r#"{"error":{"code":"maxlag","info":"Waiting for db: 7 seconds lagged."}}"#,
+            Some("7"),
+        ))
+        .unwrap();
+        assert_eq!(c.category, ErrorCategory::Throttled);
+        assert!(c.retryable);
+        assert_eq!(c.code, "wiki.api.maxlag");
+        assert_eq!(c.retry_after, Some(Duration::from_secs(7)));
+        let c = check(&resp(r#"{"error":{"code":"maxlag"}}"#, None)).unwrap();
+        assert_eq!(c.retry_after, Some(rip_mediawiki::DEFAULT_MAXLAG_WAIT));
+        let c = check(&resp(r#"{"error":{"code":"badvalue","info":"x"}}"#, None)).unwrap();
+        assert_eq!(
+            (c.category, c.retryable),
+            (ErrorCategory::Validation, false)
+        );
+        assert!(
+            check(&resp(
+                r#"{"batchcomplete":true,"query":{"pages":[]}}"#,
+                None
+            ))
+            .is_none()
+        );
+        // Wikitext mentioning "error": in the content is not an API error.
+        let body = format!(
+            r#"{{"batchcomplete":true,"query":{{"pages":[{{"title":"E","revisions":[{{"slots":{{"main":{{"content":"{}\"error\":1"}}}}}}]}}]}}}}"#,
+            "x".repeat(5000)
+        );
+        assert!(check(&resp(&body, None)).is_none());
+    }
+}
