@@ -24,7 +24,7 @@ lint:
 
 test: setup lint
 	$(CARGO) build --locked --workspace --bins
-	$(CARGO) test --locked --workspace
+	$(CARGO) test --locked --workspace --no-fail-fast
 
 build:
 	$(CARGO) build --locked --workspace --bins
