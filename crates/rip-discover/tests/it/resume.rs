@@ -1,6 +1,12 @@
 //! `--state DIR`: killed with SIGKILL mid-run, the same command continues; together the
 //! two runs write the target set of an uninterrupted run, and the server's request log
 //! shows no URL fetched twice across both.
+//!
+//! Two kills: one at a known moment (the crawl parked at its breadth-first barrier behind
+//! one held page, everything before it answered and committed), where the claim is exact
+//! (every URL answered once; nothing written twice); and one at an arbitrary moment, where
+//! only requests in flight at the kill may be asked again (their answers never reached the
+//! crawler, nor the cache) and refs of the last uncommitted batch may be written again.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -72,7 +78,8 @@ fn start_and_kill(cmd: &mut Command, server: &TestServer) -> usize {
 
 /// No URL fetched twice across both runs, except requests in flight at the kill: their
 /// answers never reached the crawler (nor the cache), so the second run must ask again.
-/// Those are among the last `CONCURRENCY` requests of the first run.
+/// At most `CONCURRENCY` of them, and among the last requests of the first run (a generous
+/// window: on a loaded machine one slow task may see others finish after it started).
 fn check_log(server: &TestServer, killed_at: usize) {
     let mut first_seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut twice = Vec::new();
@@ -86,7 +93,7 @@ fn check_log(server: &TestServer, killed_at: usize) {
     assert!(twice.len() <= CONCURRENCY, "fetched twice: {twice:?}");
     for (target, first) in &twice {
         assert!(
-            *first + CONCURRENCY >= killed_at && *first < killed_at,
+            *first + 16 * CONCURRENCY >= killed_at && *first < killed_at,
             "{target} was fetched twice but its first request (#{first} of {killed_at}) was \
              not in flight at the kill"
         );
@@ -129,9 +136,10 @@ fn sigkill_then_resume_loses_nothing_and_fetches_nothing_twice() {
     let all: BTreeSet<String> = first.iter().chain(&then).cloned().collect();
     let want: BTreeSet<String> = g.paths().collect();
     assert_eq!(all, want);
-    // Written twice only if the kill fell between a flush and its journal commit.
+    // Written twice only if the kill fell between an output flush and the journal commit
+    // right after it: at most one commit's batch (128 records).
     let dups = first.len() + then.len() - all.len();
-    assert!(dups <= 8, "{dups} refs written by both runs");
+    assert!(dups <= 128, "{dups} refs written by both runs");
     check_log(&server, killed_at);
 
     // A third run of a finished crawl has nothing left to do.
@@ -190,4 +198,142 @@ fn a_state_folder_of_another_crawl_is_refused() {
         .unwrap();
     assert_eq!(r.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&r.stderr).contains("different crawl"));
+}
+
+/// The refs of an output file with their depth; a torn last line (the kill) is ignored.
+fn refs_with_depth(path: &Path) -> Vec<(String, u32)> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter_map(|l| Line::from_text(l).ok()?.decode().ok())
+        .filter_map(|r| match r {
+            Record::Ref(r) => Some((path_of(&r.url), r.context.depth)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The kill at a known moment: one page at depth `d` is held by the server, so the crawl
+/// parks at its breadth-first barrier with every other page of depth ≤ `d` fetched, written
+/// and committed, and nothing deeper started. Killed there (SIGKILL) and run again with the
+/// same `--state`, the two runs together write exactly the refs of an uninterrupted run
+/// (same URLs, same depths), none twice, and the server answered every URL exactly once:
+/// the only URL asked twice is the held page, whose first request was never answered.
+#[test]
+fn sigkill_at_the_barrier_then_resume_fetches_every_url_exactly_once() {
+    const N: u32 = 1500;
+    let g = LinkGraph::new(N).seed(33).fan_out(3);
+    let depths = bfs(&g, |_| true, |_| false, u32::MAX);
+    // The gate's depth: the shallowest level by which a quarter of the site is reached.
+    let d = (1..)
+        .find(|d| depths.values().filter(|x| *x <= d).count() >= N as usize / 4)
+        .unwrap();
+    assert!(
+        depths.values().any(|x| *x > d + 1),
+        "pages left to do after the kill"
+    );
+    let gate = depths
+        .iter()
+        .filter(|(_, x)| **x == d)
+        .map(|(p, _)| p.clone())
+        .next_back()
+        .unwrap();
+    let before: BTreeSet<String> = depths
+        .iter()
+        .filter(|(p, x)| **x <= d && **p != gate)
+        .map(|(p, _)| p.clone())
+        .collect();
+
+    // The uninterrupted run, on a server of its own.
+    let plain = TestServer::builder()
+        .graph(g.clone())
+        .start_background()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.ndjson");
+    let r = command(
+        &plain.url("/"),
+        &dir.path().join("state0"),
+        &dir.path().join("cache0"),
+        &[],
+        &whole,
+    )
+    .output()
+    .unwrap();
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let want: BTreeSet<(String, u32)> = refs_with_depth(&whole).into_iter().collect();
+    assert_eq!(want.len(), N as usize);
+
+    // The interrupted one: the gate is held (far longer than the test) the first time only.
+    let server = TestServer::builder()
+        .graph(g.clone())
+        .rule(Rule::path(gate.as_str()).once(Fault::serve().delay(Duration::from_secs(600))))
+        .start_background()
+        .unwrap();
+    let (state, cache) = (dir.path().join("state"), dir.path().join("cache"));
+    let (out1, out2) = (dir.path().join("1.ndjson"), dir.path().join("2.ndjson"));
+    let url = server.url("/");
+    let mut child = command(&url, &state, &cache, &[], &out1).spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(
+            Instant::now() < deadline,
+            "the crawl did not reach the held page"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the crawl ended early");
+        let written: BTreeSet<String> = refs_in(&out1).into_iter().collect();
+        if server.count(&gate) == 1 && written == before {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Parked: the journal commit follows the output flush at once; leave it ample time.
+    std::thread::sleep(Duration::from_millis(500));
+    let log1 = server.requests();
+    child.kill().unwrap(); // SIGKILL on Unix
+    child.wait().unwrap();
+    assert_eq!(
+        server.total(),
+        log1.len(),
+        "nothing was started while parked"
+    );
+    assert!(
+        log1.iter()
+            .all(|r| r.target == "/robots.txt" || depths[&r.target] <= d),
+        "nothing deeper than the held page's level was started"
+    );
+    let first = refs_with_depth(&out1);
+
+    let second = command(&url, &state, &cache, &[], &out2).output().unwrap();
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let then = refs_with_depth(&out2);
+    let all: BTreeSet<(String, u32)> = first.iter().chain(&then).cloned().collect();
+    assert_eq!(
+        all, want,
+        "the targets of the uninterrupted run, at the same depths"
+    );
+    assert_eq!(
+        first.len() + then.len(),
+        want.len(),
+        "no ref written by both runs"
+    );
+
+    // The server's log: every URL asked once, but the held page, whose first request (the
+    // one held) never got an answer.
+    let mut asked: BTreeMap<String, usize> = BTreeMap::new();
+    for r in server.requests() {
+        *asked.entry(r.target).or_default() += 1;
+    }
+    assert_eq!(asked.len(), N as usize + 1, "every page and robots.txt");
+    let twice: Vec<_> = asked.iter().filter(|(_, n)| **n > 1).collect();
+    assert_eq!(twice, vec![(&gate, &2)], "asked more than once");
 }
