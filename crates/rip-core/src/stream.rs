@@ -430,7 +430,7 @@ mod tests {
         assert_eq!(lines[0], "{\"_type\":\"ref\",\"url\":\"u1\"}");
         // The ledger is flushed whenever input goes idle, so it may come before or
         // after the next passed line, depending on how fast the reader thread is.
-        let mut middle = vec![lines[1], lines[2]];
+        let mut middle = [lines[1], lines[2]];
         middle.sort();
         assert_eq!(middle[1], "{\"_type\":\"odd\",\"k\":1}");
         assert!(middle[0].contains("\"entered\":[\"u1\"]"), "{text}");
