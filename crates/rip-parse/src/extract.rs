@@ -90,6 +90,10 @@ fn fixed(f: &Field, page: &PageView<'_>, broken: &mut Vec<String>) -> Option<Str
 
 /// The field's value: `Ok(None)` when missing and allowed to be.
 fn value(f: &Field, page: &PageView<'_>) -> Result<Option<Value>, String> {
+    if f.wiki.is_some() {
+        // A MediaWiki field: nothing to read in HTML.
+        return finish(f, Vec::new(), &page.base);
+    }
     if f.extract == Extract::Exists {
         let sel = f.selector.as_ref().expect("checked at compile time");
         return Ok(Some(Value::Bool(page.html.select(sel).next().is_some())));
@@ -113,6 +117,13 @@ fn value(f: &Field, page: &PageView<'_>) -> Result<Option<Value>, String> {
             }
         }
     }
+    finish(f, found, &page.base)
+}
+
+/// The field's value from what was found (each value already through [`refine`]): its
+/// default, a missing-field error or nothing when empty; else converted to its type, one
+/// value or the list.
+pub(crate) fn finish(f: &Field, found: Vec<String>, base: &Url) -> Result<Option<Value>, String> {
     if found.is_empty() {
         return match (&f.default, f.required) {
             (Some(d), _) => Ok(Some(d.clone())),
@@ -127,7 +138,7 @@ fn value(f: &Field, page: &PageView<'_>) -> Result<Option<Value>, String> {
     }
     let mut values = Vec::with_capacity(found.len());
     for v in found {
-        values.push(convert(f, v, &page.base)?);
+        values.push(convert(f, v, base)?);
     }
     Ok(Some(if f.list {
         Value::Array(values)
@@ -137,7 +148,14 @@ fn value(f: &Field, page: &PageView<'_>) -> Result<Option<Value>, String> {
 }
 
 fn where_from(f: &Field) -> String {
+    use crate::rules::WikiSource;
     let mut s = match (&f.source, &f.selector) {
+        _ if f.wiki.is_some() => match &f.wiki {
+            Some(WikiSource::Infobox(k)) => format!("infobox `{k}`"),
+            Some(WikiSource::Section(t)) => format!("section `{t}`"),
+            Some(WikiSource::Page(v)) => format!("wiki `{v:?}`"),
+            None => unreachable!("guarded"),
+        },
         (Source::Url, _) => "from the URL".to_owned(),
         (Source::Html, Some(sel)) => {
             use scraper::selector::ToCss;
@@ -166,7 +184,7 @@ fn read(f: &Field, el: ElementRef<'_>, base: &Url) -> Option<String> {
 
 /// Applies the field's regex: the group named `value` (or `id`), else group 1, else
 /// the whole match. `None` when it does not match or gives nothing.
-fn refine(f: &Field, v: String) -> Option<String> {
+pub(crate) fn refine(f: &Field, v: String) -> Option<String> {
     let Some(re) = &f.regex else { return Some(v) };
     let caps = re.captures(&v)?;
     let m = caps

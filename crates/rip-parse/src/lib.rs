@@ -23,6 +23,14 @@
 //! the concept's fields (inheriting through `extends`), and checks the doc against the
 //! concept's JSON Schema.
 //!
+//! # MediaWiki pages
+//!
+//! A page whose `Content-Type` is `text/x-wiki` (a wiki page as `rip-fetch` writes it)
+//! is parsed as wikitext ([`wiki`]): without rules, a doc of concept `page` named by the
+//! page's title with `infobox`, `sections`, `categories`, `links` and `text`;
+//! with rules, concepts match it by `category` or `infobox` and fields read `infobox`
+//! parameters, `section`s or `wiki` page values.
+//!
 //! # Pages that are not HTML
 //!
 //! A page whose `Content-Type` is not HTML (an image, a PDF, JSON, plain text) is not
@@ -51,9 +59,9 @@
 //! # Page flavours
 //!
 //! The flavour of a page is decided in [`page::body`]; extraction for HTML lives in
-//! [`generic`], [`extract`] and [`markdown`] and works on a parsed tree. Another flavour
-//! (MediaWiki wikitext) plugs in as another [`page::Body`] variant with its own
-//! extractor, dispatched in [`process::page_outcome`].
+//! [`generic`], [`extract`] and [`markdown`] and works on a parsed tree; MediaWiki
+//! wikitext is [`page::Body::Wiki`], read by [`wiki`]; both are dispatched in
+//! [`process::page_outcome`].
 
 pub mod dom;
 pub mod extract;
@@ -63,6 +71,7 @@ pub mod page;
 pub mod process;
 pub mod rules;
 mod run;
+pub mod wiki;
 
 pub use process::{ExtractOptions, GENERIC_CONCEPT, Outcome};
 pub use rules::{Rules, RulesError};

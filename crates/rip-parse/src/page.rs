@@ -1,10 +1,10 @@
 //! From a `page` record to something to parse: is it HTML, what is its text, what is
 //! its base URL.
 //!
-//! This is where a page's flavour is decided. Today there are two: HTML, which the
-//! extractors read, and everything else (images, PDFs, JSON, plain text), which
-//! becomes an `unknown` doc that says what it was. A later flavour (MediaWiki
-//! wikitext) plugs in here as another [`Body`] variant.
+//! This is where a page's flavour is decided: HTML, which the extractors read;
+//! MediaWiki wikitext (`text/x-wiki`, as `rip-fetch` writes wiki pages), which
+//! [`crate::wiki`] reads; and everything else (images, PDFs, JSON, plain text), which
+//! becomes an `unknown` doc that says what it was.
 
 use base64::Engine as _;
 use rip_core::{BodyEncoding, Page};
@@ -16,6 +16,8 @@ use url::Url;
 pub enum Body<'a> {
     /// HTML text, ready to parse.
     Html(Cow<'a, str>),
+    /// MediaWiki wikitext (`text/x-wiki`).
+    Wiki(Cow<'a, str>),
     /// Not HTML: nothing to extract.
     Other {
         /// The media type (lower case, no parameters), or `unknown`.
@@ -58,6 +60,9 @@ fn is_html_type(media_type: &str) -> bool {
     matches!(media_type, "text/html" | "application/xhtml+xml")
 }
 
+/// The media type MediaWiki gives wikitext (`contentformat`), which `rip-fetch` keeps.
+pub const WIKITEXT: &str = "text/x-wiki";
+
 /// True when text with no declared type looks like markup.
 fn looks_like_html(text: &[u8]) -> bool {
     let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
@@ -86,6 +91,15 @@ pub fn body(page: &Page, max_bytes: usize) -> Result<Body<'_>, BodyError> {
         });
     }
     let declared = page.content_type.as_deref().map(media_type);
+    if declared.as_deref() == Some(WIKITEXT) {
+        if has_nul(&bytes) {
+            return Err(BodyError::Binary(WIKITEXT.into()));
+        }
+        return Ok(Body::Wiki(match bytes {
+            Cow::Borrowed(_) => Cow::Borrowed(page.body.as_str()),
+            Cow::Owned(raw) => Cow::Owned(decode(&raw, page.charset.as_deref().or(Some("utf-8")))),
+        }));
+    }
     let html = match &declared {
         Some(t) if !t.is_empty() => is_html_type(t),
         _ => looks_like_html(&bytes) && !has_nul(&bytes),

@@ -16,6 +16,7 @@ use crate::extract::{self, PageView};
 use crate::generic;
 use crate::page::{self, Body, BodyError};
 use crate::rules::{Concept, OnSchemaError, Rules};
+use crate::wiki;
 
 /// The `operation` of the error entries this stage writes.
 pub const OPERATION: &str = "rip-parse";
@@ -188,6 +189,10 @@ pub fn page_outcome(opts: &ExtractOptions, page: Page) -> Outcome {
     };
     let text = match body {
         Body::Html(text) => text,
+        Body::Wiki(text) => {
+            let text = text.into_owned();
+            return wiki_outcome(opts, page, &text);
+        }
         Body::Other { media_type, bytes } => {
             let mut fields = Map::new();
             fields.insert("contentType".into(), Value::String(media_type));
@@ -245,6 +250,60 @@ pub fn page_outcome(opts: &ExtractOptions, page: Page) -> Outcome {
             extracted.name = g.title.take();
         }
         for (k, v) in g.into_fields() {
+            extracted.fields.entry(k).or_insert(v);
+        }
+    }
+    let meta = Meta {
+        status: page.status,
+        final_url: page.final_url.clone(),
+        content_type: page.content_type.clone(),
+    };
+    let doc = doc(
+        page,
+        &concept.name,
+        extracted.id,
+        extracted.name,
+        extracted.fields,
+    );
+    validate(concept, doc, meta)
+}
+
+/// A MediaWiki page: its wikitext parsed, routed and extracted (see [`crate::wiki`]).
+fn wiki_outcome(opts: &ExtractOptions, page: Page, wikitext: &str) -> Outcome {
+    let title = wiki::title_of(&page);
+    let parsed = rip_wikitext::parse(&title, wikitext);
+    let Some(rules) = &opts.rules else {
+        let fields = wiki::generic(&parsed, &page);
+        return Outcome::Doc {
+            doc: Box::new(doc(page, GENERIC_CONCEPT, None, Some(title), fields)),
+            warnings: Vec::new(),
+        };
+    };
+    let route_url = if page.final_url.is_empty() {
+        page.url.clone()
+    } else {
+        page.final_url.clone()
+    };
+    let Ok(base) = page::page_url(&page) else {
+        let message = format!(
+            "neither finalUrl `{}` nor url `{}` is a valid URL",
+            page.final_url, page.url
+        );
+        return fail(page, ErrorCategory::Validation, "parse.url", message);
+    };
+    let concept = rules.route_wiki(&route_url, &parsed);
+    let mut extracted = match wiki::apply(concept, &parsed, &route_url, &base) {
+        Ok(x) => x,
+        Err(broken) => {
+            let message = format!("concept `{}`: {}", concept.name, broken.join("; "));
+            return fail(page, ErrorCategory::Validation, "parse.rule", message);
+        }
+    };
+    if concept.generic {
+        if extracted.name.is_none() {
+            extracted.name = Some(title);
+        }
+        for (k, v) in wiki::generic(&parsed, &page) {
             extracted.fields.entry(k).or_insert(v);
         }
     }

@@ -14,6 +14,7 @@ use toml::Spanned;
 use super::model::{ConceptSpec, FieldSpec, MatchSpec, RulesFile};
 use super::{
     Concept, Extract, Field, Matcher, OnSchemaError, Problem, Rules, RulesError, Source, ValueType,
+    WikiSource,
 };
 
 /// The name of the fallback concept.
@@ -285,21 +286,55 @@ fn own(ctx: &mut Ctx<'_>, spec: &ConceptSpec) -> Own {
 
 fn matcher(ctx: &mut Ctx<'_>, cname: &str, m: &Spanned<MatchSpec>) -> (Option<Matcher>, bool) {
     let spec = m.get_ref();
-    if spec.url.is_none() && spec.selector.is_none() && spec.text.is_none() {
+    if spec.url.is_none()
+        && spec.selector.is_none()
+        && spec.text.is_none()
+        && spec.category.is_none()
+        && spec.infobox.is_none()
+    {
         ctx.problem(
             m.span(),
-            format!("concept `{cname}`: `match` needs at least one of `url`, `selector` or `text`"),
+            format!(
+                "concept `{cname}`: `match` needs at least one of `url`, `selector`, `text`, \
+                 `category` or `infobox`"
+            ),
         );
         return (None, false);
     }
     let what = format!("concept `{cname}`, `match`");
     let url = spec.url.as_ref().and_then(|u| regex(ctx, &what, "url", u));
     let selector = spec.selector.as_ref().and_then(|s| selector(ctx, &what, s));
-    if let Some(t) = &spec.text
-        && t.get_ref().is_empty()
-    {
-        ctx.problem(t.span(), format!("{what}: `text` cannot be empty"));
+    for (key, value) in [
+        ("text", &spec.text),
+        ("category", &spec.category),
+        ("infobox", &spec.infobox),
+    ] {
+        if let Some(t) = value
+            && t.get_ref().trim().is_empty()
+        {
+            ctx.problem(t.span(), format!("{what}: `{key}` cannot be empty"));
+        }
     }
+    if spec.selector.is_some()
+        && (spec.category.is_some() || spec.infobox.is_some())
+        && let Some(s) = &spec.selector
+    {
+        ctx.problem(
+            s.span(),
+            format!(
+                "{what}: `selector` matches HTML and `category`/`infobox` MediaWiki pages, so \
+                 together they match nothing (hint: write two concepts)"
+            ),
+        );
+    }
+    let category = spec.category.as_ref().map(|c| {
+        let name = c.get_ref().trim();
+        let name = match name.split_once(':') {
+            Some((p, rest)) if p.trim().eq_ignore_ascii_case("category") => rest,
+            _ => name,
+        };
+        rip_wikitext::normalize_title(name)
+    });
     let url_id = url
         .as_ref()
         .is_some_and(|re| re.capture_names().any(|n| n == Some("id")));
@@ -308,6 +343,11 @@ fn matcher(ctx: &mut Ctx<'_>, cname: &str, m: &Spanned<MatchSpec>) -> (Option<Ma
             url,
             selector,
             text: spec.text.as_ref().map(|t| t.get_ref().clone()),
+            category,
+            infobox: spec
+                .infobox
+                .as_ref()
+                .map(|k| k.get_ref().trim().to_lowercase()),
         }),
         url_id,
     )
@@ -398,10 +438,51 @@ fn field(
     } else {
         Extract::Text
     });
+    let wiki = match (&spec.infobox, &spec.section, spec.wiki) {
+        (Some(k), None, None) => Some(WikiSource::Infobox(k.get_ref().trim().to_owned())),
+        (None, Some(t), None) => Some(WikiSource::Section(t.get_ref().trim().to_owned())),
+        (None, None, Some(v)) => Some(WikiSource::Page(v)),
+        (None, None, None) => None,
+        _ => {
+            ctx.problem(
+                key.clone(),
+                format!("{what}: give one of `infobox`, `section` or `wiki`, not several"),
+            );
+            None
+        }
+    };
+    let wiki_given = spec.infobox.is_some() || spec.section.is_some() || spec.wiki.is_some();
+    if wiki_given {
+        if spec.selector.is_some() || spec.source == Source::Url {
+            ctx.problem(
+                key.clone(),
+                format!(
+                    "{what}: `infobox`, `section` and `wiki` read MediaWiki pages: they take no \
+                     `selector` or `source` (hint: write one field per source)"
+                ),
+            );
+        }
+        if !matches!(extract, Extract::Text | Extract::Exists) {
+            ctx.problem(
+                key.clone(),
+                format!("{what}: a MediaWiki field takes no `extract` other than `exists`"),
+            );
+        }
+        for (k, v) in [("infobox", &spec.infobox), ("section", &spec.section)] {
+            if let Some(v) = v
+                && v.get_ref().trim().is_empty()
+            {
+                ctx.problem(v.span(), format!("{what}: `{k}` cannot be empty"));
+            }
+        }
+    }
     match spec.source {
-        Source::Html if spec.selector.is_none() => ctx.problem(
+        Source::Html if spec.selector.is_none() && !wiki_given => ctx.problem(
             key.clone(),
-            format!("{what}: needs a `selector` (or `source = \"url\"` to read the page's URL)"),
+            format!(
+                "{what}: needs a `selector` (or `source = \"url\"` to read the page's URL, or \
+                 `infobox`, `section` or `wiki` for MediaWiki pages)"
+            ),
         ),
         Source::Url if spec.selector.is_some() => ctx.problem(
             key.clone(),
@@ -452,6 +533,7 @@ fn field(
         name: name.to_owned(),
         source: spec.source,
         selector,
+        wiki,
         extract,
         attr: spec.attr.as_ref().map(|a| a.get_ref().clone()),
         list: spec.list,
@@ -565,6 +647,7 @@ fn resolve(specs: &[ConceptSpec], chain: &[usize], compiled: &[Own]) -> Concept 
             name: "id".into(),
             source: Source::Url,
             selector: None,
+            wiki: None,
             extract: Extract::Text,
             attr: None,
             list: false,

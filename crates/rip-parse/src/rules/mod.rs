@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use compile::UNKNOWN;
-pub use model::{Extract, OnSchemaError, Source, ValueType};
+pub use model::{Extract, OnSchemaError, Source, ValueType, WikiValue};
 
 /// Compiled rules, ready to route and extract pages. Cheap to share between threads.
 #[derive(Debug)]
@@ -81,6 +81,22 @@ pub struct Matcher {
     pub selector: Option<Selector>,
     /// This text must appear (in a `selector` match, or in the page's text).
     pub text: Option<String>,
+    /// MediaWiki: the page is in this category (normalised: first letter upper case,
+    /// `_` as space).
+    pub category: Option<String>,
+    /// MediaWiki: the infobox is of this kind (lower case).
+    pub infobox: Option<String>,
+}
+
+/// Where a field of a MediaWiki page comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WikiSource {
+    /// An infobox parameter's text.
+    Infobox(String),
+    /// A section's plain text, by heading.
+    Section(String),
+    /// A value of the whole page.
+    Page(WikiValue),
 }
 
 /// A compiled field.
@@ -92,6 +108,9 @@ pub struct Field {
     pub source: Source,
     /// The elements to read (for [`Source::Html`]).
     pub selector: Option<Selector>,
+    /// What to read of a MediaWiki page (such a field is missing on HTML pages, and a
+    /// `selector` field on wiki pages).
+    pub wiki: Option<WikiSource>,
     /// What to read from each element.
     pub extract: Extract,
     /// The attribute, for [`Extract::Attr`].
@@ -216,11 +235,27 @@ impl Rules {
             .find(|c| c.matcher.as_ref().is_some_and(|m| m.matches(url, page)))
             .unwrap_or(&self.unknown)
     }
+
+    /// The concept a MediaWiki page belongs to (`url`: its article URL).
+    pub fn route_wiki(&self, url: &str, page: &rip_wikitext::Page) -> &Concept {
+        self.concepts
+            .iter()
+            .find(|c| {
+                c.matcher
+                    .as_ref()
+                    .is_some_and(|m| m.matches_wiki(url, page))
+            })
+            .unwrap_or(&self.unknown)
+    }
 }
 
 impl Matcher {
-    /// True when every condition holds for the page.
+    /// True when every condition holds for the page. The wiki conditions (`category`,
+    /// `infobox`) never hold for HTML.
     pub fn matches(&self, url: &str, page: &mut crate::extract::PageView<'_>) -> bool {
+        if self.category.is_some() || self.infobox.is_some() {
+            return false;
+        }
         if let Some(re) = &self.url
             && !re.is_match(url)
         {
@@ -235,6 +270,38 @@ impl Matcher {
             (None, Some(text)) => page.text().contains(text.as_str()),
             (None, None) => true,
         }
+    }
+
+    /// True when every condition holds for a MediaWiki page. A `selector` never holds
+    /// (wikitext has no elements); `text` is looked for in the page's plain text.
+    pub fn matches_wiki(&self, url: &str, page: &rip_wikitext::Page) -> bool {
+        if self.selector.is_some() {
+            return false;
+        }
+        if let Some(re) = &self.url
+            && !re.is_match(url)
+        {
+            return false;
+        }
+        if let Some(text) = &self.text
+            && !page.text.contains(text.as_str())
+        {
+            return false;
+        }
+        if let Some(cat) = &self.category
+            && !page
+                .categories
+                .iter()
+                .any(|c| rip_wikitext::normalize_title(c) == *cat)
+        {
+            return false;
+        }
+        if let Some(kind) = &self.infobox
+            && page.infobox.as_ref().is_none_or(|i| i.kind() != *kind)
+        {
+            return false;
+        }
+        true
     }
 }
 

@@ -91,6 +91,16 @@ pub struct MatchSpec {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub text: Option<Spanned<String>>,
+    /// MediaWiki pages only: the page must be in this category (without `Category:`;
+    /// case of the first letter, `_` and spaces as MediaWiki treats them).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub category: Option<Spanned<String>>,
+    /// MediaWiki pages only: the page's infobox must be of this kind (`creature` for
+    /// `{{Infobox creature}}`; case-insensitive).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub infobox: Option<Spanned<String>>,
 }
 
 /// How one field is extracted.
@@ -105,6 +115,20 @@ pub struct FieldSpec {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     pub selector: Option<Spanned<String>>,
+    /// MediaWiki pages: the text of this infobox parameter (`hit_points`; case, `_` and
+    /// spaces ignored), nested templates and links reduced to what they display. With
+    /// `type = "number"` or `"integer"`, the first number in it (`1,200 (est.)` → 1200).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub infobox: Option<Spanned<String>>,
+    /// MediaWiki pages: the plain text of the section with this heading (case-insensitive),
+    /// its subsections included.
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub section: Option<Spanned<String>>,
+    /// MediaWiki pages: a value of the whole page.
+    #[serde(default)]
+    pub wiki: Option<WikiValue>,
     /// What to take from a matched element: `text` (the default, whitespace
     /// collapsed), `attr` (the attribute named by `attr`), `html` (inner HTML),
     /// `outerHtml`, `markdown` (inner content as Markdown) or `exists` (true when the
@@ -145,6 +169,22 @@ pub enum Source {
     Html,
     /// The page's URL (`finalUrl`).
     Url,
+}
+
+/// A value of a whole MediaWiki page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum WikiValue {
+    /// The page's title (after redirects).
+    Title,
+    /// The plain text of every section.
+    Text,
+    /// The categories, without `Category:` (several values: use `list = true`).
+    Categories,
+    /// The titles of the pages it links to (several values: use `list = true`).
+    Links,
+    /// The kind of its infobox (`creature`).
+    InfoboxType,
 }
 
 /// What to take from a matched element.

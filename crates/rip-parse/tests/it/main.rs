@@ -7,3 +7,4 @@ mod rules_errors;
 mod schema;
 mod stream;
 mod support;
+mod wiki;

@@ -91,7 +91,11 @@ fn all_problems_of_a_file_are_reported_at_once() {
 
 #[test]
 fn valid_example_rules_pass_check_rules() {
-    for name in ["emberfall-by-url.toml", "gloomhollow-by-content.toml"] {
+    for name in [
+        "emberfall-by-url.toml",
+        "gloomhollow-by-content.toml",
+        "emberfall-wiki.toml",
+    ] {
         let file = testdata("parse/rules").join(name);
         let r = run(&["--rules", file.to_str().unwrap(), "--check-rules"], b"");
         assert_eq!(r.code, 0, "{name}: {}", r.stderr);

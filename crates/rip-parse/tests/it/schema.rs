@@ -33,7 +33,11 @@ fn toml_as_json(path: &std::path::Path) -> Value {
 fn example_rules_validate_against_the_committed_schema() {
     let schema: Value = serde_json::from_str(&committed()).unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
-    for name in ["emberfall-by-url.toml", "gloomhollow-by-content.toml"] {
+    for name in [
+        "emberfall-by-url.toml",
+        "gloomhollow-by-content.toml",
+        "emberfall-wiki.toml",
+    ] {
         let doc = toml_as_json(&testdata("parse/rules").join(name));
         let errors: Vec<String> = validator.iter_errors(&doc).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{name}: {errors:?}");
