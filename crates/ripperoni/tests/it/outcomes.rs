@@ -1,0 +1,148 @@
+//! How a run ends: the exit codes (0 complete, 1 fatal; 2, 3 and 130 are in e2e and
+//! interrupt), Ladon's summary on stderr, and the run history in `runs.ndjson` read with
+//! the README's `jq` line.
+
+use crate::support::*;
+use std::path::Path;
+
+fn plain_server() -> rip_testserver::TestServer {
+    rip_testserver::TestServer::builder()
+        .dir(repo().join("testdata/site"))
+        .start_background()
+        .unwrap()
+}
+
+/// A URL-list state file: `urls` instead of the crawler.
+fn listed(dir: &Path, origin: &str, urls: &[&str]) -> std::path::PathBuf {
+    demo_state(dir, origin, |v| {
+        v.as_object_mut().unwrap().remove("crawler");
+        v["urls"] = serde_json::json!(urls);
+    })
+}
+
+/// The README's one line for "when did the last complete run end", for `target`.
+fn readme_jq_line(target: &str) -> String {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| {
+            l.starts_with("jq ")
+                && l.contains(".status == \"complete\"")
+                && l.contains("runs.ndjson")
+        })
+        .expect("README.md has the jq line for the last complete run");
+    line.replace("mysite", target)
+}
+
+#[test]
+fn a_complete_run_exits_0_and_the_readmes_jq_line_finds_when_the_last_one_ended() {
+    let server = plain_server();
+    let dir = tempfile::tempdir().unwrap();
+    let origin = server.origin();
+    let jq = readme_jq_line("emberfall");
+    let last_complete = || {
+        let o = rip_testkit::shell(&jq, Some(dir.path())).output().unwrap();
+        assert!(o.status.success(), "{jq}: {}", stderr(&o));
+        String::from_utf8(o.stdout).unwrap().trim().to_owned()
+    };
+
+    // 1: partial (a page that does not exist): no complete run yet.
+    let state = listed(dir.path(), &origin, &["items/item-1.html", "nowhere.html"]);
+    let o = run(&["run", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(last_complete(), "");
+
+    // 2: complete: every URL became a doc, nothing failed.
+    let state = listed(
+        dir.path(),
+        &origin,
+        &["items/item-1.html", "items/item-2.html"],
+    );
+    let o = run(&["run", state.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    // Ladon's summary, last but for the report's path.
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[lines.len() - 2].contains("emberfall complete in ")
+            && lines[lines.len() - 2].ends_with(": consumed 2, persisted 2, failed 0, errors 0"),
+        "{err}"
+    );
+    assert!(lines[lines.len() - 1].starts_with("report: "), "{err}");
+    let runs2 = runs(dir.path());
+    assert_eq!(runs2.len(), 2);
+    let r = &runs2[1];
+    assert_eq!(r["status"], "complete");
+    assert_eq!(r["exitCode"], 0);
+    assert_eq!(r["errors"], serde_json::json!([]));
+    for (k, n) in [
+        ("consumed", 2),
+        ("persisted", 2),
+        ("failed", 0),
+        ("entered", 2),
+    ] {
+        assert_eq!(r["counters"][k], n, "{k}: {r:#}");
+    }
+    assert!(r["start"].as_str().unwrap() < r["end"].as_str().unwrap());
+    assert!(r["id"].as_str().is_some_and(|s| !s.is_empty()));
+    assert_eq!(last_complete(), r["end"].as_str().unwrap());
+
+    // 3: partial again: the last complete run is still the second.
+    let state = listed(dir.path(), &origin, &["nowhere.html"]);
+    let o = run(&["run", "-q", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(runs(dir.path()).len(), 3);
+    assert_eq!(last_complete(), r["end"].as_str().unwrap());
+}
+
+/// A stage that dies: the run is `failed`, exit 1, and the record names the stage and
+/// what it said last.
+#[test]
+fn a_stage_that_fails_makes_the_run_failed_exit_1() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let server = plain_server();
+    let dir = tempfile::tempdir().unwrap();
+    // The real stages, but a rip-parse that passes --check-rules and then dies.
+    let bins = dir.path().join("bin");
+    std::fs::create_dir(&bins).unwrap();
+    for e in std::fs::read_dir(rip_testkit::bin_dir()).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("rip-") && !name.contains('.') && name != "rip-parse" {
+            std::os::unix::fs::symlink(e.path(), bins.join(&name)).unwrap();
+        }
+    }
+    let fake = bins.join("rip-parse");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\ncase \"$*\" in *--check-rules*) exit 0;; esac\n\
+         cat >/dev/null\necho 'rip-parse: out of cheese' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    let state = listed(dir.path(), &server.origin(), &["items/item-1.html"]);
+    let o = ripperoni()
+        .env("RIP_BIN_DIR", &bins)
+        .args(["run", state.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let r = &runs(dir.path())[0];
+    assert_eq!(r["status"], "failed", "{r:#}");
+    assert_eq!(r["exitCode"], 1);
+    let errors: Vec<&str> = r["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains("rip-parse exited 1") && e.contains("out of cheese")),
+        "{errors:?}"
+    );
+    assert!(err.contains("emberfall failed in "), "{err}");
+}
