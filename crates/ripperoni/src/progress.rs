@@ -160,3 +160,42 @@ impl Display {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_says_what_each_link_counted_and_the_current_round() {
+        let taps = Taps::default();
+        let source = taps.after(Role::Source, 3).unwrap();
+        let routes: Vec<_> = (1..=3)
+            .map(|r| taps.after(Role::Route(r), 3).unwrap())
+            .collect();
+        assert!(taps.after(Role::Parse, 3).is_none(), "not relayed");
+        let add = |c: &Counts, k: Kind, n: usize| (0..n).for_each(|_| c.add(k));
+        add(&source, Kind::Ref, 50);
+        let line = taps.line(3, Duration::from_secs(1));
+        assert!(
+            line.starts_with("discovered 50 · fetched 0 · parsed 0"),
+            "{line}"
+        );
+        assert!(line.contains("round 1/3"), "{line}");
+        // Round 1 sent 3 refs to round 2, round 2 sent 1 to round 3.
+        add(&routes[0], Kind::Ref, 3);
+        add(&routes[1], Kind::Ref, 1);
+        add(&routes[2], Kind::Page, 47);
+        let last = taps.final_counts();
+        add(&last, Kind::Doc, 46);
+        add(&last, Kind::Error, 3);
+        add(&last, Kind::Expected, 1);
+        let line = taps.line(3, Duration::from_secs(2));
+        assert_eq!(
+            line,
+            "discovered 50 · fetched 47 · parsed 46 · failed 3 · expected 1 · \
+             round 3/3 (1 retried) · 23 docs/s"
+        );
+        assert_eq!(taps.discovered(), 50);
+        assert_eq!(taps.fetched(), 47);
+    }
+}
