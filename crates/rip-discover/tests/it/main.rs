@@ -7,6 +7,9 @@ mod graph;
 mod progress;
 mod resume;
 mod sitemaps;
+mod streaming;
+mod wiki;
+mod wiki_pipeline;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::Write;
