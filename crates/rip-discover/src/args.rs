@@ -25,6 +25,9 @@ pub struct Cli {
     #[command(flatten)]
     pub common: rip_cli::StageArgs,
 
+    #[command(flatten)]
+    pub wiki: crate::wiki_args::WikiArgs,
+
     /// Start URLs (without any, `ref` records are read from stdin).
     #[arg(value_name = "URL")]
     pub urls: Vec<String>,

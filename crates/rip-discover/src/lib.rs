@@ -23,6 +23,13 @@
 //!
 //! No `ledger`: the stage that consumes the refs (`rip-fetch`) writes it.
 //!
+//! # MediaWiki mode
+//!
+//! `--mediawiki API_URL` lists a wiki's pages through its API instead of crawling
+//! ([`mediawiki`]): `--category` members (repeatable, the union), else the configuration's
+//! categories, else every main-namespace page; wiki refs carry `title` and `wikiApi`.
+//! `--retry-failures failures.json` writes refs for the wiki pages a previous run failed on.
+//!
 //! # Breadth first, exactly
 //!
 //! Depth is link distance from a start URL (0). Work is dispatched level by level:
@@ -56,6 +63,7 @@ mod crawl;
 pub mod frontier;
 pub mod journal;
 pub mod links;
+pub mod mediawiki;
 pub mod scope;
 pub mod sitemap;
 mod summary;
@@ -201,6 +209,10 @@ pub enum DiscoverError {
     /// The input could not be read.
     #[error(transparent)]
     Read(ReadError),
+    /// The MediaWiki mode could not start (no API, a bad configuration or failures file,
+    /// the wiki's site information unreadable).
+    #[error(transparent)]
+    Wiki(#[from] mediawiki::WikiSetupError),
     /// The output could not be written (a broken pipe among others).
     #[error("cannot write output: {0}")]
     Write(#[from] std::io::Error),

@@ -1,6 +1,7 @@
 //! `rip-discover`: see the library docs. This file is glue: arguments → config → run.
 
 mod args;
+mod wiki_args;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -21,6 +22,9 @@ fn main() -> ExitCode {
 
 fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let stop = rip_cli::install_interrupt()?;
+    if cli.wiki.active() {
+        return run_wiki(cli);
+    }
     // Start URLs as arguments: stdin is read only when asked (`-i -`), so that
     // `rip-discover URL | rip-fetch` does not wait on a terminal.
     let input = if cli.urls.is_empty() || cli.common.input.is_some() {
@@ -62,6 +66,25 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let summary = summary?;
     if !quiet {
         eprintln!("{}", rip_discover::summary_line(&summary));
+    }
+    Ok(summary.status)
+}
+
+/// `--mediawiki`: list the wiki's pages (no crawl, no input).
+fn run_wiki(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
+    let config = cli.config()?;
+    let wiki = cli.wiki.config(config.max_pages);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let summary = runtime.block_on(rip_discover::mediawiki::run(
+        wiki,
+        config.http,
+        std::io::stdout(),
+    ))?;
+    if !cli.common.quiet {
+        eprintln!("{}", rip_discover::mediawiki::summary_line(&summary));
     }
     Ok(summary.status)
 }
