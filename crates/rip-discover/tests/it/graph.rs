@@ -259,3 +259,46 @@ fn stdin_refs_pass_through_and_bad_lines() {
     assert_eq!(r.summary.input.get("ref"), Some(&1));
     assert_eq!(r.summary.input.get("doc"), Some(&1));
 }
+
+/// `--drop-param NAME` (and `name*` prefixes) removes query parameters that do not change
+/// the page, so its spellings are one URL; without it they are distinct pages. `utm_*` is
+/// dropped unless `--keep-utm`.
+#[test]
+fn query_parameters_dropped_by_name() {
+    let g = LinkGraph::new(20)
+        .seed(6)
+        .home_link("/item-3?sid=a1")
+        .home_link("/item-3?sid=b2&sort=asc")
+        .home_link("/item-3?sort=asc&sess_x=9")
+        .home_link("/item-4?utm_source=feed");
+    let server = serve(&g);
+    let r = run(&[
+        &server.url("/"),
+        "--drop-param",
+        "sid",
+        "--drop-param",
+        "sess_*",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let log = requests(&server);
+    assert_eq!(log.get("/item-3"), Some(&1), "{log:?}");
+    assert_eq!(log.get("/item-3?sort=asc"), Some(&1), "{log:?}");
+    assert!(
+        !log.keys()
+            .any(|t| t.contains("sid=") || t.contains("sess_")),
+        "{log:?}"
+    );
+    assert!(!log.keys().any(|t| t.contains("utm_")), "{log:?}");
+    assert_eq!(
+        r.refs().len(),
+        21,
+        "the graph's 20 pages and /item-3?sort=asc"
+    );
+
+    let server = serve(&g);
+    let r = run(&[&server.url("/"), "--keep-utm"]);
+    let log = requests(&server);
+    assert_eq!(log.get("/item-3?sid=a1"), Some(&1), "{log:?}");
+    assert_eq!(log.get("/item-4?utm_source=feed"), Some(&1), "{log:?}");
+    assert_eq!(r.refs().len(), 24);
+}
