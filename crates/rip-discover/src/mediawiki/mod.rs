@@ -349,6 +349,28 @@ async fn enumerate(
     })
 }
 
+/// The categories, each once: `Category:Dragons`, `dragons` and `Dragons` name one
+/// category (MediaWiki upper-cases the first letter and treats `_` as a space).
+fn distinct_categories(names: Vec<String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    names
+        .into_iter()
+        .filter(|name| {
+            let title = rip_mediawiki::category_title(name).replace('_', " ");
+            let rest = title
+                .split_once(':')
+                .map_or(title.as_str(), |(_, r)| r)
+                .trim();
+            let mut chars = rest.chars();
+            let key: String = chars
+                .next()
+                .map(|c| c.to_uppercase().chain(chars).collect())
+                .unwrap_or_default();
+            seen.insert(key.split_whitespace().collect::<Vec<_>>().join(" "))
+        })
+        .collect()
+}
+
 /// A wiki ref for `title`.
 pub fn wiki_ref(url: String, title: &str, api: &Url) -> Ref {
     let mut r = Ref::new(url);
@@ -396,7 +418,7 @@ pub async fn run<W: Write>(
     } else {
         let limit = cfg.page_size.map_or(Limit::Max, Limit::Of);
         let lists: Vec<List> = match source(&cfg.categories, &file) {
-            Source::Flags(c) | Source::Config(c) => c
+            Source::Flags(c) | Source::Config(c) => distinct_categories(c)
                 .into_iter()
                 .map(|category| List::CategoryMembers {
                     category,
@@ -523,6 +545,24 @@ mod tests {
         );
         assert_eq!(source(&[], &file), Source::Config(vec!["Items".into()]));
         assert_eq!(source(&[], &WikiFile::default()), Source::AllPages);
+    }
+
+    #[test]
+    fn a_category_named_twice_is_listed_once() {
+        let got = distinct_categories(
+            [
+                "Dragons",
+                "dragons",
+                "Category:Dragons",
+                "category: Dragons",
+                "Fire_beasts",
+                "Fire beasts",
+                "Undead",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+        assert_eq!(got, ["Dragons", "Fire_beasts", "Undead"]);
     }
 
     #[test]

@@ -92,6 +92,8 @@ fn mediawiki_enumeration_pages_categories_priority_and_budget() {
         "Dragons",
         "--category",
         "Category:Creatures",
+        "--category",
+        "dragons",
     ]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let got = titles(&r);
