@@ -1,0 +1,313 @@
+//! The HTTP command-line flags every stage that fetches shares (feature `cli`), so that
+//! `rip-discover` and `rip-fetch` take the same `--proxy`, `--rule`, `--delay`,
+//! `--cache-dir`… with the same defaults and the same meaning. A stage flattens
+//! [`HttpArgs`] into its own clap parser and turns it into an [`HttpConfig`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use crate::{BackoffKind, CacheMode, ClassifyRule, HttpConfig, RedirectScope};
+
+/// HTTP flags: client, retries, politeness, robots.txt and cache.
+#[derive(Debug, Clone, Args)]
+pub struct HttpArgs {
+    /// Requests in flight at most (all hosts).
+    #[arg(long, short = 'c', default_value_t = 64, value_name = "N")]
+    pub concurrency: usize,
+    /// Requests in flight at most per host.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub per_host: usize,
+    /// Minimum gap between two requests to one host.
+    #[arg(long, default_value = "250ms", value_parser = humantime::parse_duration)]
+    pub delay: Duration,
+    /// Random extra gap, up to this, added to each.
+    #[arg(long, default_value = "100ms", value_parser = humantime::parse_duration)]
+    pub jitter: Duration,
+    /// Requests per second at most, over all hosts (this process).
+    #[arg(long, value_name = "PER_SEC")]
+    pub rate: Option<f64>,
+
+    /// Attempts per request at most, the first included (1: no retries).
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub attempts: u32,
+    /// First retry delay.
+    #[arg(long, default_value = "500ms", value_parser = humantime::parse_duration)]
+    pub retry_base: Duration,
+    /// Largest retry delay.
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    pub retry_max: Duration,
+    /// The retry delay curve.
+    #[arg(long, value_enum, default_value_t = Backoff::Decorrelated)]
+    pub backoff: Backoff,
+    /// Largest Retry-After honoured.
+    #[arg(long, default_value = "300s", value_parser = humantime::parse_duration)]
+    pub max_retry_after: Duration,
+    /// Do not wait for a Retry-After longer than this: write a THROTTLED failure with the
+    /// hint instead, for rip-route to schedule.
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub give_up_after: Option<Duration>,
+    /// A classification rule, `STATUS[@HOST]=CATEGORY[:retry|:noretry]`, e.g.
+    /// `403@example.com=THROTTLED` (repeatable; tried before the built-in rules).
+    #[arg(long = "rule", value_name = "RULE")]
+    pub rules: Vec<ClassifyRule>,
+    /// Consecutive failures after which a host rests (0: never).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub circuit_threshold: u32,
+    /// How long a host whose circuit opened rests.
+    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
+    pub circuit_recovery: Duration,
+
+    /// Connect timeout.
+    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    pub connect_timeout: Duration,
+    /// Longest silence while waiting for or reading a response.
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    pub read_timeout: Duration,
+    /// Longest time for one request.
+    #[arg(long, default_value = "120s", value_parser = humantime::parse_duration)]
+    pub timeout: Duration,
+    /// Largest body kept, after decompression (e.g. 16MiB, 500k); longer ones are cut and
+    /// marked `truncated`.
+    #[arg(long, default_value = "16MiB", value_parser = parse_size)]
+    pub max_body: usize,
+    /// Redirect hops followed at most.
+    #[arg(long, default_value_t = 10)]
+    pub max_redirects: u32,
+    /// Where redirects may lead: `any`, `same-host`, or a domain (its subdomains included).
+    #[arg(long, default_value = "any")]
+    pub redirect_scope: String,
+
+    /// The User-Agent header.
+    #[arg(long, env = "RIP_USER_AGENT")]
+    pub user_agent: Option<String>,
+    /// An extra request header, `Name: value` (repeatable).
+    #[arg(long = "header", short = 'H', value_name = "HEADER", value_parser = parse_header)]
+    pub headers: Vec<(String, String)>,
+    /// A proxy for every request.
+    #[arg(long, env = "RIP_PROXY")]
+    pub proxy: Option<String>,
+    /// HTTP basic auth, `user:password`.
+    #[arg(long, value_name = "USER:PASS")]
+    pub basic_auth: Option<String>,
+    /// Keep cookies between requests.
+    #[arg(long)]
+    pub cookies: bool,
+    /// Accept invalid TLS certificates.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Do not obey robots.txt.
+    #[arg(long)]
+    pub ignore_robots: bool,
+
+    /// The cache folder, shared by every stage of a pipeline (also holds each host's
+    /// politeness schedule).
+    #[arg(long, env = "RIP_CACHE_DIR", default_value = ".rip-cache")]
+    pub cache_dir: PathBuf,
+    /// What the cache may do: read-write, read-only, write-only, off.
+    #[arg(long, env = "RIP_CACHE_MODE", default_value = "read-write")]
+    pub cache: CacheMode,
+    /// How long a cache entry is fresh (default: forever).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub ttl: Option<Duration>,
+    /// Keep politeness schedules to this process (do not share them through the cache folder).
+    #[arg(long)]
+    pub no_shared_politeness: bool,
+}
+
+/// The retry delay curve, as a flag value.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Backoff {
+    /// Decorrelated jitter (the default).
+    Decorrelated,
+    /// Exponential, without jitter.
+    Exponential,
+    /// Exponential with full jitter.
+    Full,
+}
+
+impl HttpArgs {
+    /// The configuration these flags describe.
+    pub fn config(&self) -> HttpConfig {
+        let mut h = HttpConfig::default();
+        let c = &mut h.client;
+        if let Some(ua) = &self.user_agent {
+            c.user_agent = ua.clone();
+        }
+        c.headers.extend(self.headers.iter().cloned());
+        c.proxy = self.proxy.clone();
+        c.basic_auth = self.basic_auth.as_ref().map(|s| match s.split_once(':') {
+            Some((u, p)) => (u.to_owned(), Some(p.to_owned())),
+            None => (s.clone(), None),
+        });
+        c.cookies = self.cookies;
+        c.insecure = self.insecure;
+        c.connect_timeout = self.connect_timeout;
+        c.read_timeout = self.read_timeout;
+        c.total_timeout = self.timeout;
+        c.max_body = self.max_body;
+        c.max_redirects = self.max_redirects;
+        c.redirect_scope = match self.redirect_scope.as_str() {
+            "any" => RedirectScope::Any,
+            "same-host" => RedirectScope::SameHost,
+            d => RedirectScope::Domain(d.to_owned()),
+        };
+        c.pool_idle_per_host = self.per_host.max(1) * 2;
+
+        let r = &mut h.retry;
+        r.max_attempts = self.attempts.max(1);
+        r.base_delay = self.retry_base;
+        r.max_delay = self.retry_max;
+        r.backoff = match self.backoff {
+            Backoff::Decorrelated => BackoffKind::DecorrelatedJitter,
+            Backoff::Exponential => BackoffKind::Exponential,
+            Backoff::Full => BackoffKind::FullJitter,
+        };
+        r.max_retry_after = self.max_retry_after;
+        r.give_up_after = self.give_up_after;
+
+        let p = &mut h.politeness;
+        p.min_gap = self.delay;
+        p.jitter = self.jitter;
+        p.per_host_concurrency = self.per_host.max(1);
+        p.total_concurrency = self.concurrency.max(1);
+        p.global_rate = self.rate;
+        p.circuit_threshold = self.circuit_threshold;
+        p.circuit_recovery = self.circuit_recovery;
+        p.shared = !self.no_shared_politeness;
+
+        h.cache.dir = Some(self.cache_dir.clone());
+        h.cache.mode = self.cache;
+        h.cache.ttl = self.ttl;
+        h.robots = !self.ignore_robots;
+        h.rules = self.rules.clone();
+        h
+    }
+}
+
+/// `Name: value`, trimmed.
+fn parse_header(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s
+        .split_once(':')
+        .ok_or_else(|| format!("bad header `{s}` (hint: `Name: value`)"))?;
+    let k = k.trim();
+    if k.is_empty() || k.contains(char::is_whitespace) {
+        return Err(format!("bad header name in `{s}` (hint: `Name: value`)"));
+    }
+    Ok((k.to_owned(), v.trim().to_owned()))
+}
+
+/// A byte size: `16MiB`, `500k`, `1G`, `4096`.
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (n, unit) = t.split_at(split);
+    let n: usize = n
+        .parse()
+        .map_err(|_| format!("bad size `{s}` (e.g. 16MiB, 500k)"))?;
+    let mult: usize = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => return Err(format!("bad size unit in `{s}` (use k, M or G)")),
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("size `{s}` is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct T {
+        #[command(flatten)]
+        http: HttpArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<HttpConfig, clap::Error> {
+        let mut all = vec!["t"];
+        all.extend_from_slice(args);
+        T::try_parse_from(all).map(|t| t.http.config())
+    }
+
+    #[test]
+    fn defaults_are_the_documented_ones() {
+        let h = parse(&[]).unwrap();
+        assert_eq!(h.retry.max_attempts, 3);
+        assert_eq!(h.retry.base_delay, Duration::from_millis(500));
+        assert_eq!(h.retry.max_delay, Duration::from_secs(30));
+        assert_eq!(h.retry.max_retry_after, Duration::from_secs(300));
+        assert_eq!(h.politeness.min_gap, Duration::from_millis(250));
+        assert_eq!(h.politeness.total_concurrency, 64);
+        assert_eq!(h.politeness.per_host_concurrency, 4);
+        assert_eq!(h.client.max_body, 16 << 20);
+        assert!(h.robots);
+        assert!(h.politeness.shared);
+        assert_eq!(h.cache.dir, Some(PathBuf::from(".rip-cache")));
+    }
+
+    #[test]
+    fn every_flag_reaches_the_config() {
+        let h = parse(&[
+            "-c3",
+            "--per-host=2",
+            "--delay=1s",
+            "--attempts=5",
+            "--backoff=full",
+            "--rule=403@example.com=THROTTLED",
+            "--max-body=500k",
+            "--redirect-scope=same-host",
+            "-H",
+            "Accept-Language: en",
+            "--proxy=http://127.0.0.1:3128",
+            "--basic-auth=ann:secret",
+            "--cookies",
+            "--ignore-robots",
+            "--cache=off",
+            "--ttl=1h",
+        ])
+        .unwrap();
+        assert_eq!(h.politeness.total_concurrency, 3);
+        assert_eq!(h.politeness.per_host_concurrency, 2);
+        assert_eq!(h.politeness.min_gap, Duration::from_secs(1));
+        assert_eq!(h.retry.max_attempts, 5);
+        assert!(matches!(h.retry.backoff, BackoffKind::FullJitter));
+        assert_eq!(h.rules.len(), 1);
+        assert_eq!(h.client.max_body, 500 << 10);
+        assert!(matches!(h.client.redirect_scope, RedirectScope::SameHost));
+        assert_eq!(
+            h.client.headers.last(),
+            Some(&("Accept-Language".to_owned(), "en".to_owned()))
+        );
+        assert_eq!(h.client.proxy.as_deref(), Some("http://127.0.0.1:3128"));
+        assert_eq!(
+            h.client.basic_auth,
+            Some(("ann".to_owned(), Some("secret".to_owned())))
+        );
+        assert!(h.client.cookies);
+        assert!(!h.robots);
+        assert!(matches!(h.cache.mode, CacheMode::Off));
+        assert_eq!(h.cache.ttl, Some(Duration::from_secs(3600)));
+    }
+
+    #[test]
+    fn bad_values_name_the_flag_and_the_value() {
+        for (args, want) in [
+            (&["-H", "no colon"][..], "no colon"),
+            (&["--max-body=12parsecs"], "12parsecs"),
+            (
+                &["--max-body=99999999999999999999G"],
+                "99999999999999999999G",
+            ),
+            (&["--delay=soon"], "soon"),
+            (&["--rule=banana"], "banana"),
+        ] {
+            let err = parse(args).expect_err("refused").to_string();
+            assert!(err.contains(want), "{args:?}: {err}");
+        }
+    }
+}
