@@ -166,7 +166,8 @@ pub fn run(l: &Loaded, opts: &Options) -> anyhow::Result<Outcome> {
     let logs = plan.work.join("logs");
     fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
 
-    // Spawn the pipeline.
+    // Spawn the pipeline, the signal handler first.
+    let signals = Signals::install()?;
     let display = Display::new(opts.quiet, plan.rounds);
     let taps = Taps::default();
     let mut children: Vec<(String, Child)> = Vec::new();
@@ -221,7 +222,7 @@ pub fn run(l: &Loaded, opts: &Options) -> anyhow::Result<Outcome> {
     let pgid = pgid.expect("at least one stage");
     let source_pid = children[0].1.id() as i32;
 
-    let signals = Signals::install(source_pid, pgid)?;
+    signals.arm(source_pid, pgid);
     let final_counts = taps.final_counts();
     let stream_path = plan.stream.clone();
     let reader = std::thread::spawn({
@@ -232,25 +233,14 @@ pub fn run(l: &Loaded, opts: &Options) -> anyhow::Result<Outcome> {
 
     let mut stage_runs = Vec::new();
     let mut errors = Vec::new();
+    let mut failed = Vec::new();
     for (i, (label, child)) in children.iter_mut().enumerate() {
         let status = child
             .wait()
             .with_context(|| format!("waiting for {label}"))?;
         let code = status.code();
         if code.is_none() || code == Some(1) {
-            let sig = status
-                .signal()
-                .map(|s| format!(" (signal {s})"))
-                .unwrap_or_default();
-            let tail = tails[i]
-                .lock()
-                .map(|t| t.back().cloned())
-                .unwrap_or_default();
-            errors.push(format!(
-                "{label} exited {}{sig}{}",
-                code.map_or("abnormally".to_owned(), |c| c.to_string()),
-                tail.map(|t| format!(": {t}")).unwrap_or_default()
-            ));
+            failed.push((i, label.clone(), code, status.signal()));
         }
         stage_runs.push(StageRun {
             stage: label.clone(),
@@ -265,6 +255,19 @@ pub fn run(l: &Loaded, opts: &Options) -> anyhow::Result<Outcome> {
         .with_context(|| format!("cannot write {}", plan.stream.display()))?;
     for t in threads {
         let _ = t.join();
+    }
+    // A failed stage, with the last line it wrote to stderr (read to the end by now).
+    for (i, label, code, signal) in failed {
+        let sig = signal.map(|s| format!(" (signal {s})")).unwrap_or_default();
+        let tail = tails[i]
+            .lock()
+            .map(|t| t.back().cloned())
+            .unwrap_or_default();
+        errors.push(format!(
+            "{label} exited {}{sig}{}",
+            code.map_or("abnormally".to_owned(), |c| c.to_string()),
+            tail.map(|t| format!(": {t}")).unwrap_or_default()
+        ));
     }
     let interrupted = signals.count() > 0;
     let hard_stop = signals.count() > 1;
@@ -537,61 +540,65 @@ fn stderr_thread(
 }
 
 /// SIGINT and SIGTERM, escalated: the source, then every stage, then SIGKILL.
+///
+/// Installed before the first stage starts (the stages run in a process group of their
+/// own, out of the terminal's reach: a wrapper killed by a Ctrl-C would leave them
+/// running), and armed with their pids once they run; a signal that came before is
+/// delivered then.
 struct Signals {
     handle: signal_hook::iterator::Handle,
     count: Arc<AtomicUsize>,
+    /// The source's pid and the stages' process group, 0 until armed.
+    pids: Arc<Mutex<(i32, i32)>>,
     thread: JoinHandle<()>,
     done: Arc<AtomicBool>,
 }
 
 impl Signals {
-    fn install(source: i32, pgid: i32) -> anyhow::Result<Self> {
-        use rustix::process::{Pid, Signal, kill_process, kill_process_group};
+    fn install() -> anyhow::Result<Self> {
         use signal_hook::consts::{SIGINT, SIGTERM};
         let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
             .context("cannot install the signal handler")?;
         let handle = signals.handle();
         let count = Arc::new(AtomicUsize::new(0));
         let done = Arc::new(AtomicBool::new(false));
+        let pids = Arc::new(Mutex::new((0, 0)));
         let thread = std::thread::spawn({
             let count = count.clone();
             let done = done.clone();
+            let pids = pids.clone();
             move || {
                 for _ in signals.forever() {
                     if done.load(Ordering::SeqCst) {
                         break;
                     }
+                    // Under the lock: `arm` either sees this count or sets the pids first.
+                    let Ok(p) = pids.lock() else { break };
                     let n = count.fetch_add(1, Ordering::SeqCst) + 1;
-                    let (Some(src), Some(group)) = (Pid::from_raw(source), Pid::from_raw(pgid))
-                    else {
-                        break;
-                    };
-                    let _ = match n {
-                        1 => {
-                            eprintln!(
-                                "ripperoni: stopping discovery; the stages finish what is in \
-                                 flight (Ctrl-C again to stop them now)"
-                            );
-                            kill_process(src, Signal::INT)
-                        }
-                        2 => {
-                            eprintln!(
-                                "ripperoni: stopping every stage (the next run starts over; \
-                                 Ctrl-C again to kill them)"
-                            );
-                            kill_process_group(group, Signal::INT)
-                        }
-                        _ => kill_process_group(group, Signal::KILL),
-                    };
+                    if p.0 != 0 {
+                        deliver(n, p.0, p.1);
+                    }
                 }
             }
         });
         Ok(Self {
             handle,
             count,
+            pids,
             thread,
             done,
         })
+    }
+
+    /// The stages run: signals go to them from now on, and one that came before goes now.
+    fn arm(&self, source: i32, pgid: i32) {
+        if let Ok(mut p) = self.pids.lock() {
+            *p = (source, pgid);
+            let n = self.count();
+            if n > 0 {
+                deliver(n, source, pgid);
+            }
+        }
     }
 
     fn count(&self) -> usize {
@@ -603,4 +610,29 @@ impl Signals {
         self.handle.close();
         let _ = self.thread.join();
     }
+}
+
+/// The `n`th signal's effect: the source, then every stage, then SIGKILL.
+fn deliver(n: usize, source: i32, pgid: i32) {
+    use rustix::process::{Pid, Signal, kill_process, kill_process_group};
+    let (Some(src), Some(group)) = (Pid::from_raw(source), Pid::from_raw(pgid)) else {
+        return;
+    };
+    let _ = match n {
+        1 => {
+            eprintln!(
+                "ripperoni: stopping discovery; the stages finish what is in flight (Ctrl-C \
+                 again to stop them now)"
+            );
+            kill_process(src, Signal::INT)
+        }
+        2 => {
+            eprintln!(
+                "ripperoni: stopping every stage (the next run starts over; Ctrl-C again to \
+                 kill them)"
+            );
+            kill_process_group(group, Signal::INT)
+        }
+        _ => kill_process_group(group, Signal::KILL),
+    };
 }

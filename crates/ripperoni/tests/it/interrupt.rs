@@ -176,3 +176,122 @@ fn ctrl_c_then_resume_ends_as_an_uninterrupted_run_with_no_url_fetched_twice() {
     );
     assert!(counts.values().all(|n| *n <= 2), "{counts:#?}");
 }
+
+/// Runs a scrape and interrupts it once the server saw `after` more requests, `times`
+/// SIGINTs 300 ms apart; returns the exit status.
+fn interrupt(
+    state: &Path,
+    server: &rip_testserver::TestServer,
+    after: usize,
+    times: usize,
+) -> Option<i32> {
+    let before = server.total();
+    let mut child = ripperoni()
+        .args(["run", "-q", state.to_str().unwrap()])
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while server.total() < before + after {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the run does not progress"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    for i in 0..times {
+        if i > 0 {
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    }
+    child.wait().unwrap().code()
+}
+
+#[test]
+fn a_second_ctrl_c_stops_every_stage_and_the_next_run_starts_over() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = plain_server();
+    // 18 listed pages fetched one at a time, 120 ms apart: the source (rip-check) has
+    // long given them all to rip-fetch when the first Ctrl-C comes, so the run drains
+    // for about two seconds, and the second Ctrl-C falls in the drain.
+    let urls: Vec<String> = (1..=12)
+        .map(|i| format!("items/item-{i}.html"))
+        .chain(["8", "19", "33", "41", "77", "102"].map(|s| format!("spells/{s}.html")))
+        .collect();
+    let state = demo_state(dir.path(), &server.origin(), |v| {
+        slow(v);
+        v.as_object_mut().unwrap().remove("crawler");
+        v["urls"] = serde_json::json!(urls);
+    });
+    assert_eq!(interrupt(&state, &server, 4, 2), Some(130));
+    let out = dir.path().join("out/emberfall");
+    let first = runs(dir.path());
+    assert_eq!(first[0]["interrupted"], true, "{:#}", first[0]);
+    assert_eq!(first[0]["status"], "partial", "{:#}", first[0]);
+    // The stages after the source were stopped too (each exits 130, or 0 when the stage
+    // after it stopped reading first: a broken pipe).
+    let stages = first[0]["stages"].as_array().unwrap();
+    assert!(
+        stages[1..].iter().filter(|s| s["exit"] == 130).count() >= 3,
+        "{:#}",
+        first[0]
+    );
+    assert!(
+        !out.join(".ripperoni/resume.json").exists(),
+        "a hard stop is not resumed"
+    );
+    // The folder still has its report, which says the run did not finish.
+    let h = health(&out, &server.origin());
+    assert_eq!(h["complete"], false);
+    let done = h["totals"]["concepts"].as_u64().unwrap();
+    assert!((1..18).contains(&done), "{done} docs before the stop");
+
+    // The same command starts over and ends as a run never interrupted; the pages fetched
+    // before the stop come from the cache.
+    let served = server.total();
+    let o = run(&["run", "-q", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let second = &runs(dir.path())[1];
+    assert!(second.get("resumed").is_none(), "{second:#}");
+    assert_eq!(second["status"], "complete");
+    let h = health(&out, &server.origin());
+    assert_eq!(h["ledger"]["entered"], 18);
+    assert_eq!(h["ledger"]["complete"], true, "{:#}", h["ledger"]);
+    assert_eq!(h["totals"]["concepts"], 18);
+    assert!(
+        server.total() - served <= 18 - done as usize,
+        "pages fetched before the stop came from the cache: {} requests again, {done} done",
+        server.total() - served
+    );
+}
+
+#[test]
+fn a_changed_state_file_or_restart_starts_over_instead_of_resuming() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = plain_server();
+    let state = demo_state(dir.path(), &server.origin(), slow);
+    assert_eq!(interrupt(&state, &server, 12, 1), Some(130));
+    let out = dir.path().join("out/emberfall");
+    assert!(out.join(".ripperoni/resume.json").is_file(), "resumable");
+    // --restart: not resumed, and the marker is gone.
+    let o = run(&["run", "-q", "--restart", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(runs(dir.path())[1].get("resumed").is_none());
+    assert!(!out.join(".ripperoni/resume.json").exists());
+
+    // Interrupted again (from scratch: no cache), then the state file changes: a resumed
+    // run would mix two scrapes.
+    std::fs::remove_dir_all(dir.path().join("out")).unwrap();
+    assert_eq!(interrupt(&state, &server, 12, 1), Some(130));
+    assert!(out.join(".ripperoni/resume.json").is_file(), "resumable");
+    let state = demo_state(dir.path(), &server.origin(), |v| {
+        slow(v);
+        v["rateLimitMs"] = 0.into();
+    });
+    let o = run(&["run", "-q", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let r = &runs(dir.path())[1];
+    assert!(r.get("resumed").is_none(), "{r:#}");
+    assert_eq!(health(&out, &server.origin())["ledger"]["complete"], true);
+}
