@@ -255,16 +255,18 @@ impl Plan {
     /// run by hand. `with_input`: the source reads [`Plan::input_file`].
     pub fn shell(&self, with_input: bool) -> String {
         let mut out = String::new();
-        if !self.url_refs.is_empty() {
-            out.push_str(&format!(
-                "# {}: one `ref` per entry of `urls` (`ripperoni run` writes it)\n",
-                self.input_file().display()
-            ));
-        }
         out.push_str(&format!(
             "mkdir -p {}\n",
-            quote(&self.dir.display().to_string())
+            quote(&self.work.display().to_string())
         ));
+        if !self.url_refs.is_empty() {
+            // The listed URLs, one `ref` each: the source's input.
+            out.push_str(&format!(
+                "cat > {} <<'URLS'\n{}\nURLS\n",
+                quote(&self.input_file().display().to_string()),
+                self.url_refs.join("\n")
+            ));
+        }
         for (i, (_, stage)) in self.stages.iter().enumerate() {
             let mut s = stage.clone();
             if i == 0 && (with_input || !self.url_refs.is_empty()) {

@@ -231,6 +231,46 @@ fn a_url_list_skips_discovery() {
 }
 
 #[test]
+fn a_url_lists_printed_pipeline_runs_by_hand_as_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = |origin: &str, base: &str| {
+        let base = dir.path().join(base);
+        demo_state(dir.path(), origin, |v| {
+            v.as_object_mut().unwrap().remove("crawler");
+            v["urls"] =
+                serde_json::json!(["items/item-1.html", "/items/item-7.html", "nowhere.html"]);
+            v["output"]["basePath"] = base.display().to_string().into();
+        })
+    };
+    let server = demo_server();
+    let state = list(&server.origin(), "by-hand");
+    let o = run(&["pipeline", state.to_str().unwrap()]);
+    let script = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        script.contains("<<'URLS'"),
+        "the list is in the script: {script}"
+    );
+    let sh = rip_testkit::shell(&script, None).output().unwrap();
+    assert!(
+        matches!(sh.status.code(), Some(0 | 2)),
+        "{}",
+        String::from_utf8_lossy(&sh.stderr)
+    );
+    let by_hand = read_json(&dir.path().join("by-hand/emberfall/crawl-health.json"));
+
+    let server = demo_server();
+    let state = list(&server.origin(), "out");
+    let o = run(&["run", "-q", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let wrapped = read_json(&dir.path().join("out/emberfall/crawl-health.json"));
+    assert_eq!(wrapped["ledger"]["entered"], 3);
+    assert_eq!(wrapped["totals"]["concepts"], 2);
+    for k in ["totals", "counters", "outcomes"] {
+        assert_eq!(by_hand[k], wrapped[k], "{k}");
+    }
+}
+
+#[test]
 fn a_site_that_is_not_there_yet_is_not_ready() {
     let dir = tempfile::tempdir().unwrap();
     // Nothing listens on port 1: the start URL cannot be fetched.
