@@ -5,7 +5,7 @@
 //! is generated from these types; a test keeps the committed copy equal to it. A state
 //! file is checked against the schema *before* it is decoded, so that every problem is
 //! named by its field ([`crate::validate`]), and then against itself for contradictions
-//! ([`State::contradictions`]).
+//! ([`crate::validate::contradictions`]).
 //!
 //! Relative paths in a state file (`rules`, `policy`, `reconciler`, `outputSchema`,
 //! `cache.dir`, `output.basePath`) are relative to the state file's folder, so a state
