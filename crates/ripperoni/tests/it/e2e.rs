@@ -283,3 +283,86 @@ fn a_site_that_is_not_there_yet_is_not_ready() {
     assert_eq!(runs[0]["status"], "not-ready");
     assert_eq!(runs[0]["exitCode"], 3);
 }
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// `make demo`'s script, on a copy of what it reads (so that the checkout's out/ is not
+/// touched): it succeeds, says why the run is partial before it starts, and ends with
+/// the health summary, Ladon's counters and the report's path.
+#[test]
+fn the_demo_script_ends_with_the_summary_and_the_reports_path() {
+    let root = tempfile::tempdir().unwrap();
+    let r = root.path();
+    std::fs::create_dir_all(r.join("scripts")).unwrap();
+    std::fs::copy(repo().join("scripts/demo"), r.join("scripts/demo")).unwrap();
+    for d in ["site", "demo"] {
+        copy_dir(
+            &repo().join("testdata").join(d),
+            &r.join("testdata").join(d),
+        );
+    }
+    std::fs::copy(
+        repo().join("testdata/demo-faults.json"),
+        r.join("testdata/demo-faults.json"),
+    )
+    .unwrap();
+    let o = std::process::Command::new("bash")
+        .arg(r.join("scripts/demo"))
+        .env("RIP_BIN_DIR", rip_testkit::bin_dir())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("demo: expect partial (exit 2) for one reason only"),
+        "{err}"
+    );
+    let lines: Vec<&str> = err.trim_end().lines().collect();
+    let n = lines.len();
+    assert!(
+        lines[n - 3].contains("consumed 47, persisted 47, failed 3, errors 1"),
+        "{err}"
+    );
+    assert!(lines[n - 2].contains("missing: http://"), "{err}");
+    assert!(lines[n - 2].ends_with("/items/item-99.html"), "{err}");
+    let report = r.join("out/emberfall/report.html");
+    assert_eq!(
+        lines[n - 1],
+        format!("report: {}", report.display()),
+        "{err}"
+    );
+    assert!(report.is_file());
+    assert!(err.contains("crawl health · emberfall"), "{err}");
+
+    // A fault the retry rounds cannot recover: partial for another reason, and the demo
+    // says so and fails.
+    std::fs::write(
+        r.join("testdata/demo-faults.json"),
+        r#"{"rules": [{"path": "/items/item-7.html", "then": {"status": 503}}]}"#,
+    )
+    .unwrap();
+    let o = std::process::Command::new("bash")
+        .arg(r.join("scripts/demo"))
+        .env("RIP_BIN_DIR", rip_testkit::bin_dir())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("demo: partial for another reason than the plan's"),
+        "{err}"
+    );
+}
