@@ -42,8 +42,7 @@ use chrono::Utc;
 use rip_core::{ErrorCategory, Page, Phase, Record, Ref};
 use rip_http::{Classification, FetchFailure, Fetched, Fetcher, Outcome, RequestStats, Response};
 use rip_mediawiki::{
-    AnswerError, ApiError, Continue, MAX_BATCH, Revision, SiteInfo, TitleOutcome,
-    WIKITEXT_CONTENT_TYPE,
+    AnswerError, Continue, MAX_BATCH, Revision, SiteInfo, TitleOutcome, WIKITEXT_CONTENT_TYPE,
 };
 use tokio::sync::OnceCell;
 use url::Url;
@@ -121,7 +120,7 @@ impl WikiState {
         };
         cell.get_or_init(|| async {
             let req = rip_mediawiki::siteinfo_request(api);
-            let fetched = fetcher.call_api(req.url.as_str(), None, &check).await;
+            let fetched = fetcher.call_api(req.url.as_str(), None, &rip_mediawiki::http::check).await;
             match fetched.outcome {
                 Outcome::Page(resp) => match rip_mediawiki::parse_siteinfo(&resp.body) {
                     Ok(info) => Some(info),
@@ -140,32 +139,6 @@ impl WikiState {
         .await
         .clone()
     }
-}
-
-/// The classification of an API error in a 2xx answer, or `None` for an ordinary answer.
-/// Only the start of the body is looked at first: MediaWiki writes `error` before `query`.
-pub fn check(resp: &Response) -> Option<Classification> {
-    let head = &resp.body[..resp.body.len().min(4096)];
-    if !head.windows(8).any(|w| w == b"\"error\":") {
-        return None;
-    }
-    let value: serde_json::Value = serde_json::from_slice(&resp.body).ok()?;
-    let error = value.get("error")?;
-    let code = error["code"].as_str().unwrap_or("unknown").to_owned();
-    let api = ApiError {
-        info: error["info"].as_str().unwrap_or_default().to_owned(),
-        retry_after: (code == "maxlag").then_some(rip_mediawiki::DEFAULT_MAXLAG_WAIT),
-        code,
-    }
-    .with_retry_after(resp.header("retry-after"));
-    let category = api.category();
-    Some(Classification {
-        category,
-        retryable: category.retryable_by_default(),
-        code: api.error_code(),
-        message: api.to_string(),
-        retry_after: api.retry_after,
-    })
 }
 
 fn classified(category: ErrorCategory, code: &str, message: String) -> FetchFailure {
@@ -281,7 +254,11 @@ pub async fn fetch_batch(
             outcome,
             stats: got,
         } = fetcher
-            .call_api(req.url.as_str(), req.form.as_deref(), &check)
+            .call_api(
+                req.url.as_str(),
+                req.form.as_deref(),
+                &rip_mediawiki::http::check,
+            )
             .await;
         total.http_attempts += got.http_attempts;
         total.retries += got.retries;
@@ -537,54 +514,5 @@ mod tests {
         let sizes: Vec<(&str, usize)> = rest.iter().map(|(a, g)| (a.as_str(), g.len())).collect();
         assert_eq!(sizes, [("http://a/api.php", 40), ("http://b/api.php", 30)]);
         assert_eq!(b.waiting(), 0);
-    }
-
-    fn resp(body: &str, retry_after: Option<&str>) -> Response {
-        let mut headers = vec![("content-type".into(), "application/json".into())];
-        if let Some(ra) = retry_after {
-            headers.push(("retry-after".into(), ra.into()));
-        }
-        Response {
-            final_url: "http://w/api.php".into(),
-            status: 200,
-            headers,
-            body: Bytes::from(body.to_owned()),
-            truncated: false,
-            redirects: Vec::new(),
-            fetched_at: Utc::now(),
-        }
-    }
-
-    #[test]
-    fn api_errors_in_a_200_are_classified_by_code() {
-        let c = check(&resp(
-            r#"{"error":{"code":"maxlag","info":"Waiting for db: 7 seconds lagged."}}"#,
-            Some("7"),
-        ))
-        .unwrap();
-        assert_eq!(c.category, ErrorCategory::Throttled);
-        assert!(c.retryable);
-        assert_eq!(c.code, "wiki.api.maxlag");
-        assert_eq!(c.retry_after, Some(Duration::from_secs(7)));
-        let c = check(&resp(r#"{"error":{"code":"maxlag"}}"#, None)).unwrap();
-        assert_eq!(c.retry_after, Some(rip_mediawiki::DEFAULT_MAXLAG_WAIT));
-        let c = check(&resp(r#"{"error":{"code":"badvalue","info":"x"}}"#, None)).unwrap();
-        assert_eq!(
-            (c.category, c.retryable),
-            (ErrorCategory::Validation, false)
-        );
-        assert!(
-            check(&resp(
-                r#"{"batchcomplete":true,"query":{"pages":[]}}"#,
-                None
-            ))
-            .is_none()
-        );
-        // Wikitext mentioning "error": in the content is not an API error.
-        let body = format!(
-            r#"{{"batchcomplete":true,"query":{{"pages":[{{"title":"E","revisions":[{{"slots":{{"main":{{"content":"{}\"error\":1"}}}}}}]}}]}}}}"#,
-            "x".repeat(5000)
-        );
-        assert!(check(&resp(&body, None)).is_none());
     }
 }

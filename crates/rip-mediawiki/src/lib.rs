@@ -21,6 +21,8 @@
 
 mod answer;
 mod error;
+#[cfg(feature = "http")]
+pub mod http;
 mod request;
 
 pub use answer::{

@@ -42,8 +42,8 @@ use chrono::Utc;
 use rip_core::{
     ErrorCategory, ErrorEntry, Failure, NdjsonWriter, Phase, Record, Ref, Status, Summary,
 };
-use rip_http::{Classification, Fetcher, HttpConfig, Outcome, Response};
-use rip_mediawiki::{ApiError, Continue, Limit, List, SiteInfo};
+use rip_http::{Fetcher, HttpConfig, Outcome};
+use rip_mediawiki::{Continue, Limit, List, SiteInfo};
 use serde::Deserialize;
 use url::Url;
 
@@ -184,32 +184,6 @@ fn check_api(what: &str, raw: &str) -> Result<Url, WikiSetupError> {
     }
 }
 
-/// A MediaWiki API error in a 200 answer, classified by its code (`maxlag` is THROTTLED
-/// with its `Retry-After`).
-pub fn check(resp: &Response) -> Option<Classification> {
-    let head = &resp.body[..resp.body.len().min(4096)];
-    if !head.windows(8).any(|w| w == b"\"error\":") {
-        return None;
-    }
-    let value: serde_json::Value = serde_json::from_slice(&resp.body).ok()?;
-    let error = value.get("error")?;
-    let code = error["code"].as_str().unwrap_or("unknown").to_owned();
-    let api = ApiError {
-        info: error["info"].as_str().unwrap_or_default().to_owned(),
-        retry_after: (code == "maxlag").then_some(rip_mediawiki::DEFAULT_MAXLAG_WAIT),
-        code,
-    }
-    .with_retry_after(resp.header("retry-after"));
-    let category = api.category();
-    Some(Classification {
-        category,
-        retryable: category.retryable_by_default(),
-        code: api.error_code(),
-        message: api.to_string(),
-        retry_after: api.retry_after,
-    })
-}
-
 /// Counters of a MediaWiki run.
 #[derive(Debug, Default)]
 struct Counts {
@@ -231,7 +205,9 @@ struct ListFailure {
 
 async fn site_info(fetcher: &Fetcher, api: &Url) -> Result<SiteInfo, ListFailure> {
     let req = rip_mediawiki::siteinfo_request(api);
-    let fetched = fetcher.call_api(req.url.as_str(), None, &check).await;
+    let fetched = fetcher
+        .call_api(req.url.as_str(), None, &rip_mediawiki::http::check)
+        .await;
     let fail = |category, code: &str, message: String, status| ListFailure {
         request: req.url.to_string(),
         category,
@@ -283,7 +259,11 @@ async fn enumerate(
         }
         n.requests += 1;
         let fetched = fetcher
-            .call_api(req.url.as_str(), req.form.as_deref(), &check)
+            .call_api(
+                req.url.as_str(),
+                req.form.as_deref(),
+                &rip_mediawiki::http::check,
+            )
             .await;
         let fail = |category, code: &str, message: String, status| ListFailure {
             request: req.url.to_string(),
