@@ -151,6 +151,16 @@ impl Plan {
                         .to_string()
                 })
                 .collect();
+        } else if let Some(api) = &st.api_url {
+            // A MediaWiki: its pages listed through the API, as wiki refs rip-fetch fetches
+            // 50 titles per request.
+            let mut discover = Stage::new("rip-discover");
+            discover.flag("--mediawiki", api.clone());
+            if let Some(n) = st.crawler.as_ref().and_then(|c| c.max_pages) {
+                discover.flag("--max-pages", n.to_string());
+            }
+            http(&mut discover, st.rate_limit_ms, st.jitter_ms);
+            stages.push((Role::Source, discover));
         } else {
             let mut discover = Stage::new("rip-discover");
             let c = st.crawler.clone().unwrap_or_default();

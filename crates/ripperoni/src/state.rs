@@ -33,7 +33,9 @@ pub struct State {
     pub base_url: Option<String>,
 
     /// A MediaWiki Action API endpoint (`.../api.php`): scrape the wiki's pages through
-    /// the API instead of crawling HTML. Not supported yet.
+    /// the API instead of crawling HTML: every page of the main namespace (`rip-discover
+    /// --mediawiki`; `crawler.maxPages` caps them), fetched 50 titles per API request.
+    /// Excludes `urls` and `crawler.startUrls`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(url, regex(pattern = r"^https?://"))]
     pub api_url: Option<String>,

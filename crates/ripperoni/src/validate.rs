@@ -245,11 +245,17 @@ pub fn contradictions(st: &State) -> Vec<Problem> {
             message,
         })
     };
-    if st.api_url.is_some() {
+    if st.api_url.is_some()
+        && (st.urls.is_some()
+            || st
+                .crawler
+                .as_ref()
+                .is_some_and(|c| !c.start_urls.is_empty()))
+    {
         refuse(
             "apiUrl",
-            "MediaWiki mode is not supported yet (it comes with rip-discover's MediaWiki \
-             source; hint: crawl the wiki's HTML with `baseUrl` and `crawler` meanwhile)"
+            "`apiUrl` lists the wiki's pages through its API, `urls` and `crawler.startUrls` \
+             name pages to start from: give one of them"
                 .into(),
         );
     }
@@ -333,7 +339,8 @@ pub fn contradictions(st: &State) -> Vec<Problem> {
                 .into(),
         );
     }
-    let crawls = st.urls.is_none() || st.crawler.is_some();
+    // A wiki's pages are listed through its API, not fetched by rip-discover.
+    let crawls = st.api_url.is_none() && (st.urls.is_none() || st.crawler.is_some());
     if matches!(mode, CacheMode::Off | CacheMode::WriteOnly) && crawls {
         refuse(
             "cache.mode",
@@ -517,11 +524,16 @@ mod tests {
     }
 
     #[test]
-    fn api_url_is_refused_as_not_yet_supported() {
+    fn api_url_alone_is_a_source_and_refused_with_urls() {
         let st: State = serde_json::from_value(json!({"apiUrl": "http://wiki/api.php"})).unwrap();
+        assert!(contradictions(&st).is_empty());
+        let st: State = serde_json::from_value(
+            json!({"apiUrl": "http://wiki/api.php", "urls": ["http://wiki/index.php/A"]}),
+        )
+        .unwrap();
         let p = contradictions(&st);
         assert_eq!(p.len(), 1, "{p:?}");
-        assert!(p[0].message.contains("not supported yet"));
+        assert!(p[0].message.contains("give one of them"), "{p:?}");
     }
 
     #[test]

@@ -77,7 +77,6 @@ fn contradictions_and_unsupported_modes_are_refused_up_front() {
         &p,
         json!({
             "baseUrl": "http://127.0.0.1:1/",
-            "apiUrl": "http://127.0.0.1:1/w/api.php",
             "includeRawContent": true,
             "cache": {"mode": "off"},
             "rules": "missing.toml",
@@ -89,7 +88,6 @@ fn contradictions_and_unsupported_modes_are_refused_up_front() {
     assert_eq!(o.status.code(), Some(1));
     let err = stderr(&o);
     for want in [
-        "`apiUrl`: MediaWiki mode is not supported yet",
         "`includeRawContent`: raw content is wanted but `cache.mode` is off",
         "`cache.mode`: is `off`",
         "`rules`: expected a readable file, found nothing at",

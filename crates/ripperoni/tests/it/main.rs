@@ -7,3 +7,4 @@ mod e2e;
 mod interrupt;
 mod outcomes;
 mod support;
+mod wiki;
