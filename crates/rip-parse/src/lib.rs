@@ -23,6 +23,12 @@
 //! the concept's fields (inheriting through `extends`), and checks the doc against the
 //! concept's JSON Schema.
 //!
+//! # Output schema
+//!
+//! [`OutputSchema`] (`--output-schema FILE`, `--on-schema-error skip|warn|halt`) is a
+//! JSON Schema every doc must satisfy, whatever its concept and with or without rules,
+//! checked after the concept's own; see [`schema`].
+//!
 //! # MediaWiki pages
 //!
 //! A page whose `Content-Type` is `text/x-wiki` (a wiki page as `rip-fetch` writes it)
@@ -49,7 +55,7 @@
 //! | `parse.url` | VALIDATION | neither `finalUrl` nor `url` is a URL |
 //! | `parse.html` | VALIDATION | pathological HTML: nesting past `max_depth`, or parsing past its time budget |
 //! | `parse.rule` | VALIDATION | a required field is missing, or a value is not of its `type` |
-//! | `parse.schema` | VALIDATION | the doc breaks its concept's JSON Schema (`onSchemaError = "skip"` or `"halt"`) |
+//! | `parse.schema` | VALIDATION | the doc breaks its concept's JSON Schema or the output schema (`onSchemaError = "skip"` or `"halt"`) |
 //!
 //! # Parallelism
 //!
@@ -71,8 +77,10 @@ pub mod page;
 pub mod process;
 pub mod rules;
 mod run;
+pub mod schema;
 pub mod wiki;
 
 pub use process::{ExtractOptions, GENERIC_CONCEPT, Outcome};
-pub use rules::{Rules, RulesError};
+pub use rules::{OnSchemaError, Rules, RulesError};
 pub use run::{Config, OnProgress, Report, RunError, Stats, run};
+pub use schema::{OutputSchema, SchemaFileError};

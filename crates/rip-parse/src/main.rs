@@ -32,6 +32,23 @@ struct Cli {
     #[arg(long, exclusive = true)]
     rules_schema: bool,
 
+    /// A JSON Schema file every doc must satisfy, whatever its concept (after the
+    /// concept's own schema). Checked before any input is read.
+    #[arg(long, value_name = "FILE", env = "RIP_OUTPUT_SCHEMA")]
+    output_schema: Option<PathBuf>,
+
+    /// What a doc that breaks --output-schema becomes: skip (a VALIDATION failure
+    /// `parse.schema`), warn (the doc, with the violations in its errors and on stderr)
+    /// or halt (that failure, then stop with exit code 1).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "WHAT",
+        default_value = "skip",
+        requires = "output_schema"
+    )]
+    on_schema_error: rip_parse::OnSchemaError,
+
     /// Add the main content as Markdown (`markdown` field) to generic docs.
     #[arg(long)]
     markdown: bool,
@@ -88,6 +105,10 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
         Some(path) => Some(Arc::new(rip_parse::Rules::load(path)?)),
         None => None,
     };
+    let output_schema = match &cli.output_schema {
+        Some(path) => Some(rip_parse::OutputSchema::load(path, cli.on_schema_error)?),
+        None => None,
+    };
     if cli.check_rules {
         let r = rules.as_ref().context("--check-rules needs --rules")?;
         eprintln!(
@@ -123,6 +144,7 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
                 time_budget: cli.parse_timeout,
             },
             max_body: cli.max_body.saturating_mul(1 << 20),
+            output_schema,
         },
         threads: cli.threads,
         unordered: cli.unordered,

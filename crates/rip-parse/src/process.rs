@@ -16,6 +16,7 @@ use crate::extract::{self, PageView};
 use crate::generic;
 use crate::page::{self, Body, BodyError};
 use crate::rules::{Concept, OnSchemaError, Rules};
+use crate::schema::OutputSchema;
 use crate::wiki;
 
 /// The `operation` of the error entries this stage writes.
@@ -35,6 +36,9 @@ pub struct ExtractOptions {
     pub limits: ParseLimits,
     /// Bodies larger than this (bytes, decoded) are refused.
     pub max_body: usize,
+    /// A JSON Schema every doc must satisfy (`--output-schema`), checked after the
+    /// concept's own.
+    pub output_schema: Option<OutputSchema>,
 }
 
 impl Default for ExtractOptions {
@@ -44,6 +48,7 @@ impl Default for ExtractOptions {
             markdown: false,
             limits: ParseLimits::default(),
             max_body: 32 << 20,
+            output_schema: None,
         }
     }
 }
@@ -174,8 +179,38 @@ fn doc(
     }
 }
 
-/// Turns a decoded page into its outcome.
+/// Turns a decoded page into its outcome, its doc checked against the output schema.
 pub fn page_outcome(opts: &ExtractOptions, page: Page) -> Outcome {
+    let Some(schema) = &opts.output_schema else {
+        return outcome(opts, page);
+    };
+    let meta = Meta {
+        status: page.status,
+        final_url: page.final_url.clone(),
+        content_type: page.content_type.clone(),
+    };
+    match outcome(opts, page) {
+        Outcome::Doc { doc, warnings } => {
+            let what = format!(
+                "concept `{}`: the doc breaks the output schema {}",
+                doc.concept,
+                schema.path.display()
+            );
+            check(
+                &schema.validator,
+                schema.on_error,
+                &what,
+                *doc,
+                meta,
+                warnings,
+            )
+        }
+        other => other,
+    }
+}
+
+/// Turns a decoded page into its outcome, before the output schema.
+fn outcome(opts: &ExtractOptions, page: Page) -> Outcome {
     let body = match page::body(&page, opts.max_body) {
         Ok(b) => b,
         Err(e) => {
@@ -330,50 +365,55 @@ struct Meta {
 }
 
 /// Checks a doc against its concept's schema and applies `onSchemaError`.
-fn validate(concept: &Concept, mut doc: Doc, meta: Meta) -> Outcome {
+fn validate(concept: &Concept, doc: Doc, meta: Meta) -> Outcome {
     let Some(schema) = &concept.schema else {
         return Outcome::Doc {
             doc: Box::new(doc),
             warnings: Vec::new(),
         };
     };
+    let what = format!("concept `{}`: the doc breaks its schema", concept.name);
+    check(
+        schema,
+        concept.on_schema_error,
+        &what,
+        doc,
+        meta,
+        Vec::new(),
+    )
+}
+
+/// Checks a doc against `schema`; a doc that breaks it becomes what `on` says, with a
+/// message `<what>: <violations>`. `warnings` are those the doc already has.
+fn check(
+    schema: &jsonschema::Validator,
+    on: OnSchemaError,
+    what: &str,
+    mut doc: Doc,
+    meta: Meta,
+    mut warnings: Vec<String>,
+) -> Outcome {
     let value = serde_json::to_value(&doc).expect("a doc serialises");
-    let violations: Vec<String> = schema
-        .iter_errors(&value)
-        .take(10)
-        .map(|e| {
-            let at = e.instance_path().to_string();
-            if at.is_empty() {
-                e.to_string()
-            } else {
-                format!("{at}: {e}")
-            }
-        })
-        .collect();
+    let violations = crate::schema::violations(schema, &value);
     if violations.is_empty() {
         return Outcome::Doc {
             doc: Box::new(doc),
-            warnings: Vec::new(),
+            warnings,
         };
     }
-    let message = format!(
-        "concept `{}`: the doc breaks its schema: {}",
-        concept.name,
-        violations.join("; ")
-    );
-    match concept.on_schema_error {
+    let message = format!("{what}: {}", violations.join("; "));
+    let round = doc.attempt + 1;
+    match on {
         OnSchemaError::Warn => {
-            let round = doc.attempt + 1;
             doc.errors
                 .push(entry("parse.schema", message.clone(), round));
-            let warning = format!("{}: {message}", doc.url);
+            warnings.push(format!("{}: {message}", doc.url));
             Outcome::Doc {
                 doc: Box::new(doc),
-                warnings: vec![warning],
+                warnings,
             }
         }
         on => {
-            let round = doc.attempt + 1;
             let mut f = Failure::new(
                 doc.url,
                 ErrorCategory::Validation,

@@ -595,36 +595,10 @@ fn compile_schema(
         Some(f) => format!("schema file {}", f.display()),
         None => "`schema`".to_owned(),
     };
-    if !schema.is_object() && !schema.is_boolean() {
-        ctx.problem(
-            span,
-            format!("concept `{cname}`: {whose} is not a JSON Schema: a schema is an object or a boolean"),
-        );
-        return None;
-    }
-    if let Err(e) = jsonschema::meta::validate(schema) {
-        let at = e.instance_path().to_string();
-        let at = if at.is_empty() {
-            String::new()
-        } else {
-            format!(" at `{at}`")
-        };
-        ctx.problem(
-            span,
-            format!("concept `{cname}`: {whose} is not a valid JSON Schema{at}: {e}"),
-        );
-        return None;
-    }
-    match jsonschema::validator_for(schema) {
+    match crate::schema::compile(schema) {
         Ok(v) => Some(Arc::new(v)),
-        Err(e) => {
-            ctx.problem(
-                span,
-                format!(
-                    "concept `{cname}`: {whose} is not a usable JSON Schema: {e} (hint: remote \
-                     `$ref`s are not fetched)"
-                ),
-            );
+        Err(why) => {
+            ctx.problem(span, format!("concept `{cname}`: {whose} {why}"));
             None
         }
     }

@@ -222,8 +222,9 @@ pub enum ValueType {
     Url,
 }
 
-/// What a doc that breaks its concept's JSON Schema becomes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+/// What a doc that breaks its concept's JSON Schema (or the stage's
+/// `--output-schema`) becomes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "camelCase")]
 pub enum OnSchemaError {
     /// Stop the run after writing the failure (exit code 1).

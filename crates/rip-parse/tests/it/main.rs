@@ -2,6 +2,7 @@
 //! stream guarantees (pass-through, order, context, summary).
 
 mod golden;
+mod output_schema;
 mod robustness;
 mod rules_errors;
 mod schema;
