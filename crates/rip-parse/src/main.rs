@@ -1,6 +1,5 @@
 //! `rip-parse`: see the library docs. This file is glue.
 
-use anyhow::Context as _;
 use clap::Parser;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,8 +23,9 @@ struct Cli {
     #[arg(long, short = 'r', value_name = "FILE", env = "RIP_RULES")]
     rules: Option<PathBuf>,
 
-    /// Check the rules file and exit (0 when it is valid).
-    #[arg(long, requires = "rules")]
+    /// Check the rules file (and the --output-schema file, if any) and exit (0 when
+    /// they are valid).
+    #[arg(long)]
     check_rules: bool,
 
     /// Print the JSON Schema of rules files and exit.
@@ -110,17 +110,25 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
         None => None,
     };
     if cli.check_rules {
-        let r = rules.as_ref().context("--check-rules needs --rules")?;
-        eprintln!(
-            "{}: {} concepts ({}), plus `unknown`",
-            r.path.display(),
-            r.concepts.len(),
-            r.concepts
-                .iter()
-                .map(|c| c.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+        anyhow::ensure!(
+            rules.is_some() || output_schema.is_some(),
+            "--check-rules needs --rules or --output-schema"
         );
+        if let Some(r) = &rules {
+            eprintln!(
+                "{}: {} concepts ({}), plus `unknown`",
+                r.path.display(),
+                r.concepts.len(),
+                r.concepts
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if let Some(s) = &output_schema {
+            eprintln!("{}: a valid JSON Schema", s.path.display());
+        }
         return Ok(rip_core::Status::Complete);
     }
     let stop = rip_cli::install_interrupt()?;

@@ -229,3 +229,30 @@ fn the_output_schema_applies_to_every_concept_after_the_concept_schema() {
         );
     }
 }
+
+#[test]
+fn check_rules_checks_the_output_schema_alone_and_reads_no_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = english_only(&dir);
+    let r = run(
+        &["--output-schema", schema.to_str().unwrap(), "--check-rules"],
+        &pages(),
+    );
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{}", r.stderr);
+    assert!(r.stderr.contains("a valid JSON Schema"), "{}", r.stderr);
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"type": 5}"#).unwrap();
+    let r = run(
+        &["--output-schema", bad.to_str().unwrap(), "--check-rules"],
+        b"",
+    );
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("bad.json"), "{}", r.stderr);
+    let r = run(&["--check-rules"], b"");
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr.contains("needs --rules or --output-schema"),
+        "{}",
+        r.stderr
+    );
+}
