@@ -1,7 +1,9 @@
 //! Sitemap seeding: robots.txt `Sitemap:` lines, indexes, gzipped sitemaps, text
 //! sitemaps, and hostile sitemaps (self-referencing, too deep) bounded.
 
-use rip_testserver::{LinkGraph, TestServer};
+use std::collections::BTreeSet;
+
+use rip_testserver::{Fault, LinkGraph, Rule, TestServer};
 
 use crate::*;
 
@@ -159,4 +161,61 @@ fn failing_sitemaps() {
     assert_eq!(f.len(), 1);
     assert_eq!(path_of(&f[0].url), "/missing.xml");
     assert_eq!(f[0].status, Some(404));
+}
+
+/// Hostile sitemaps over HTTP: a billion-laughs urlset (entities never expanded: only its
+/// plain URL is used) and a gzip bomb (1 GiB of zeros behind `Content-Encoding: gzip`,
+/// cut by the size bound). The crawl ends promptly, reads what is sound, and says why.
+#[test]
+fn entity_expansion_and_gzip_bomb_sitemaps_are_bounded() {
+    let mut laughs =
+        String::from("<?xml version=\"1.0\"?>\n<!DOCTYPE urlset [\n<!ENTITY lol \"lol\">\n");
+    for i in 1..=9 {
+        let prev = if i == 1 {
+            "lol".to_owned()
+        } else {
+            format!("lol{}", i - 1)
+        };
+        laughs.push_str(&format!(
+            "<!ENTITY lol{i} \"{}\">\n",
+            format!("&{prev};").repeat(10)
+        ));
+    }
+    laughs.push_str(
+        "]>\n<urlset><url><loc>http://SITE_ORIGIN/&lol9;</loc></url>\
+         <url><loc>http://SITE_ORIGIN/ok.html</loc></url></urlset>",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, body: &str| std::fs::write(dir.path().join(name), body).unwrap();
+    write("index.html", NO_LINKS);
+    write("ok.html", NO_LINKS);
+    write("laughs.xml", &laughs);
+    write(
+        "robots.txt",
+        "User-agent: *\nDisallow:\nSitemap: http://SITE_ORIGIN/laughs.xml\n\
+         Sitemap: http://SITE_ORIGIN/bomb.xml\n",
+    );
+    let server = TestServer::builder()
+        .dir(dir.path())
+        .rule(Rule::path("/bomb.xml").always(Fault::gzip_bomb(1 << 30)))
+        .start_background()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let r = run(&[&server.url("/"), "--sitemaps"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    assert!(r.code == 0 || r.code == 2, "{}", r.stderr);
+    let notes = r.summary.notes.join("\n");
+    assert_eq!(
+        r.paths(),
+        BTreeSet::from(["/".to_owned(), "/ok.html".to_owned()]),
+        "{notes}\n{:?}\n{:?}",
+        r.failures(),
+        requests(&server)
+    );
+    assert!(notes.contains("not expanded"), "{notes}");
+    // The bomb is a failure of a declared sitemap or a note: either way it is said.
+    let said =
+        r.failures().iter().any(|f| f.url.ends_with("/bomb.xml")) || notes.contains("bomb.xml");
+    assert!(said, "{notes}\n{:?}", r.failures());
+    assert_eq!(requests(&server).get("/bomb.xml"), Some(&1));
 }
