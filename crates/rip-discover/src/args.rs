@@ -1,12 +1,10 @@
 //! The command line: clap derive, doc comments as the help text.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Parser;
 use regex::Regex;
-use rip_http::{CacheMode, HttpConfig};
 use rip_url::Canonicalizer;
 
 /// Crawl a site breadth first from start URLs and write a `ref` record for every target
@@ -96,89 +94,13 @@ pub struct Cli {
     #[arg(long, value_name = "DIR")]
     state: Option<PathBuf>,
 
-    /// Pages in flight at most.
-    #[arg(long, short = 'c', default_value_t = 64, value_name = "N")]
-    concurrency: usize,
-    /// Requests in flight at most per host.
-    #[arg(long, default_value_t = 4, value_name = "N")]
-    per_host: usize,
-    /// Minimum gap between two requests to one host.
-    #[arg(long, default_value = "250ms", value_parser = humantime::parse_duration)]
-    delay: Duration,
-    /// Random extra gap, up to this, added to each.
-    #[arg(long, default_value = "100ms", value_parser = humantime::parse_duration)]
-    jitter: Duration,
-    /// Requests per second at most, over all hosts.
-    #[arg(long, value_name = "PER_SEC")]
-    rate: Option<f64>,
-    /// Attempts per page at most, the first included.
-    #[arg(long, default_value_t = 3, value_name = "N")]
-    attempts: u32,
-    /// First retry delay.
-    #[arg(long, default_value = "500ms", value_parser = humantime::parse_duration)]
-    retry_base: Duration,
-    /// Longest silence while waiting for or reading a response.
-    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
-    read_timeout: Duration,
-    /// Longest time for one request.
-    #[arg(long, default_value = "120s", value_parser = humantime::parse_duration)]
-    timeout: Duration,
-    /// The User-Agent header.
-    #[arg(long, env = "RIP_USER_AGENT")]
-    user_agent: Option<String>,
-    /// An extra request header, `Name: value` (repeatable).
-    #[arg(long = "header", short = 'H', value_name = "HEADER")]
-    headers: Vec<String>,
-    /// Do not obey robots.txt.
-    #[arg(long)]
-    ignore_robots: bool,
-    /// The cache folder, shared by every stage of a pipeline.
-    #[arg(long, env = "RIP_CACHE_DIR", default_value = ".rip-cache")]
-    cache_dir: PathBuf,
-    /// What the cache may do: read-write, read-only, write-only, off.
-    #[arg(long, env = "RIP_CACHE_MODE", default_value = "read-write")]
-    cache: CacheMode,
-    /// How long a cache entry is fresh (default: forever).
-    #[arg(long, value_parser = humantime::parse_duration)]
-    ttl: Option<Duration>,
-    /// Keep politeness schedules to this process.
-    #[arg(long)]
-    no_shared_politeness: bool,
+    /// HTTP: politeness, retries, timeouts, headers, proxy, robots.txt, cache (the same
+    /// flags as rip-fetch's).
+    #[command(flatten)]
+    pub http: rip_http::cli::HttpArgs,
 }
 
 impl Cli {
-    fn http(&self) -> anyhow::Result<HttpConfig> {
-        let mut h = HttpConfig::default();
-        if let Some(ua) = &self.user_agent {
-            h.client.user_agent = ua.clone();
-        }
-        for header in &self.headers {
-            let (k, v) = header
-                .split_once(':')
-                .with_context(|| format!("bad --header `{header}` (hint: `Name: value`)"))?;
-            h.client
-                .headers
-                .push((k.trim().to_owned(), v.trim().to_owned()));
-        }
-        h.client.read_timeout = self.read_timeout;
-        h.client.total_timeout = self.timeout;
-        h.client.pool_idle_per_host = self.per_host.max(1) * 2;
-        h.retry.max_attempts = self.attempts.max(1);
-        h.retry.base_delay = self.retry_base;
-        let p = &mut h.politeness;
-        p.min_gap = self.delay;
-        p.jitter = self.jitter;
-        p.per_host_concurrency = self.per_host.max(1);
-        p.total_concurrency = self.concurrency.max(1);
-        p.global_rate = self.rate;
-        p.shared = !self.no_shared_politeness;
-        h.cache.dir = Some(self.cache_dir.clone());
-        h.cache.mode = self.cache;
-        h.cache.ttl = self.ttl;
-        h.robots = !self.ignore_robots;
-        Ok(h)
-    }
-
     /// The library's configuration.
     pub fn config(&self) -> anyhow::Result<rip_discover::Config> {
         let mut canon = if self.keep_utm {
@@ -206,7 +128,7 @@ impl Cli {
             ..Default::default()
         };
         Ok(rip_discover::Config {
-            http: self.http()?,
+            http: self.http.config(),
             starts: self.urls.clone(),
             domain: self.domain.clone(),
             follow: self.follow.clone(),
@@ -221,7 +143,7 @@ impl Cli {
             context,
             sorted: self.sorted,
             state_dir: self.state.clone(),
-            concurrency: self.concurrency.max(1),
+            concurrency: self.http.concurrency.max(1),
             ..Default::default()
         })
     }
