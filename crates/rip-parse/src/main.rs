@@ -166,5 +166,11 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
     if !cli.common.quiet {
         eprintln!("rip-parse: {}", report.stats.line());
     }
+    if report.summary.status == rip_core::Status::Failed {
+        // Why the run stopped (onSchemaError = "halt"), as the last line on stderr.
+        for note in &report.summary.notes {
+            eprintln!("rip-parse: error: {note}");
+        }
+    }
     Ok(report.summary.status)
 }

@@ -432,7 +432,7 @@ impl<W: Write> Stage<W> {
         }
         let status = match self.halted.take() {
             Some(note) => {
-                tracing::error!("{note}");
+                // The binary prints it last on stderr, where a wrapper reads why a stage failed.
                 self.pipe.note(note);
                 Some(Status::Failed)
             }

@@ -228,6 +228,12 @@ impl Plan {
         if let Some(r) = &st.rules {
             parse.path("--rules", r);
         }
+        if let Some(s) = &st.output_schema {
+            parse.path("--output-schema", s);
+            if let Some(on) = st.on_schema_error {
+                parse.flag("--on-schema-error", on.as_str());
+            }
+        }
         stages.push((Role::Parse, parse));
         stages.push((Role::Route(0), route(l)));
         stages.push((Role::Write, write(l, &base)));

@@ -115,8 +115,12 @@ pub fn run(l: &Loaded, opts: &Options) -> anyhow::Result<Outcome> {
     );
     let bins = |name: &str| find_bin(name, opts.bin_dir.as_deref());
     check_bins(&plan, &bins)?;
-    if let Some(rules) = &l.state.rules {
-        check_rules(&bins("rip-parse"), rules)?;
+    if l.state.rules.is_some() || l.state.output_schema.is_some() {
+        check_rules(
+            &bins("rip-parse"),
+            l.state.rules.as_deref(),
+            l.state.output_schema.as_deref(),
+        )?;
     }
 
     // One run per target at a time: a second would empty the folder under the first.
@@ -392,19 +396,32 @@ fn check_bins(plan: &Plan, bins: &dyn Fn(&str) -> PathBuf) -> anyhow::Result<()>
     Ok(())
 }
 
-/// `rip-parse --check-rules`: a bad rules file stops the run before anything starts.
-fn check_rules(rip_parse: &Path, rules: &Path) -> anyhow::Result<()> {
-    let out = Command::new(rip_parse)
-        .arg("--rules")
-        .arg(rules)
+/// `rip-parse --check-rules`: a bad rules file or output schema stops the run before
+/// anything starts.
+fn check_rules(
+    rip_parse: &Path,
+    rules: Option<&Path>,
+    output_schema: Option<&Path>,
+) -> anyhow::Result<()> {
+    let mut cmd = Command::new(rip_parse);
+    let mut what = Vec::new();
+    if let Some(r) = rules {
+        cmd.arg("--rules").arg(r);
+        what.push(format!("the rules file {}", r.display()));
+    }
+    if let Some(s) = output_schema {
+        cmd.arg("--output-schema").arg(s);
+        what.push(format!("the output schema {}", s.display()));
+    }
+    let out = cmd
         .arg("--check-rules")
         .stdin(Stdio::null())
         .output()
         .context("cannot run rip-parse --check-rules")?;
     if !out.status.success() {
         bail!(
-            "the rules file {} is not valid:\n{}",
-            rules.display(),
+            "{} is not valid:\n{}",
+            what.join(" or "),
             String::from_utf8_lossy(&out.stderr).trim_end()
         );
     }

@@ -109,12 +109,13 @@ pub struct State {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reconciler: Option<PathBuf>,
 
-    /// A JSON Schema every doc must satisfy. Not supported yet: give each concept of the
-    /// rules file a `schema` or `schemaFile` instead.
+    /// A JSON Schema file every doc must satisfy, whatever its concept
+    /// (`rip-parse --output-schema`), checked after the concept's own schema.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<PathBuf>,
 
-    /// What a doc that breaks `outputSchema` becomes (with `outputSchema` only).
+    /// What a doc that breaks `outputSchema` becomes (with `outputSchema` only;
+    /// `rip-parse --on-schema-error`, default `skip`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_schema_error: Option<OnSchemaError>,
 
@@ -266,12 +267,23 @@ pub enum Format {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum OnSchemaError {
-    /// A VALIDATION failure instead of the doc.
+    /// A VALIDATION failure (`parse.schema`) instead of the doc (the default).
     Skip,
-    /// The doc, with the violations in its `errors`.
+    /// The doc, with the violations in its `errors` and a warning on stderr.
     Warn,
-    /// Stop the run.
+    /// That failure, then `rip-parse` stops: the run fails.
     Halt,
+}
+
+impl OnSchemaError {
+    /// The value of `rip-parse --on-schema-error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Skip => "skip",
+            Self::Warn => "warn",
+            Self::Halt => "halt",
+        }
+    }
 }
 
 fn default_rate_limit_ms() -> u64 {

@@ -315,15 +315,7 @@ pub fn contradictions(st: &State) -> Vec<Problem> {
             ),
         }
     }
-    if st.output_schema.is_some() {
-        refuse(
-            "outputSchema",
-            "is not supported yet: rip-parse validates docs per concept (hint: give the \
-             concepts of the rules file a `schemaFile` and `onSchemaError`, or an abstract \
-             concept they all extend)"
-                .into(),
-        );
-    } else if st.on_schema_error.is_some() {
+    if st.output_schema.is_none() && st.on_schema_error.is_some() {
         refuse(
             "onSchemaError",
             "says what to do with docs that break `outputSchema`, and there is none".into(),
@@ -420,6 +412,7 @@ fn file_problems(st: &State) -> Vec<Problem> {
         ("rules", &st.rules),
         ("policy", &st.policy),
         ("reconciler", &st.reconciler),
+        ("outputSchema", &st.output_schema),
     ]
     .into_iter()
     .filter_map(|(field, p)| {

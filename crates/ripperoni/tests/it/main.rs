@@ -6,5 +6,6 @@ mod cli;
 mod e2e;
 mod interrupt;
 mod outcomes;
+mod schema;
 mod support;
 mod wiki;
