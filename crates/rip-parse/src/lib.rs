@@ -39,9 +39,13 @@
 //!
 //! # Pages that are not HTML
 //!
-//! A page whose `Content-Type` is not HTML (an image, a PDF, JSON, plain text) is not
-//! an error: it becomes a doc of concept `unknown` with `contentType` and `bytes`, and
-//! no rule applies to it. A page labelled HTML whose body is binary (NUL bytes) or not
+//! A page whose `Content-Type` is not HTML nor wikitext (an image, a PDF, JSON, plain
+//! text; or, with no `Content-Type`, a body that does not start with markup) becomes a
+//! failure `parse.notHtml` (VALIDATION, not retryable) whose message names the media
+//! type and size. A site whose non-HTML pages are known gaps says so in the
+//! `rip-route` policy (`code = "parse.notHtml"`, `route = "expected"`). With
+//! `keep_other` (`--keep-other`) such a page becomes a doc of concept `unknown` with
+//! `contentType` and `bytes` instead, and no rule applies to it. A page labelled HTML whose body is binary (NUL bytes) or not
 //! valid base64, or is larger than `max_body`, is a failure (`parse.body`). A base64
 //! HTML body is decoded by its charset (the page's `charset`, a BOM, or `<meta
 //! charset>`); bytes invalid in that charset become U+FFFD, as in a browser.
@@ -52,6 +56,7 @@
 //! |---|---|---|
 //! | `parse.record` | VALIDATION | the `page` record lacks a field (it has a `url` to account it under) |
 //! | `parse.body` | VALIDATION, RESOURCE | binary or bad base64 body; over the size limit (RESOURCE) |
+//! | `parse.notHtml` | VALIDATION | the page is not HTML nor wikitext (unless `keep_other`) |
 //! | `parse.url` | VALIDATION | neither `finalUrl` nor `url` is a URL |
 //! | `parse.html` | VALIDATION | pathological HTML: nesting past `max_depth`, or parsing past its time budget |
 //! | `parse.rule` | VALIDATION | a required field is missing, or a value is not of its `type` |
@@ -80,7 +85,7 @@ mod run;
 pub mod schema;
 pub mod wiki;
 
-pub use process::{ExtractOptions, GENERIC_CONCEPT, Outcome};
+pub use process::{ExtractOptions, GENERIC_CONCEPT, NOT_HTML, Outcome};
 pub use rules::{OnSchemaError, Rules, RulesError};
 pub use run::{Config, OnProgress, Report, RunError, Stats, run};
 pub use schema::{OutputSchema, SchemaFileError};

@@ -49,6 +49,11 @@ struct Cli {
     )]
     on_schema_error: rip_parse::OnSchemaError,
 
+    /// Pages that are not HTML (images, PDFs, JSON, plain text) become docs of concept
+    /// `unknown` with `contentType` and `bytes`, instead of `parse.notHtml` failures.
+    #[arg(long)]
+    keep_other: bool,
+
     /// Add the main content as Markdown (`markdown` field) to generic docs.
     #[arg(long)]
     markdown: bool,
@@ -152,6 +157,7 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
                 time_budget: cli.parse_timeout,
             },
             max_body: cli.max_body.saturating_mul(1 << 20),
+            keep_other: cli.keep_other,
             output_schema,
         },
         threads: cli.threads,

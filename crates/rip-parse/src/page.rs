@@ -4,7 +4,8 @@
 //! This is where a page's flavour is decided: HTML, which the extractors read;
 //! MediaWiki wikitext (`text/x-wiki`, as `rip-fetch` writes wiki pages), which
 //! [`crate::wiki`] reads; and everything else (images, PDFs, JSON, plain text), which
-//! becomes an `unknown` doc that says what it was.
+//! becomes a `parse.notHtml` failure (or, with `--keep-other`, an `unknown` doc) that
+//! says what it was.
 
 use base64::Engine as _;
 use rip_core::{BodyEncoding, Page};
@@ -18,7 +19,7 @@ pub enum Body<'a> {
     Html(Cow<'a, str>),
     /// MediaWiki wikitext (`text/x-wiki`).
     Wiki(Cow<'a, str>),
-    /// Not HTML: nothing to extract.
+    /// Not HTML nor wikitext: nothing to extract.
     Other {
         /// The media type (lower case, no parameters), or `unknown`.
         media_type: String,

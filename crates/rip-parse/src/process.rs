@@ -22,6 +22,9 @@ use crate::wiki;
 /// The `operation` of the error entries this stage writes.
 pub const OPERATION: &str = "rip-parse";
 
+/// The code of the failure a page that is not HTML becomes (unless `keep_other`).
+pub const NOT_HTML: &str = "parse.notHtml";
+
 /// The concept of docs made without rules.
 pub const GENERIC_CONCEPT: &str = "page";
 
@@ -36,6 +39,9 @@ pub struct ExtractOptions {
     pub limits: ParseLimits,
     /// Bodies larger than this (bytes, decoded) are refused.
     pub max_body: usize,
+    /// Pages that are not HTML (nor wikitext) become `unknown` docs with `contentType`
+    /// and `bytes`, instead of `parse.notHtml` failures (`--keep-other`).
+    pub keep_other: bool,
     /// A JSON Schema every doc must satisfy (`--output-schema`), checked after the
     /// concept's own.
     pub output_schema: Option<OutputSchema>,
@@ -48,6 +54,7 @@ impl Default for ExtractOptions {
             markdown: false,
             limits: ParseLimits::default(),
             max_body: 32 << 20,
+            keep_other: false,
             output_schema: None,
         }
     }
@@ -227,6 +234,15 @@ fn outcome(opts: &ExtractOptions, page: Page) -> Outcome {
         Body::Wiki(text) => {
             let text = text.into_owned();
             return wiki_outcome(opts, page, &text);
+        }
+        Body::Other { media_type, bytes } if !opts.keep_other => {
+            let message = format!(
+                "the page is {media_type} ({bytes} bytes), not HTML: nothing to extract \
+                 (hint: rip-parse --keep-other makes it an `unknown` doc; a rip-route rule \
+                 with code = \"parse.notHtml\" and route = \"expected\" records it as a \
+                 known gap)"
+            );
+            return fail(page, ErrorCategory::Validation, NOT_HTML, message);
         }
         Body::Other { media_type, bytes } => {
             let mut fields = Map::new();

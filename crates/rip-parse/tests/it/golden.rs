@@ -14,7 +14,7 @@ fn docs_by_url(values: &[Value]) -> std::collections::HashMap<String, Value> {
 /// Generic extraction (no rules) with `--markdown`, over demo-site pages chosen for
 /// what they exercise: `<base href>`, a base href that differs from the page's
 /// directory, windows-1252 bytes declared only in `<meta charset>` (sent as base64),
-/// nofollow and mailto links, a listing table, and a PNG (not HTML).
+/// nofollow and mailto links, a listing table, and a PNG (not HTML: a failure).
 #[test]
 fn generic_extraction_golden() {
     let pages = [
@@ -29,7 +29,7 @@ fn generic_extraction_golden() {
     ];
     let input: Vec<Value> = pages.iter().map(|p| site_page(p)).collect();
     let r = run(&["--markdown"], &ndjson(&input));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, 2, "partial: the PNG is a failure: {}", r.stderr);
     let out = r.values();
     assert_golden("generic.ndjson", &out);
 
@@ -119,6 +119,23 @@ fn generic_extraction_golden() {
     }
 
     let logo = &by[&format!("{ORIGIN}/images/logo.png")];
+    assert_eq!(
+        (logo["_type"].as_str(), logo["category"].as_str()),
+        (Some("failure"), Some("VALIDATION"))
+    );
+    assert_eq!(logo["errors"][0]["code"], "parse.notHtml");
+    assert!(
+        logo["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("the page is image/png ("),
+        "{logo}"
+    );
+
+    // --keep-other: the PNG is an `unknown` doc, as before.
+    let r = run(&["--keep-other"], &ndjson(&[site_page("images/logo.png")]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let logo = &r.values()[0];
     assert_eq!(logo["concept"], "unknown");
     assert_eq!(logo["contentType"], "image/png");
     assert!(logo["bytes"].as_u64().unwrap() > 50);
@@ -229,15 +246,20 @@ fn emberfall_by_url_golden() {
         doc("")["links"].is_array(),
         "the unknown fallback has the generic fields"
     );
-    assert_eq!(doc("images/logo.png")["concept"], "unknown");
+    let logo = doc("images/logo.png");
+    assert_eq!(
+        (logo["_type"].as_str(), logo["errors"][0]["code"].as_str()),
+        (Some("failure"), Some("parse.notHtml")),
+        "no rule applies to a page that is not HTML"
+    );
 
     let (_, summary) = r.split();
     assert_eq!(summary.counters.get("concept.item"), Some(&12));
     assert_eq!(summary.counters.get("concept.ancestry"), Some(&8));
     assert_eq!(summary.counters.get("concept.class"), Some(&8));
     assert_eq!(summary.counters.get("concept.spell"), Some(&6));
-    assert_eq!(summary.counters.get("failures"), Some(&0));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(summary.counters.get("failures"), Some(&1), "the PNG");
+    assert_eq!(r.code, 2, "{}", r.stderr);
 }
 
 /// The content-routed example rules over the wiki fixtures, whose URLs say nothing.

@@ -156,8 +156,8 @@ fn binary_and_undecodable_html_bodies_are_failures() {
     assert_failure(&v, "parse.body", "VALIDATION");
 }
 
-#[test]
-fn pages_that_are_not_html_become_unknown_docs() {
+/// A PDF, JSON, plain text without a type, and a wiki page (which is not "other").
+fn not_html_pages() -> Vec<u8> {
     let pdf = page(
         "http://h/a.pdf",
         "application/pdf",
@@ -170,25 +170,66 @@ fn pages_that_are_not_html_become_unknown_docs() {
         b"{\"a\":1}",
         false,
     );
+    let mut untyped = page("http://h/notes", "", b"just words", false);
+    untyped.as_object_mut().unwrap().remove("contentType");
+    let wiki = page("http://h/wiki/A", "text/x-wiki", b"A is a [[page]].", false);
+    ndjson(&[pdf, json_page, untyped, wiki])
+}
+
+#[test]
+fn pages_that_are_not_html_are_validation_failures_naming_type_and_size() {
+    let rules = testdata("parse/rules/emberfall-by-url.toml");
+    for args in [vec![], vec!["--rules", rules.to_str().unwrap()]] {
+        let r = run(&args, &not_html_pages());
+        assert_eq!(r.code, 2, "partial: {}", r.stderr);
+        let out = r.values();
+        assert_eq!(out.len(), 4, "{}", r.stdout);
+        for (v, what) in out.iter().zip([
+            "application/pdf (17 bytes)",
+            "application/json (7 bytes)",
+            "unknown (10 bytes)",
+        ]) {
+            assert_failure(v, "parse.notHtml", "VALIDATION");
+            let m = v["errors"][0]["message"].as_str().unwrap();
+            assert!(m.contains(&format!("the page is {what}, not HTML")), "{m}");
+        }
+        assert_eq!(
+            out[3]["_type"], "doc",
+            "wikitext is not `other`: {}",
+            out[3]
+        );
+        assert!(r.stderr.contains("3 failures"), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn keep_other_makes_pages_that_are_not_html_unknown_docs() {
+    let rules = testdata("parse/rules/emberfall-by-url.toml");
     let r = run(
-        &[
-            "--rules",
-            testdata("parse/rules/emberfall-by-url.toml")
-                .to_str()
-                .unwrap(),
-        ],
-        &ndjson(&[pdf, json_page]),
+        &["--keep-other", "--rules", rules.to_str().unwrap()],
+        &not_html_pages(),
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let out = r.values();
-    assert_eq!(out[0]["concept"], "unknown");
+    assert_eq!(out.len(), 4);
+    for v in &out[..3] {
+        assert_eq!(
+            (v["_type"].as_str(), v["concept"].as_str()),
+            (Some("doc"), Some("unknown")),
+            "{v}"
+        );
+    }
+    let typed: Vec<(Option<&str>, Option<u64>)> = out[..3]
+        .iter()
+        .map(|v| (v["contentType"].as_str(), v["bytes"].as_u64()))
+        .collect();
     assert_eq!(
-        (out[0]["contentType"].as_str(), out[0]["bytes"].as_u64()),
-        (Some("application/pdf"), Some(17))
-    );
-    assert_eq!(
-        (out[1]["contentType"].as_str(), out[1]["bytes"].as_u64()),
-        (Some("application/json"), Some(7))
+        typed,
+        [
+            (Some("application/pdf"), Some(17)),
+            (Some("application/json"), Some(7)),
+            (Some("unknown"), Some(10)),
+        ]
     );
 }
 
@@ -244,5 +285,52 @@ fn empty_and_garbage_html_still_give_docs() {
         out.iter()
             .all(|v| v["_type"] == "doc" && v["concept"] == "page"),
         "{out:?}"
+    );
+}
+
+/// The README's `rip-route` rule for sites whose non-HTML pages are known gaps, run as
+/// written: `rip-parse | rip-route --policy` makes the PNG an `expected` record.
+#[test]
+fn the_readmes_policy_rule_makes_pages_that_are_not_html_expected() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let block = readme
+        .split("```toml")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.contains("code = \"parse.notHtml\""))
+        .expect("README.md shows a policy rule for parse.notHtml");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("policy.toml"), block).unwrap();
+    let input = ndjson(&[site_page("images/logo.png"), site_page("about.html")]);
+    std::fs::write(dir.path().join("pages.ndjson"), input).unwrap();
+    let script = format!(
+        "'{}' < pages.ndjson | '{}' --policy policy.toml",
+        BIN,
+        rip_testkit::bin("rip-route").display()
+    );
+    let o = rip_testkit::run_shell(&script, Some(dir.path()));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|v: &Value| v["_type"] != "summary")
+        .collect();
+    let kinds: Vec<(&str, &str)> = out
+        .iter()
+        .map(|v| (v["_type"].as_str().unwrap(), v["url"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("expected", format!("{ORIGIN}/images/logo.png").as_str()),
+            ("doc", format!("{ORIGIN}/about.html").as_str()),
+        ],
+        "{stdout}"
+    );
+    assert_eq!(
+        out[0]["reason"], "not HTML: images and downloads are not scraped",
+        "{}",
+        out[0]
     );
 }
