@@ -17,6 +17,7 @@ pub mod exit;
 pub mod fetch;
 pub mod ndjson;
 pub mod outcome;
+pub mod published_schema;
 pub mod record;
 pub mod stream;
 

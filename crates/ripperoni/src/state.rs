@@ -312,46 +312,7 @@ pub const SUFFIX: &str = ".state.json";
 /// The JSON Schema of state files, as committed in `docs/schemas/state.schema.json`.
 pub fn json_schema() -> String {
     let schema = schemars::schema_for!(State);
-    let mut value = serde_json::to_value(&schema).expect("a schema serialises");
-    drop_null(&mut value);
-    let mut text = serde_json::to_string_pretty(&value).expect("a schema serialises");
-    text.push('\n');
-    text
-}
-
-/// An optional field is left out, never `null`: schemars writes `Option<T>` as "T or
-/// null"; this makes it plain `T`.
-fn drop_null(v: &mut serde_json::Value) {
-    use serde_json::Value;
-    match v {
-        Value::Object(map) => {
-            if map.get("default") == Some(&Value::Null) {
-                map.remove("default");
-            }
-            if let Some(Value::Array(types)) = map.get_mut("type") {
-                types.retain(|t| t != "null");
-                if types.len() == 1 {
-                    let only = types.remove(0);
-                    map.insert("type".into(), only);
-                }
-            }
-            if let Some(Value::Array(any)) = map.get_mut("anyOf") {
-                any.retain(|s| s.get("type") != Some(&Value::String("null".into())));
-                if any.len() == 1 {
-                    let only = any.remove(0);
-                    map.remove("anyOf");
-                    if let Value::Object(inner) = only {
-                        for (k, v) in inner {
-                            map.entry(k).or_insert(v);
-                        }
-                    }
-                }
-            }
-            map.values_mut().for_each(drop_null);
-        }
-        Value::Array(items) => items.iter_mut().for_each(drop_null),
-        _ => {}
-    }
+    rip_core::published_schema::publish(serde_json::to_value(&schema).expect("a schema serialises"))
 }
 
 /// The target's name of a state file: its file name without `.state.json` (or without
