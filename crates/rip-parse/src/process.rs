@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 use crate::dom::{self, ParseLimits};
-use crate::extract::{self, PageView};
+use crate::extract::{self, Extracted, PageView};
 use crate::generic;
 use crate::page::{self, Body, BodyError};
 use crate::rules::{Concept, OnSchemaError, Rules};
@@ -304,19 +304,7 @@ fn outcome(opts: &ExtractOptions, page: Page) -> Outcome {
             extracted.fields.entry(k).or_insert(v);
         }
     }
-    let meta = Meta {
-        status: page.status,
-        final_url: page.final_url.clone(),
-        content_type: page.content_type.clone(),
-    };
-    let doc = doc(
-        page,
-        &concept.name,
-        extracted.id,
-        extracted.name,
-        extracted.fields,
-    );
-    validate(concept, doc, meta)
+    concept_doc(page, concept, extracted)
 }
 
 /// A MediaWiki page: its wikitext parsed, routed and extracted (see [`crate::wiki`]).
@@ -358,6 +346,11 @@ fn wiki_outcome(opts: &ExtractOptions, page: Page, wikitext: &str) -> Outcome {
             extracted.fields.entry(k).or_insert(v);
         }
     }
+    concept_doc(page, concept, extracted)
+}
+
+/// The doc of `concept` made of what was extracted from `page`, checked against its schemas.
+fn concept_doc(page: Page, concept: &Concept, extracted: Extracted) -> Outcome {
     let meta = Meta {
         status: page.status,
         final_url: page.final_url.clone(),
