@@ -1,4 +1,5 @@
-//! `ripperoni scaffold <name>`: a starter state file and rules file that run as they are
+//! `ripperoni scaffold <name>`: a starter state file, rules file and failure policy that
+//! run as they are
 //! against the bundled demo site (`rip-testserver --dir testdata/site --bind
 //! 127.0.0.1:8080`), to be edited for a real site.
 
@@ -52,7 +53,22 @@ match.url = '/spells/(?P<id>\d+)\.html$'
 fields.rank = { selector = "dd.rank" }
 "#;
 
-/// The starter state for target `name`, its rules at `rules`.
+/// The starter failure policy: the default routes (retry what is retryable within
+/// `maxRetries`, then capture), plus pages that are not HTML as a known gap.
+pub const POLICY: &str = r#"# Failure policy for rip-route (schema: docs/schemas/policy.schema.json).
+# Rules are tried in order; a failure no rule matches is retried while it is retryable
+# and rounds are left (maxRetries, in the state file), then captured as an error document.
+
+# rip-parse makes a page that is not HTML (an image, a PDF) a `parse.notHtml` failure:
+# here that is a known gap, an `expected` record, not an error.
+[[rules]]
+name = "not a page"
+code = "parse.notHtml"
+route = "expected"
+reason = "not HTML: images and downloads are not scraped"
+"#;
+
+/// The starter state for target `name`, its rules and policy beside it.
 pub fn state(name: &str, base_url: &str) -> State {
     State {
         base_url: Some(base_url.to_owned()),
@@ -68,6 +84,7 @@ pub fn state(name: &str, base_url: &str) -> State {
         retry_base_delay_ms: 200,
         retry_max_delay_ms: 5_000,
         rules: Some(PathBuf::from(format!("{name}.rules.toml"))),
+        policy: Some(PathBuf::from(format!("{name}.policy.toml"))),
         output: Output {
             base_path: PathBuf::from("out"),
             ..Default::default()
@@ -97,7 +114,8 @@ pub enum ScaffoldError {
     },
 }
 
-/// Writes `<dir>/<name>.state.json` and `<dir>/<name>.rules.toml`; returns their paths.
+/// Writes `<dir>/<name>.state.json`, `<dir>/<name>.rules.toml` and
+/// `<dir>/<name>.policy.toml`; returns their paths.
 /// Refuses to overwrite.
 pub fn write(dir: &Path, name: &str, base_url: &str) -> Result<Vec<PathBuf>, ScaffoldError> {
     let ok = !name.is_empty()
@@ -109,7 +127,8 @@ pub fn write(dir: &Path, name: &str, base_url: &str) -> Result<Vec<PathBuf>, Sca
     }
     let state_path = dir.join(format!("{name}{}", crate::state::SUFFIX));
     let rules_path = dir.join(format!("{name}.rules.toml"));
-    for p in [&state_path, &rules_path] {
+    let policy_path = dir.join(format!("{name}.policy.toml"));
+    for p in [&state_path, &rules_path, &policy_path] {
         if p.exists() {
             return Err(ScaffoldError::Exists(p.clone()));
         }
@@ -120,6 +139,7 @@ pub fn write(dir: &Path, name: &str, base_url: &str) -> Result<Vec<PathBuf>, Sca
     };
     std::fs::create_dir_all(dir).map_err(io(dir))?;
     std::fs::write(&rules_path, RULES).map_err(io(&rules_path))?;
+    std::fs::write(&policy_path, POLICY).map_err(io(&policy_path))?;
     std::fs::write(&state_path, state(name, base_url).to_pretty_json()).map_err(io(&state_path))?;
-    Ok(vec![state_path, rules_path])
+    Ok(vec![state_path, rules_path, policy_path])
 }
