@@ -211,22 +211,37 @@ fn sort_links(
             stats.rejected += 1;
             continue;
         };
-        match scope.decide(&url) {
-            Decision::OutOfDomain => stats.out_of_domain += 1,
-            Decision::NotFollowed => stats.not_followed += 1,
-            d @ (Decision::Traverse | Decision::Target) => {
-                let url = String::from(url);
-                out.push(Found {
-                    key: key(&url),
-                    url,
-                    text: l.text,
-                    raw: l.raw,
-                    target: d == Decision::Target,
-                });
-            }
+        if let Some(found) = admit(scope, url, l.text, l.raw, stats) {
+            out.push(found);
         }
     }
     out
+}
+
+/// A link (or sitemap entry) as the scope decides it: a [`Found`] when it is traversed
+/// (and whether it is a target), else counted in `stats` as out of domain or not followed.
+fn admit(
+    scope: &Scope,
+    url: Url,
+    text: String,
+    raw: Map<String, serde_json::Value>,
+    stats: &mut LinkStats,
+) -> Option<Found> {
+    match scope.decide(&url) {
+        Decision::OutOfDomain => stats.out_of_domain += 1,
+        Decision::NotFollowed => stats.not_followed += 1,
+        d @ (Decision::Traverse | Decision::Target) => {
+            let url = String::from(url);
+            return Some(Found {
+                key: key(&url),
+                url,
+                text,
+                raw,
+                target: d == Decision::Target,
+            });
+        }
+    }
+    None
 }
 
 async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
@@ -274,19 +289,8 @@ async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
             sitemaps.push(String::from(url));
             continue;
         }
-        match scope.decide(&url) {
-            Decision::OutOfDomain => stats.out_of_domain += 1,
-            Decision::NotFollowed => stats.not_followed += 1,
-            d @ (Decision::Traverse | Decision::Target) => {
-                let url = String::from(url);
-                pages.push(Found {
-                    key: key(&url),
-                    url,
-                    text: String::new(),
-                    raw: Map::new(),
-                    target: d == Decision::Target,
-                });
-            }
+        if let Some(found) = admit(scope, url, String::new(), Map::new(), &mut stats) {
+            pages.push(found);
         }
     }
     SitemapResult::Parsed {
