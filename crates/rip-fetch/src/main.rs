@@ -6,6 +6,11 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::Parser;
 
+/// mimalloc: every fetch allocates headers, URLs and a page record, from whichever runtime
+/// thread runs it, where it measured faster than glibc's allocator (BENCHMARKS.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Fetch every `ref` record on the input: write one `page`, `failure` or `expected` per ref,
 /// pass every other record through, end with a `summary`.
 ///

@@ -13,6 +13,8 @@
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -94,6 +96,10 @@ pub enum Lookup {
 #[derive(Debug, Clone)]
 pub struct DiskCache {
     root: PathBuf,
+    /// Which of the 256 entry folders (`v1/<aa>`) this process has made or seen, so a
+    /// write does not ask for its folder every time (a folder removed behind our back
+    /// is made again when a write finds it missing).
+    made: Arc<[AtomicBool; 256]>,
 }
 
 pub(crate) fn now_ms() -> u64 {
@@ -117,6 +123,7 @@ impl DiskCache {
     pub fn new(dir: impl AsRef<Path>) -> Self {
         Self {
             root: dir.as_ref().join("v1"),
+            made: Arc::new(std::array::from_fn(|_| AtomicBool::new(false))),
         }
     }
 
@@ -145,21 +152,34 @@ impl DiskCache {
     pub fn put(&self, mut meta: CacheMeta, body: &[u8]) -> io::Result<()> {
         meta.body_len = body.len() as u64;
         meta.body_sha256 = hex(&Sha256::digest(body));
-        let path = self.path_for(&meta.url);
-        let dir = path.parent().expect("entry paths have a parent");
-        std::fs::create_dir_all(dir)?;
+        let key = hex(&Sha256::digest(meta.url.as_bytes()));
+        let dir = self.root.join(&key[..2]);
+        let path = dir.join(&key);
+        let made = &self.made[usize::from_str_radix(&key[..2], 16).unwrap_or(0)];
+        if !made.load(Ordering::Relaxed) {
+            std::fs::create_dir_all(&dir)?;
+            made.store(true, Ordering::Relaxed);
+        }
         let tmp = dir.join(format!(
             ".tmp.{}.{:016x}",
             std::process::id(),
             fastrand::u64(..)
         ));
+        // One buffer, one write: the metadata line, then the body.
+        let mut data = serde_json::to_vec(&meta).map_err(io::Error::other)?;
+        data.reserve(body.len() + 1);
+        data.push(b'\n');
+        data.extend_from_slice(body);
+        let create = || match std::fs::File::create(&tmp) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                std::fs::create_dir_all(&dir)?;
+                std::fs::File::create(&tmp)
+            }
+            other => other,
+        };
         let result = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
-            let mut line = serde_json::to_vec(&meta).map_err(io::Error::other)?;
-            line.push(b'\n');
-            f.write_all(&line)?;
-            f.write_all(body)?;
-            f.flush()?;
+            let mut f = create()?;
+            f.write_all(&data)?;
             drop(f);
             std::fs::rename(&tmp, &path)
         })();
@@ -245,6 +265,23 @@ mod tests {
             panic!()
         };
         assert!(e.is_fresh(Some(Duration::from_secs(60))));
+    }
+
+    #[test]
+    fn a_cache_folder_removed_while_in_use_is_made_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = DiskCache::new(dir.path());
+        c.put(meta("http://a/"), b"one").unwrap();
+        std::fs::remove_dir_all(dir.path().join("v1")).unwrap();
+        // The same entry folder (remembered as made) and another one.
+        c.put(meta("http://a/"), b"two").unwrap();
+        c.put(meta("http://b/"), b"three").unwrap();
+        for (url, body) in [("http://a/", &b"two"[..]), ("http://b/", b"three")] {
+            let Lookup::Hit(e) = c.get(url) else {
+                panic!("{url} not stored")
+            };
+            assert_eq!(&e.body[..], body);
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@
 use ego_tree::NodeRef;
 use ego_tree::iter::Edge;
 use html5ever::tendril::{StrTendril, TendrilSink};
+use scraper::node::Element;
 use scraper::{ElementRef, Html, HtmlTreeSink, Node};
 use std::time::{Duration, Instant};
 
@@ -102,6 +103,21 @@ pub fn html_name<'a>(node: &NodeRef<'a, Node>) -> Option<&'a str> {
     }
 }
 
+/// The value of `el`'s attribute `name` (in no namespace, as `Element::attr` reads it).
+/// Scans the few attributes an element has: scraper's `Element::attr` interns `name`
+/// on every call, which the generic walks (a few names asked of every element) felt.
+pub fn attr<'a>(el: &'a Element, name: &str) -> Option<&'a str> {
+    el.attrs
+        .iter()
+        .find(|(q, _)| q.ns == html5ever::ns!() && &*q.local == name)
+        .map(|(_, v)| &**v)
+}
+
+/// [`attr`] of a node, when it is an element.
+pub fn node_attr<'a>(node: &NodeRef<'a, Node>, name: &str) -> Option<&'a str> {
+    node.value().as_element().and_then(|e| attr(e, name))
+}
+
 /// Elements whose content is never text a reader sees.
 pub fn is_hidden(name: &str, node: &NodeRef<'_, Node>) -> bool {
     matches!(
@@ -117,10 +133,7 @@ pub fn is_hidden(name: &str, node: &NodeRef<'_, Node>) -> bool {
             | "canvas"
             | "select"
             | "datalist"
-    ) || node
-        .value()
-        .as_element()
-        .is_some_and(|e| e.attr("hidden").is_some())
+    ) || node_attr(node, "hidden").is_some()
 }
 
 /// How an element breaks the flow of text.

@@ -14,7 +14,7 @@ use scraper::{Html, Node};
 use serde_json::{Map, Value};
 use url::Url;
 
-use crate::dom::{Flow, TextBuf, flow, html_name, is_hidden};
+use crate::dom::{Flow, TextBuf, attr, flow, html_name, is_hidden, node_attr};
 use crate::markdown;
 
 /// What generic extraction found on a page: plain strings, so that the page's DOM
@@ -137,7 +137,7 @@ impl Generic {
 pub fn base_url(html: &Html, page_url: &Url) -> Url {
     for node in html.tree.root().descendants() {
         if html_name(&node) == Some("base")
-            && let Some(href) = node.value().as_element().and_then(|e| e.attr("href"))
+            && let Some(href) = node_attr(&node, "href")
             && let Ok(base) = page_url.join(href.trim())
         {
             return base;
@@ -155,10 +155,7 @@ pub fn content_root(html: &Html) -> (NodeRef<'_, Node>, bool) {
         match html_name(&node) {
             Some("main") => return (node, false),
             Some("body") if body.is_none() => body = Some(node),
-            Some(_)
-                if role_main.is_none()
-                    && node.value().as_element().and_then(|e| e.attr("role")) == Some("main") =>
-            {
+            Some(_) if role_main.is_none() && node_attr(&node, "role") == Some("main") => {
                 role_main = Some(node);
             }
             _ => {}
@@ -175,14 +172,14 @@ pub fn content_root(html: &Html) -> (NodeRef<'_, Node>, bool) {
 pub fn is_boilerplate(name: &str, node: &NodeRef<'_, Node>) -> bool {
     matches!(name, "header" | "nav" | "footer" | "aside")
         || matches!(
-            node.value().as_element().and_then(|e| e.attr("role")),
+            node_attr(node, "role"),
             Some("banner" | "navigation" | "contentinfo" | "complementary" | "search")
         )
 }
 
 /// Navigation inside a main element (skipped in text either way).
 fn is_nav(name: &str, node: &NodeRef<'_, Node>) -> bool {
-    name == "nav" || node.value().as_element().and_then(|e| e.attr("role")) == Some("navigation")
+    name == "nav" || node_attr(node, "role") == Some("navigation")
 }
 
 fn is_canonical(rel: Option<&str>) -> bool {
@@ -223,8 +220,7 @@ pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
                     }
                     match name {
                         "html" if lang.is_none() => {
-                            lang = el
-                                .attr("lang")
+                            lang = attr(el, "lang")
                                 .map(str::trim)
                                 .filter(|l| !l.is_empty())
                                 .map(str::to_owned);
@@ -234,14 +230,14 @@ pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
                             title = Some(t).filter(|t| !t.is_empty());
                         }
                         "base" if base_href.is_none() => {
-                            base_href = el.attr("href").map(str::to_owned)
+                            base_href = attr(el, "href").map(str::to_owned)
                         }
-                        "link" if canonical.is_none() && is_canonical(el.attr("rel")) => {
-                            canonical = el.attr("href").map(str::to_owned);
+                        "link" if canonical.is_none() && is_canonical(attr(el, "rel")) => {
+                            canonical = attr(el, "href").map(str::to_owned);
                         }
                         "meta" => {
-                            let which = el.attr("name").map(str::to_ascii_lowercase);
-                            let content = el.attr("content").map(|c| c.trim().to_owned());
+                            let which = attr(el, "name").map(str::to_ascii_lowercase);
+                            let content = attr(el, "content").map(|c| c.trim().to_owned());
                             match which.as_deref() {
                                 Some("description") if description.is_none() => {
                                     description = content
@@ -251,12 +247,12 @@ pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
                             }
                         }
                         "a" => {
-                            if let Some(href) = el.attr("href") {
+                            if let Some(href) = attr(el, "href") {
                                 open_links.push(links.len());
                                 links.push(RawLink {
                                     href,
                                     text: TextBuf::default(),
-                                    rel: el.attr("rel"),
+                                    rel: attr(el, "rel"),
                                 });
                             }
                         }
@@ -282,13 +278,7 @@ pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
                 };
                 if matches!(name, "script" | "style" | "template") {
                     hidden -= 1;
-                } else if name == "a"
-                    && node
-                        .value()
-                        .as_element()
-                        .and_then(|e| e.attr("href"))
-                        .is_some()
-                {
+                } else if name == "a" && node_attr(&node, "href").is_some() {
                     open_links.pop();
                 }
             }
@@ -364,11 +354,7 @@ fn outline_and_text(root: NodeRef<'_, Node>, skip_boilerplate: bool) -> (Vec<Hea
                         text.pre += 1;
                     }
                     if let Some(level) = heading_level(name) {
-                        let id = node
-                            .value()
-                            .as_element()
-                            .and_then(|e| e.attr("id"))
-                            .map(str::to_owned);
+                        let id = node_attr(&node, "id").map(str::to_owned);
                         heading = Some((level, id, TextBuf::default()));
                     } else if let Some((_, _, h)) = heading.as_mut() {
                         h.brk(if f == Flow::Block { Flow::Cell } else { f });

@@ -157,7 +157,7 @@ fn escape_into(out: &mut String, text: &str, in_cell: bool) {
 }
 
 fn attr<'a>(node: &NodeRef<'a, Node>, name: &str) -> Option<&'a str> {
-    node.value().as_element().and_then(|e| e.attr(name))
+    crate::dom::node_attr(node, name)
 }
 
 fn resolve(base: &Url, href: &str) -> String {
