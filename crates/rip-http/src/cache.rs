@@ -13,8 +13,6 @@
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -96,10 +94,6 @@ pub enum Lookup {
 #[derive(Debug, Clone)]
 pub struct DiskCache {
     root: PathBuf,
-    /// Which of the 256 entry folders (`v1/<aa>`) this process has made or seen, so a
-    /// write does not ask for its folder every time (a folder removed behind our back
-    /// is made again when a write finds it missing).
-    made: Arc<[AtomicBool; 256]>,
 }
 
 pub(crate) fn now_ms() -> u64 {
@@ -123,7 +117,6 @@ impl DiskCache {
     pub fn new(dir: impl AsRef<Path>) -> Self {
         Self {
             root: dir.as_ref().join("v1"),
-            made: Arc::new(std::array::from_fn(|_| AtomicBool::new(false))),
         }
     }
 
@@ -152,14 +145,8 @@ impl DiskCache {
     pub fn put(&self, mut meta: CacheMeta, body: &[u8]) -> io::Result<()> {
         meta.body_len = body.len() as u64;
         meta.body_sha256 = hex(&Sha256::digest(body));
-        let key = hex(&Sha256::digest(meta.url.as_bytes()));
-        let dir = self.root.join(&key[..2]);
-        let path = dir.join(&key);
-        let made = &self.made[usize::from_str_radix(&key[..2], 16).unwrap_or(0)];
-        if !made.load(Ordering::Relaxed) {
-            std::fs::create_dir_all(&dir)?;
-            made.store(true, Ordering::Relaxed);
-        }
+        let path = self.path_for(&meta.url);
+        let dir = path.parent().expect("entry paths have a parent");
         let tmp = dir.join(format!(
             ".tmp.{}.{:016x}",
             std::process::id(),
@@ -170,9 +157,11 @@ impl DiskCache {
         data.reserve(body.len() + 1);
         data.push(b'\n');
         data.extend_from_slice(body);
+        // The entry's folder is made when a write finds it missing (the first write to
+        // it, or after it was removed), not asked for on every write.
         let create = || match std::fs::File::create(&tmp) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(&dir)?;
+                std::fs::create_dir_all(dir)?;
                 std::fs::File::create(&tmp)
             }
             other => other,
@@ -273,7 +262,6 @@ mod tests {
         let c = DiskCache::new(dir.path());
         c.put(meta("http://a/"), b"one").unwrap();
         std::fs::remove_dir_all(dir.path().join("v1")).unwrap();
-        // The same entry folder (remembered as made) and another one.
         c.put(meta("http://a/"), b"two").unwrap();
         c.put(meta("http://b/"), b"three").unwrap();
         for (url, body) in [("http://a/", &b"two"[..]), ("http://b/", b"three")] {

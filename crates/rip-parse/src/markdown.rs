@@ -12,7 +12,7 @@ use ego_tree::iter::Edge;
 use scraper::Node;
 use url::Url;
 
-use crate::dom::{Flow, flow, html_name, is_hidden};
+use crate::dom::{Flow, flow, html_name, is_hidden, node_attr};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Gap {
@@ -156,10 +156,6 @@ fn escape_into(out: &mut String, text: &str, in_cell: bool) {
     }
 }
 
-fn attr<'a>(node: &NodeRef<'a, Node>, name: &str) -> Option<&'a str> {
-    crate::dom::node_attr(node, name)
-}
-
 fn resolve(base: &Url, href: &str) -> String {
     base.join(href.trim())
         .map(String::from)
@@ -238,7 +234,7 @@ fn open(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) -> bool
             } else {
                 Gap::Line
             });
-            let start = attr(&node, "start")
+            let start = node_attr(&node, "start")
                 .and_then(|s| s.trim().parse().ok())
                 .unwrap_or(1);
             w.lists.push(List {
@@ -267,7 +263,7 @@ fn open(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) -> bool
             w.want(Gap::Para);
             let lang = node
                 .descendants()
-                .filter_map(|n| attr(&n, "class"))
+                .filter_map(|n| node_attr(&n, "class"))
                 .flat_map(str::split_ascii_whitespace)
                 .find_map(|c| c.strip_prefix("language-"))
                 .unwrap_or("");
@@ -306,10 +302,10 @@ fn open(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) -> bool
         }
         "strong" | "b" => w.raw("**"),
         "em" | "i" => w.raw("*"),
-        "a" if attr(&node, "href").is_some() => w.raw("["),
+        "a" if node_attr(&node, "href").is_some() => w.raw("["),
         "img" => {
-            if let Some(src) = attr(&node, "src") {
-                let alt = attr(&node, "alt").unwrap_or("");
+            if let Some(src) = node_attr(&node, "src") {
+                let alt = node_attr(&node, "alt").unwrap_or("");
                 w.raw("![");
                 escape_into(&mut w.out, alt.trim(), false);
                 w.out.push_str("](");
@@ -373,7 +369,7 @@ fn close(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) {
         "strong" | "b" => w.out.push_str("**"),
         "em" | "i" => w.out.push('*'),
         "a" => {
-            if let Some(href) = attr(&node, "href") {
+            if let Some(href) = node_attr(&node, "href") {
                 w.out.push_str("](");
                 w.out.push_str(&resolve(base, href));
                 w.out.push(')');
