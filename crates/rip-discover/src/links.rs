@@ -8,12 +8,17 @@
 //! page is parsed ([`Extracted::base_url`]). Links inside `<script>`, `<style>`,
 //! `<template>`'s raw text or comments are not links, and the parser knows it.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
+use std::sync::LazyLock;
 
 use encoding_rs::Encoding;
 use lol_html::html_content::{Element, TextChunk, TextType};
-use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, MemorySettings, Settings, element, text};
+use lol_html::{
+    AsciiCompatibleEncoding, ElementContentHandlers, HtmlRewriter, MemorySettings, Selector,
+    Settings,
+};
 use rip_url::Url;
 use serde_json::{Map, Value};
 
@@ -139,7 +144,28 @@ pub fn extract(body: &[u8], encoding: &'static Encoding) -> Extracted {
     }
 }
 
+/// The selectors the extraction matches, parsed once: lol_html's `element!` and `text!`
+/// parse theirs on every call, that is on every page.
+struct Selectors {
+    base: Selector,
+    meta: Selector,
+    a: Selector,
+    a_img: Selector,
+}
+
+static SELECTORS: LazyLock<Selectors> = LazyLock::new(|| {
+    let parse = |s: &str| s.parse().expect("the link selectors are valid CSS");
+    Selectors {
+        base: parse("base[href]"),
+        meta: parse("meta[name][content]"),
+        a: parse("a[href]"),
+        a_img: parse("a[href] img[alt]"),
+    }
+});
+
 fn extract_ascii(body: &[u8], encoding: AsciiCompatibleEncoding) -> Extracted {
+    let sel = &*SELECTORS;
+    let on = |selector: &'static Selector, handlers| (Cow::Borrowed(selector), handlers);
     let acc = Rc::new(RefCell::new(Acc::default()));
     let (a1, a2, a3, a4, a5) = (
         acc.clone(),
@@ -156,71 +182,86 @@ fn extract_ascii(body: &[u8], encoding: AsciiCompatibleEncoding) -> Extracted {
                 .with_max_allowed_memory_usage(64 << 20)
                 .with_graceful_bail_out_on_memory_limit_exceeded(true),
         )
-        .append_element_content_handler(element!("base[href]", move |el| {
-            let mut a = a1.borrow_mut();
-            if a.out.base.is_none() {
-                a.out.base = el.get_attribute("href").map(|h| decode_entities(&h));
-            }
-            Ok(())
-        }))
-        .append_element_content_handler(element!("meta[name][content]", move |el| {
-            let is_robots = el
-                .get_attribute("name")
-                .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"));
-            if is_robots
-                && el
-                    .get_attribute("content")
-                    .is_some_and(|c| meta_nofollow(&c))
-            {
-                a2.borrow_mut().out.nofollow_page = true;
-            }
-            Ok(())
-        }))
-        .append_element_content_handler(element!("a[href]", move |el: &mut Element| {
-            let mut a = a3.borrow_mut();
-            a.close();
-            if a.out.links.len() >= MAX_LINKS_PER_PAGE {
-                a.out.dropped += 1;
-                return Ok(());
-            }
-            let href = decode_entities(&el.get_attribute("href").unwrap_or_default());
-            let nofollow = rel_nofollow(el.get_attribute("rel").as_deref());
-            a.title = el.get_attribute("title");
-            a.out.links.push(RawLink {
-                href,
-                nofollow,
-                ..RawLink::default()
-            });
-            a.open = Some(a.out.links.len() - 1);
-            if el.can_have_content() {
-                let a = a3.clone();
-                if let Some(handlers) = el.end_tag_handlers() {
-                    handlers.push(Box::new(move |_| {
-                        a.borrow_mut().close();
-                        Ok(())
-                    }));
+        .append_element_content_handler(on(
+            &sel.base,
+            ElementContentHandlers::default().element(move |el: &mut Element| {
+                let mut a = a1.borrow_mut();
+                if a.out.base.is_none() {
+                    a.out.base = el.get_attribute("href").map(|h| decode_entities(&h));
                 }
-            } else {
+                Ok(())
+            }),
+        ))
+        .append_element_content_handler(on(
+            &sel.meta,
+            ElementContentHandlers::default().element(move |el: &mut Element| {
+                let is_robots = el
+                    .get_attribute("name")
+                    .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"));
+                if is_robots
+                    && el
+                        .get_attribute("content")
+                        .is_some_and(|c| meta_nofollow(&c))
+                {
+                    a2.borrow_mut().out.nofollow_page = true;
+                }
+                Ok(())
+            }),
+        ))
+        .append_element_content_handler(on(
+            &sel.a,
+            ElementContentHandlers::default().element(move |el: &mut Element| {
+                let mut a = a3.borrow_mut();
                 a.close();
-            }
-            Ok(())
-        }))
-        .append_element_content_handler(element!("a[href] img[alt]", move |el| {
-            let mut a = a4.borrow_mut();
-            if a.open.is_some() && a.alt.is_none() {
-                a.alt = el.get_attribute("alt");
-            }
-            Ok(())
-        }))
-        .append_element_content_handler(text!("a[href]", move |t: &mut TextChunk| {
-            if t.text_type() == TextType::Data {
-                let mut a = a5.borrow_mut();
-                if a.open.is_some() && a.text.len() < MAX_LINK_TEXT * 8 {
-                    a.text.push_str(t.as_str());
+                if a.out.links.len() >= MAX_LINKS_PER_PAGE {
+                    a.out.dropped += 1;
+                    return Ok(());
                 }
-            }
-            Ok(())
-        }));
+                let href = decode_entities(&el.get_attribute("href").unwrap_or_default());
+                let nofollow = rel_nofollow(el.get_attribute("rel").as_deref());
+                a.title = el.get_attribute("title");
+                a.out.links.push(RawLink {
+                    href,
+                    nofollow,
+                    ..RawLink::default()
+                });
+                a.open = Some(a.out.links.len() - 1);
+                if el.can_have_content() {
+                    let a = a3.clone();
+                    if let Some(handlers) = el.end_tag_handlers() {
+                        handlers.push(Box::new(move |_| {
+                            a.borrow_mut().close();
+                            Ok(())
+                        }));
+                    }
+                } else {
+                    a.close();
+                }
+                Ok(())
+            }),
+        ))
+        .append_element_content_handler(on(
+            &sel.a_img,
+            ElementContentHandlers::default().element(move |el: &mut Element| {
+                let mut a = a4.borrow_mut();
+                if a.open.is_some() && a.alt.is_none() {
+                    a.alt = el.get_attribute("alt");
+                }
+                Ok(())
+            }),
+        ))
+        .append_element_content_handler(on(
+            &sel.a,
+            ElementContentHandlers::default().text(move |t: &mut TextChunk| {
+                if t.text_type() == TextType::Data {
+                    let mut a = a5.borrow_mut();
+                    if a.open.is_some() && a.text.len() < MAX_LINK_TEXT * 8 {
+                        a.text.push_str(t.as_str());
+                    }
+                }
+                Ok(())
+            }),
+        ));
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     // A page that drives the parser into an error keeps the links found before it.
     let ok = rewriter.write(body).is_ok();
