@@ -1,6 +1,68 @@
-//! The one-line account printed on stderr at the end of a run.
+//! What a run counts, and the one-line account printed on stderr at its end.
 
 use rip_core::Summary;
+
+use crate::task::LinkStats;
+
+/// What the crawl counts, for its summary record.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) fetched: u64,
+    pub(crate) targets: u64,
+    pub(crate) failed: u64,
+    pub(crate) targets_failed: u64,
+    pub(crate) robots_denied: u64,
+    pub(crate) links: u64,
+    pub(crate) rejected: u64,
+    pub(crate) out_of_domain: u64,
+    pub(crate) not_followed: u64,
+    pub(crate) nofollow: u64,
+    pub(crate) duplicates: u64,
+    pub(crate) depth_limited: u64,
+    pub(crate) redirect_duplicates: u64,
+    pub(crate) links_dropped: u64,
+    pub(crate) sitemaps: u64,
+    pub(crate) sitemap_urls: u64,
+    pub(crate) non_html: u64,
+    pub(crate) resumed: u64,
+    pub(crate) max_depth: u32,
+}
+
+impl Counters {
+    pub(crate) fn add_links(&mut self, s: &LinkStats) {
+        self.links += s.links;
+        self.rejected += s.rejected;
+        self.out_of_domain += s.out_of_domain;
+        self.not_followed += s.not_followed;
+        self.nofollow += s.nofollow;
+        self.links_dropped += s.dropped;
+    }
+
+    /// The counters under their names in the summary record.
+    pub(crate) fn named(&self) -> [(&'static str, u64); 19] {
+        [
+            ("fetched", self.fetched),
+            ("targets", self.targets),
+            ("failed", self.failed),
+            ("targetsFailed", self.targets_failed),
+            ("robotsDenied", self.robots_denied),
+            ("links", self.links),
+            ("outOfDomain", self.out_of_domain),
+            ("notFollowed", self.not_followed),
+            ("nofollowSkipped", self.nofollow),
+            ("rejected", self.rejected),
+            ("duplicates", self.duplicates),
+            ("depthLimited", self.depth_limited),
+            ("redirectDuplicates", self.redirect_duplicates),
+            ("linksDropped", self.links_dropped),
+            ("nonHtml", self.non_html),
+            ("sitemaps", self.sitemaps),
+            ("sitemapUrls", self.sitemap_urls),
+            ("maxDepth", u64::from(self.max_depth)),
+            ("resumed", self.resumed),
+        ]
+    }
+}
 
 /// `rip-discover: 47 targets from 50 pages fetched (2 failed, 1 disallowed by robots.txt),
 /// 512 links (130 duplicates, 2 off-domain), max depth 2; 52 requests, 0 from cache;

@@ -1,0 +1,244 @@
+//! What the crawl does with a finished task: a page's links become frontier items (or
+//! duplicates, or a better parent for an item still waiting), a failed page becomes a
+//! `failure` record, a sitemap's URLs become items, and targets are written.
+
+use std::io::Write;
+
+use rip_core::{Phase, Record, Ref};
+use rip_http::records;
+
+use super::Crawl;
+use crate::frontier::{Item, ItemKind, key_in};
+use crate::task::{Done, Found, PageResult, SitemapResult, Work};
+use crate::{DiscoverError, STAGE};
+
+impl<W: Write> Crawl<W> {
+    fn add_children(&mut self, parent: &Item, found: Vec<Found>, depth: u32) {
+        for f in found {
+            if !self.visited.insert(f.key) {
+                self.c.duplicates += 1;
+                self.maybe_reparent(parent, f, depth);
+                continue;
+            }
+            // At the depth limit only targets are worth a fetch: their links are not followed.
+            if self.cfg.max_depth == Some(depth) && !f.target {
+                self.c.depth_limited += 1;
+                continue;
+            }
+            let mut r = Ref::new(f.url);
+            r.context.depth = depth;
+            r.context.parent = Some(parent.r.url.clone());
+            r.context.link_text = (!f.text.is_empty()).then_some(f.text);
+            r.context.raw = f.raw;
+            self.enqueue(Item {
+                r,
+                h: f.key,
+                k: ItemKind::Page,
+                s: false,
+                t: f.target,
+                o: parent.o,
+            });
+        }
+    }
+
+    /// A URL found again while it still waits at the same depth: it keeps the finding with
+    /// row context if only one has it, else the parent first in BFS order; so parent, link
+    /// text and raw do not depend on which fetch ended first.
+    fn maybe_reparent(&mut self, parent: &Item, f: Found, depth: u32) {
+        let Some(waiting) = self.frontier.get_mut(f.key) else {
+            return;
+        };
+        if waiting.depth() != depth || waiting.k != ItemKind::Page || waiting.s {
+            return;
+        }
+        let better = match (f.raw.is_empty(), waiting.r.context.raw.is_empty()) {
+            (false, true) => true,
+            (true, false) => false,
+            _ => parent.o < waiting.o,
+        };
+        if !better {
+            return;
+        }
+        waiting.o = parent.o;
+        waiting.r.context.parent = Some(parent.r.url.clone());
+        waiting.r.context.link_text = (!f.text.is_empty()).then_some(f.text);
+        waiting.r.context.raw = f.raw;
+        if let Some(j) = &mut self.journal {
+            j.enqueued(waiting);
+        }
+    }
+
+    pub(super) fn handle(&mut self, done: Done) -> Result<(), DiscoverError> {
+        let Done { item, outcome } = done;
+        self.finish_item(&item);
+        match outcome {
+            Work::Page(p) => self.page(item, p),
+            Work::Sitemap(s) => self.sitemap(item, s),
+            Work::Seed(maps, problem) => {
+                if let Some(p) = problem {
+                    self.notes.push(p);
+                }
+                for (url, declared) in maps {
+                    let k = key_in("sitemap", &url);
+                    if self.visited.insert(k) {
+                        self.sitemap_files += 1;
+                        let mut r = Ref::new(url);
+                        r.context.parent = Some(item.r.url.clone());
+                        self.enqueue(Item {
+                            r,
+                            h: k,
+                            k: ItemKind::Sitemap { level: 0, declared },
+                            s: false,
+                            t: false,
+                            o: 0,
+                        });
+                    }
+                }
+                self.done(&item, false);
+                Ok(())
+            }
+        }
+    }
+
+    fn page(&mut self, item: Item, p: PageResult) -> Result<(), DiscoverError> {
+        match p {
+            PageResult::Denied(skip) => {
+                self.c.robots_denied += 1;
+                let rec = records::expected_record(&item.r, &skip, Phase::Discover);
+                self.out.write(&Record::Expected(rec))?;
+                self.done(&item, false);
+            }
+            PageResult::Failed(f, stats) => {
+                self.c.failed += 1;
+                if item.s {
+                    // Ladon's ExpansionNotReadyError: the source itself is not there. Not
+                    // marked done: a later run (same --state) tries it again.
+                    self.not_ready = true;
+                    let rec = records::failure_record(&item.r, &f, &stats, Phase::Discover, STAGE);
+                    self.out.write(&Record::Failure(rec))?;
+                } else if item.t {
+                    // Still a target: rip-fetch fetches it and records its failure.
+                    self.c.targets_failed += 1;
+                    self.emit_target(&item)?;
+                } else {
+                    self.discover_failures += 1;
+                    let rec = records::failure_record(&item.r, &f, &stats, Phase::Discover, STAGE);
+                    self.out.write(&Record::Failure(rec))?;
+                    self.done(&item, false);
+                }
+            }
+            PageResult::Fetched {
+                final_key,
+                links,
+                stats,
+                html,
+            } => {
+                self.c.fetched += 1;
+                self.c.max_depth = self.c.max_depth.max(item.depth());
+                if !html {
+                    self.c.non_html += 1;
+                }
+                if let Some(k) = final_key {
+                    if !self.visited.insert(k) {
+                        // A redirect to a page already known: one page, one URL.
+                        self.c.redirect_duplicates += 1;
+                        self.done(&item, false);
+                        return Ok(());
+                    }
+                    if let Some(j) = &mut self.journal {
+                        j.seen(k);
+                    }
+                }
+                self.c.add_links(&stats);
+                if item.t {
+                    self.emit_target(&item)?;
+                } else {
+                    self.done(&item, false);
+                }
+                // Children are journalled after the parent's `d` line; both land in the
+                // same commit, so a crash loses both or neither.
+                self.add_children(&item, links, item.depth() + 1);
+            }
+        }
+        Ok(())
+    }
+
+    fn sitemap(&mut self, item: Item, s: SitemapResult) -> Result<(), DiscoverError> {
+        let ItemKind::Sitemap { level, declared } = item.k else {
+            unreachable!("sitemap results come from sitemap items")
+        };
+        match s {
+            SitemapResult::Denied(skip) => {
+                self.notes.push(format!(
+                    "sitemap {} not read: {}",
+                    item.r.url,
+                    skip.rule.as_deref().unwrap_or(&skip.reason)
+                ));
+            }
+            SitemapResult::Failed(f, stats) => {
+                if declared {
+                    self.discover_failures += 1;
+                    let rec = records::failure_record(&item.r, &f, &stats, Phase::Discover, STAGE);
+                    self.out.write(&Record::Failure(rec))?;
+                } else {
+                    self.notes.push(format!(
+                        "no sitemap at {} ({})",
+                        item.r.url, f.class.message
+                    ));
+                }
+            }
+            SitemapResult::Parsed {
+                pages,
+                sitemaps,
+                problems,
+                stats,
+            } => {
+                self.c.sitemaps += 1;
+                self.c.sitemap_urls += pages.len() as u64;
+                self.c.add_links(&stats);
+                for p in problems.into_iter().take(3) {
+                    self.notes.push(format!("sitemap {}: {p}", item.r.url));
+                }
+                let limits = self.shared.sitemap_limits;
+                for url in sitemaps {
+                    if level + 1 > limits.max_index_depth {
+                        self.notes.push(format!(
+                            "sitemap index {} nests deeper than {}: {url} not read",
+                            item.r.url, limits.max_index_depth
+                        ));
+                        break;
+                    }
+                    if self.sitemap_files >= limits.max_files {
+                        self.notes.push(format!(
+                            "more than {} sitemap files: the rest not read",
+                            limits.max_files
+                        ));
+                        break;
+                    }
+                    let k = key_in("sitemap", &url);
+                    if self.visited.insert(k) {
+                        self.sitemap_files += 1;
+                        let mut r = Ref::new(url);
+                        r.context.parent = Some(item.r.url.clone());
+                        self.enqueue(Item {
+                            r,
+                            h: k,
+                            k: ItemKind::Sitemap {
+                                level: level + 1,
+                                declared: true,
+                            },
+                            s: false,
+                            t: false,
+                            o: 0,
+                        });
+                    }
+                }
+                if self.cfg.max_depth != Some(0) {
+                    self.add_children(&item, pages, 1);
+                }
+            }
+        }
+        self.done(&item, false);
+        Ok(())
+    }
+}
