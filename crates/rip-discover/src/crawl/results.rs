@@ -68,6 +68,25 @@ impl<W: Write> Crawl<W> {
         }
     }
 
+    /// A sitemap file to read (once per run), found at `level` of the index tree;
+    /// `declared` when robots.txt or an index named it (else it is a guessed location).
+    fn enqueue_sitemap(&mut self, parent: &Item, url: String, level: u32, declared: bool) {
+        let k = key_in("sitemap", &url);
+        if self.visited.insert(k) {
+            self.sitemap_files += 1;
+            let mut r = Ref::new(url);
+            r.context.parent = Some(parent.r.url.clone());
+            self.enqueue(Item {
+                r,
+                h: k,
+                k: ItemKind::Sitemap { level, declared },
+                s: false,
+                t: false,
+                o: 0,
+            });
+        }
+    }
+
     pub(super) fn handle(&mut self, done: Done) -> Result<(), DiscoverError> {
         let Done { item, outcome } = done;
         self.finish_item(&item);
@@ -79,20 +98,7 @@ impl<W: Write> Crawl<W> {
                     self.notes.push(p);
                 }
                 for (url, declared) in maps {
-                    let k = key_in("sitemap", &url);
-                    if self.visited.insert(k) {
-                        self.sitemap_files += 1;
-                        let mut r = Ref::new(url);
-                        r.context.parent = Some(item.r.url.clone());
-                        self.enqueue(Item {
-                            r,
-                            h: k,
-                            k: ItemKind::Sitemap { level: 0, declared },
-                            s: false,
-                            t: false,
-                            o: 0,
-                        });
-                    }
+                    self.enqueue_sitemap(&item, url, 0, declared);
                 }
                 self.done(&item, false);
                 Ok(())
@@ -215,23 +221,7 @@ impl<W: Write> Crawl<W> {
                         ));
                         break;
                     }
-                    let k = key_in("sitemap", &url);
-                    if self.visited.insert(k) {
-                        self.sitemap_files += 1;
-                        let mut r = Ref::new(url);
-                        r.context.parent = Some(item.r.url.clone());
-                        self.enqueue(Item {
-                            r,
-                            h: k,
-                            k: ItemKind::Sitemap {
-                                level: level + 1,
-                                declared: true,
-                            },
-                            s: false,
-                            t: false,
-                            o: 0,
-                        });
-                    }
+                    self.enqueue_sitemap(&item, url, level + 1, true);
                 }
                 if self.cfg.max_depth != Some(0) {
                     self.add_children(&item, pages, 1);
