@@ -291,7 +291,7 @@ impl Fetcher {
     /// the calling runtime thread, as the politeness slot files do. Handing each lookup
     /// and write to tokio's blocking pool cost more CPU than the fetch itself: with 64
     /// fetches in flight the pool grew to 30-odd threads and every hand-off was a futex
-    /// wake and a context switch (crawl bench: 440-460 µs of CPU per page against 230
+    /// wake and a context switch (crawl bench: 310-460 µs of CPU per page against 225-235
     /// inline). A stalled disk therefore stalls that runtime thread; the others go on.
     fn cache_get(&self, url: &str) -> Option<Lookup> {
         self.inner.cache.as_ref().map(|cache| cache.get(url))
