@@ -33,7 +33,7 @@ async fn main() {
     let args: Vec<String> = std::env::args().collect();
     let path = args
         .get(1)
-        .expect("usage: fetch_floor <urls.txt> [-c N] [--json]");
+        .expect("usage: fetch_floor <urls.txt> [-c N] [--json | --files DIR]");
     let concurrency = args
         .iter()
         .position(|a| a == "-c")
@@ -74,21 +74,15 @@ async fn main() {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(url) = urls.get(i) else { break };
                     let resp = client.get(url).send().await.expect("a response");
-                    let status = resp.status().as_u16();
                     if let Some(dir) = &files {
                         let body = resp.bytes().await.expect("a body");
                         bytes += body.len();
                         std::fs::write(dir.join(format!("{:02x}/{i}", i % 256)), &body)
                             .expect("a page file");
-                        continue;
-                    }
-                    if !json {
-                        bytes += resp.bytes().await.expect("a body").len();
-                        continue;
-                    }
-                    let body = resp.text().await.expect("a body");
-                    bytes += body.len();
-                    {
+                    } else if json {
+                        let status = resp.status().as_u16();
+                        let body = resp.text().await.expect("a body");
+                        bytes += body.len();
                         let line = Line {
                             url,
                             status,
@@ -97,6 +91,8 @@ async fn main() {
                         let mut out = out.lock().expect("stdout");
                         serde_json::to_writer(&mut *out, &line).expect("stdout");
                         out.write_all(b"\n").expect("stdout");
+                    } else {
+                        bytes += resp.bytes().await.expect("a body").len();
                     }
                 }
                 bytes
