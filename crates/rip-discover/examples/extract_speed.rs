@@ -46,47 +46,10 @@ fn main() {
     }
     let both = t.elapsed();
     let n = files.len() as f64;
-    for text in [false, true] {
-        let t = Instant::now();
-        let mut x = 0;
-        for (body, _) in &files {
-            x += variant(body, text);
-        }
-        println!(
-            "lol_html a[href]{}: {:.1} µs/page ({x})",
-            if text { " + text" } else { "" },
-            t.elapsed().as_secs_f64() * 1e6 / n
-        );
-    }
     println!(
         "{} pages, {links} links: extract {:.1} µs/page, extract+resolve {:.1} µs/page ({ok})",
         files.len(),
         parse.as_secs_f64() * 1e6 / n,
         both.as_secs_f64() * 1e6 / n
     );
-}
-
-#[allow(dead_code)]
-fn variant(body: &[u8], text: bool) -> usize {
-    use lol_html::{HtmlRewriter, Settings, element, text};
-    let mut n = 0usize;
-    let mut t = 0usize;
-    {
-        let mut s = Settings::new()
-            .with_strict(false)
-            .append_element_content_handler(element!("a[href]", |el| {
-                n += el.get_attribute("href").map_or(0, |h| h.len());
-                Ok(())
-            }));
-        if text {
-            s = s.append_element_content_handler(text!("a[href]", |c| {
-                t += c.as_str().len();
-                Ok(())
-            }));
-        }
-        let mut r = HtmlRewriter::new(s, |_: &[u8]| {});
-        r.write(body).unwrap();
-        r.end().unwrap();
-    }
-    n + t
 }

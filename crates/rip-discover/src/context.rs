@@ -249,6 +249,37 @@ mod tests {
         assert!(err.to_string().contains("NAME=SELECTOR"), "{err}");
     }
 
+    /// The tokenizer-based extractor agrees with html5ever's tree builder on markup where
+    /// a tokenizer alone would go wrong: raw-text elements, foreign content, nested and
+    /// unclosed anchors, character references in attributes.
+    #[test]
+    fn same_links_as_the_tree_builder_on_tricky_markup() {
+        let rules = ContextRules::new("tr", &[], None).unwrap();
+        let pages = [
+            r#"<title><a href="/t">x</a></title><textarea><a href="/ta"></a></textarea>
+            <noscript><a href="/ns">x</a></noscript><a href="/real">Real</a>"#,
+            r#"<svg><script/><style/><a href="/in-svg"><text>In SVG</text></a>
+            <foreignObject><script>'<a href="/fo-js">'</script><a href="/fo">FO</a>
+            </foreignObject><svg><g/></svg><title>T</title></svg><math><mi>x</mi></math>
+            <script>'<a href="/js">'</script><a href="/end">End</a>"#,
+            r#"<a href="/1">one <a name="x">named</a> tail <a href="/2">two<a href="/3">three"#,
+            r#"<a href="/u?a=1&amp;b=2&copy=3&lt=4" title="T">  </a><a href=/i><img alt="A"></a>"#,
+            r#"<table><tr><td><a href=/a>A<td><a href=/b rel="x nofollow">B</table>"#,
+            r#"<p>text <!-- <a href="/c"> --> <a href="/d"><b>bold</b><i> it</i></a>"#,
+        ];
+        for html in pages {
+            let fast = extract(html.as_bytes(), encoding_rs::UTF_8);
+            let tree = rules.extract(html);
+            let strip = |e: &Extracted| {
+                e.links
+                    .iter()
+                    .map(|l| (l.href.clone(), l.text.clone(), l.nofollow))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(strip(&fast), strip(&tree), "{html}");
+        }
+    }
+
     /// Both extractors agree on every page of the demo site.
     #[test]
     fn same_links_as_the_streaming_extractor() {

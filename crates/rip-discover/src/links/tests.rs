@@ -20,13 +20,8 @@ fn hrefs_text_base_and_nofollow() {
         </body></html>"#,
     );
     assert_eq!(e.base.as_deref(), Some("/spells/"));
-    let got: Vec<(&str, &str, bool)> = e
-        .links
-        .iter()
-        .map(|l| (l.href.as_str(), l.text.as_str(), l.nofollow))
-        .collect();
     assert_eq!(
-        got,
+        triples(&e),
         [
             ("a.html", "Plain text", false),
             ("/b?x=1&y=2", "Nested bits", true),
@@ -118,4 +113,103 @@ fn demo_site_pages() {
         charset_for(Some("text/html"), &cafe),
         encoding_rs::WINDOWS_1252
     );
+}
+
+/// Each link as (href, text, nofollow).
+fn triples(e: &Extracted) -> Vec<(&str, &str, bool)> {
+    e.links
+        .iter()
+        .map(|l| (l.href.as_str(), l.text.as_str(), l.nofollow))
+        .collect()
+}
+
+fn hrefs(e: &Extracted) -> Vec<&str> {
+    e.links.iter().map(|l| l.href.as_str()).collect()
+}
+
+#[test]
+fn raw_text_elements_hold_no_links() {
+    let e = links(
+        r#"<title><a href="/t">x</a></title><style>a[href="/s"] {}</style>
+        <textarea><a href="/ta">x</a></textarea><noscript><a href="/ns">x</a></noscript>
+        <xmp><a href="/xmp"></a></xmp><iframe><a href="/if"></a></iframe>
+        <script>document.write('<a href="/js">')</script><a href="/real">Real</a>
+        <SCRIPT type=module><!-- <script> </script> --></SCRIPT><a href="/after">After</a>"#,
+    );
+    assert_eq!(hrefs(&e), ["/real", "/after"]);
+}
+
+/// An SVG `<script/>` or `<style/>` is not a raw-text element: the page after it is
+/// still read as HTML, and an SVG `<a href>` is a link too.
+#[test]
+fn svg_and_mathml_are_foreign_content() {
+    let e = links(
+        r#"<svg><script/><style/><a href="/in-svg"><text>In SVG</text></a>
+        <foreignObject><script>'<a href="/fo-js">'</script><a href="/fo">FO</a></foreignObject>
+        <svg><g/></svg><title>Chart</title></svg><math><mi>x</mi></math>
+        <script>'<a href="/html-js">'</script><a href="/end">End</a>"#,
+    );
+    assert_eq!(hrefs(&e), ["/in-svg", "/fo", "/end"]);
+    assert_eq!(e.links[0].text, "In SVG");
+}
+
+#[test]
+fn attributes_as_the_tokenizer_reads_them() {
+    let e = links(
+        r#"<a href="/first" href="/second">dup</a><a href>empty</a>
+        <a HREF='/upper?a=1&amp;b=2&copy=3'>Upper</a><a href=/unquoted?x=1&y=2 rel=NOFOLLOW>U</a>
+        <a title="T &amp; U" href="/t"></a><a href="/alt"><IMG ALT="Pic &lt;1&gt;"></a>"#,
+    );
+    assert_eq!(
+        triples(&e),
+        [
+            ("/first", "dup", false),
+            ("", "empty", false),
+            // `&copy=` in an attribute stays as written (the spec's attribute rule).
+            ("/upper?a=1&b=2&copy=3", "Upper", false),
+            ("/unquoted?x=1&y=2", "U", true),
+            ("/t", "T & U", false),
+            ("/alt", "Pic <1>", false),
+        ]
+    );
+}
+
+#[test]
+fn an_anchor_without_href_closes_the_open_link() {
+    let e = links(r#"<a href="/1">one <a name="x">named</a> tail"#);
+    assert_eq!(e.links.len(), 1);
+    assert_eq!(e.links[0].text, "one");
+}
+
+#[test]
+fn hostile_markup_is_bounded() {
+    // A tag name and an attribute name far past anything kept, nested SVG past the
+    // tracked depth, and an unterminated comment: no panic, and the links before stay.
+    let mut html = String::from(r#"<a href="/ok">ok</a>"#);
+    html.push('<');
+    html.push_str(&"x".repeat(100_000));
+    html.push_str(&format!(" {}=1>", "y".repeat(100_000)));
+    html.push_str(&"<svg>".repeat(10_000));
+    html.push_str(r#"<a href="/deep">deep</a>"#);
+    html.push_str("<!-- <a href=/c>");
+    let e = links(&html);
+    assert_eq!(hrefs(&e), ["/ok", "/deep"]);
+}
+
+#[test]
+fn link_count_is_bounded() {
+    let html = r#"<a href="/x">x</a>"#.repeat(MAX_LINKS_PER_PAGE + 5);
+    let e = links(&html);
+    assert_eq!(e.links.len(), MAX_LINKS_PER_PAGE);
+    assert_eq!(e.dropped, 5);
+}
+
+#[test]
+fn invalid_utf8_is_replaced_not_fatal() {
+    let e = extract(
+        b"<a href=\"/a\xff\">b\xfe</a><a href=/c>c</a>",
+        encoding_rs::UTF_8,
+    );
+    assert_eq!(hrefs(&e), ["/a\u{fffd}", "/c"]);
+    assert_eq!(e.links[0].text, "b\u{fffd}");
 }
