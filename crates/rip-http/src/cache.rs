@@ -1,18 +1,23 @@
 //! The on-disk response cache, shared by every stage and process using one folder.
 //!
-//! One file per URL at `<dir>/v1/<aa>/<sha256(url)>`: a JSON line of metadata (URL, final
-//! URL, status, headers, redirects, validators, when stored, body length and SHA-256),
-//! then the body bytes. Writers write a temporary file in the same folder and rename it
-//! over the entry, so a reader sees an old entry or a new one, never half of one; several
-//! processes may fill one cache at once. An entry whose metadata does not parse, whose URL
-//! differs, or whose body does not match its length and hash is *corrupt*: a miss,
-//! reported, never a crash.
+//! An entry is a JSON line of metadata (URL, final URL, status, headers, redirects,
+//! validators, when stored, body length and SHA-256), then the body bytes. Entries live in
+//! `<dir>/v2/`, appended to pack files and found through one shared index ([`pack`]
+//! explains the layout); several processes may fill one cache at once, and a reader sees
+//! an old entry or a new one, never half of one. An entry whose metadata does not parse,
+//! whose URL differs, or whose body does not match its length and hash is *corrupt*: a
+//! miss, reported, never a crash.
+//!
+//! Caches written by earlier versions (one file per URL at `<dir>/v1/<aa>/<sha256(url)>`)
+//! are still read: an entry not in `v2` is looked up there when that folder exists.
+//! New entries always go to `v2`.
 //!
 //! The cache stores final successes (2xx) only; failures are data for the next round, not
 //! something to replay.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
@@ -90,10 +95,14 @@ pub enum Lookup {
     Corrupt(String),
 }
 
-/// The cache folder.
+mod pack;
+
+/// The cache folder. Clones share one view of it.
 #[derive(Debug, Clone)]
 pub struct DiskCache {
-    root: PathBuf,
+    packs: Arc<pack::PackStore>,
+    /// `<dir>/v1`, when a cache of the previous layout is there to read.
+    legacy: Option<PathBuf>,
 }
 
 pub(crate) fn now_ms() -> u64 {
@@ -113,69 +122,46 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 impl DiskCache {
-    /// A cache under `dir` (entries in `dir/v1/`).
+    /// A cache under `dir` (entries in `dir/v2/`; `dir/v1/` read when present).
     pub fn new(dir: impl AsRef<Path>) -> Self {
+        let legacy = dir.as_ref().join("v1");
         Self {
-            root: dir.as_ref().join("v1"),
+            packs: Arc::new(pack::PackStore::new(dir.as_ref().join("v2"))),
+            legacy: legacy.is_dir().then_some(legacy),
         }
     }
 
-    /// The file of `url`'s entry.
-    pub fn path_for(&self, url: &str) -> PathBuf {
-        let key = hex(&Sha256::digest(url.as_bytes()));
-        self.root.join(&key[..2]).join(key)
+    /// Where `url`'s entry is stored: its pack file, offset and length (for tools and
+    /// tests that inspect the bytes).
+    pub fn location(&self, url: &str) -> io::Result<Option<(PathBuf, u64, u64)>> {
+        self.packs.location(url)
     }
 
     /// Reads `url`'s entry.
     pub fn get(&self, url: &str) -> Lookup {
-        let path = self.path_for(url);
-        let data = match std::fs::read(&path) {
-            Ok(d) => d,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Lookup::Miss,
-            Err(e) => return Lookup::Corrupt(format!("{}: {e}", path.display())),
-        };
-        match parse_entry(url, &data) {
-            Ok(entry) => Lookup::Hit(entry),
-            Err(why) => Lookup::Corrupt(format!("{}: {why}", path.display())),
+        match self.packs.get(url) {
+            Ok(Some(found)) => match parse_entry(url, &found.bytes) {
+                Ok(entry) => Lookup::Hit(entry),
+                Err(why) => Lookup::Corrupt(format!("{}: {why}", found.place)),
+            },
+            Ok(None) => match &self.legacy {
+                Some(root) => legacy_get(root, url),
+                None => Lookup::Miss,
+            },
+            Err(e) => Lookup::Corrupt(e.to_string()),
         }
     }
 
-    /// Stores an entry for `meta.url` atomically (temporary file, then rename). `meta`'s
-    /// body length and hash are filled in here.
+    /// Stores an entry for `meta.url`. `meta`'s body length and hash are filled in here.
     pub fn put(&self, mut meta: CacheMeta, body: &[u8]) -> io::Result<()> {
         meta.body_len = body.len() as u64;
         meta.body_sha256 = hex(&Sha256::digest(body));
-        let path = self.path_for(&meta.url);
-        let dir = path.parent().expect("entry paths have a parent");
-        let tmp = dir.join(format!(
-            ".tmp.{}.{:016x}",
-            std::process::id(),
-            fastrand::u64(..)
-        ));
         // One buffer, one write: the metadata line, then the body.
         let mut data = serde_json::to_vec(&meta).map_err(io::Error::other)?;
         data.reserve(body.len() + 1);
         data.push(b'\n');
         data.extend_from_slice(body);
-        // The entry's folder is made when a write finds it missing (the first write to
-        // it, or after it was removed), not asked for on every write.
-        let create = || match std::fs::File::create(&tmp) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(dir)?;
-                std::fs::File::create(&tmp)
-            }
-            other => other,
-        };
-        let result = (|| {
-            let mut f = create()?;
-            f.write_all(&data)?;
-            drop(f);
-            std::fs::rename(&tmp, &path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result
+        self.packs.put(&meta.url, &data)
     }
 
     /// Marks `url`'s entry fresh again after a `304 Not Modified`.
@@ -183,6 +169,21 @@ impl DiskCache {
         let mut meta = entry.meta.clone();
         meta.stored_at_ms = now_ms();
         self.put(meta, &entry.body)
+    }
+}
+
+/// An entry of the previous layout: one file per URL under `root`.
+fn legacy_get(root: &Path, url: &str) -> Lookup {
+    let key = hex(&Sha256::digest(url.as_bytes()));
+    let path = root.join(&key[..2]).join(key);
+    let data = match std::fs::read(&path) {
+        Ok(d) => d,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Lookup::Miss,
+        Err(e) => return Lookup::Corrupt(format!("{}: {e}", path.display())),
+    };
+    match parse_entry(url, &data) {
+        Ok(entry) => Lookup::Hit(entry),
+        Err(why) => Lookup::Corrupt(format!("{}: {why}", path.display())),
     }
 }
 
@@ -261,7 +262,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let c = DiskCache::new(dir.path());
         c.put(meta("http://a/"), b"one").unwrap();
-        std::fs::remove_dir_all(dir.path().join("v1")).unwrap();
+        std::fs::remove_dir_all(dir.path().join("v2")).unwrap();
         c.put(meta("http://a/"), b"two").unwrap();
         c.put(meta("http://b/"), b"three").unwrap();
         for (url, body) in [("http://a/", &b"two"[..]), ("http://b/", b"three")] {
@@ -277,19 +278,51 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let c = DiskCache::new(dir.path());
         c.put(meta("http://a/"), b"hello world").unwrap();
-        let path = c.path_for("http://a/");
-        let data = std::fs::read(&path).unwrap();
-        std::fs::write(&path, &data[..data.len() - 3]).unwrap();
-        let Lookup::Corrupt(why) = c.get("http://a/") else {
-            panic!()
+        let (pack, offset, len) = c.location("http://a/").unwrap().unwrap();
+        let data = std::fs::read(&pack).unwrap();
+        assert_eq!((offset, len), (0, data.len() as u64));
+        // Each damage is seen by a reader that did not write the entry.
+        let damaged = |bytes: &[u8]| {
+            std::fs::write(&pack, bytes).unwrap();
+            match DiskCache::new(dir.path()).get("http://a/") {
+                Lookup::Corrupt(why) => why,
+                other => panic!("{other:?}"),
+            }
         };
-        assert!(why.contains("half-written"), "{why}");
         let mut flipped = data.clone();
         let last = flipped.len() - 1;
         flipped[last] ^= 1;
-        std::fs::write(&path, &flipped).unwrap();
-        assert!(matches!(c.get("http://a/"), Lookup::Corrupt(w) if w.contains("hash")));
-        std::fs::write(&path, b"{not json\nbody").unwrap();
-        assert!(matches!(c.get("http://a/"), Lookup::Corrupt(w) if w.contains("metadata")));
+        assert!(damaged(&flipped).contains("hash"));
+        let mut bad_meta = data.clone();
+        bad_meta[..9].copy_from_slice(b"{not json");
+        let why = damaged(&bad_meta);
+        assert!(why.contains("metadata") && why.contains(".pack@0"), "{why}");
+        // A pack cut short: the index names bytes that are not there.
+        assert!(damaged(&data[..data.len() - 3]).contains("ends before the entry"));
+    }
+
+    #[test]
+    fn entries_of_the_previous_layout_are_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = meta("http://old/");
+        let body = b"old body";
+        m.body_len = body.len() as u64;
+        m.body_sha256 = hex(&Sha256::digest(body));
+        let key = hex(&Sha256::digest(b"http://old/"));
+        let file = dir.path().join("v1").join(&key[..2]).join(&key);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let mut data = serde_json::to_vec(&m).unwrap();
+        data.push(b'\n');
+        data.extend_from_slice(body);
+        std::fs::write(&file, data).unwrap();
+        let c = DiskCache::new(dir.path());
+        let Lookup::Hit(e) = c.get("http://old/") else {
+            panic!()
+        };
+        assert_eq!(&e.body[..], body);
+        assert!(matches!(c.get("http://new/"), Lookup::Miss));
+        // A refresh writes the entry anew in the current layout.
+        c.refresh(&e).unwrap();
+        assert!(c.location("http://old/").unwrap().is_some());
     }
 }

@@ -287,12 +287,13 @@ impl Fetcher {
         Ok(parsed)
     }
 
-    /// The cache's work (opening, reading, writing and renaming one small file) runs on
-    /// the calling runtime thread, as the politeness slot files do. Handing each lookup
-    /// and write to tokio's blocking pool cost more CPU than the fetch itself: with 64
-    /// fetches in flight the pool grew to 30-odd threads and every hand-off was a futex
-    /// wake and a context switch (crawl bench: 310-460 µs of CPU per page against 225-235
-    /// inline). A stalled disk therefore stalls that runtime thread; the others go on.
+    /// The cache's work (an `fstat` of its index, a read or two appends to open files)
+    /// runs on the calling runtime thread, as the politeness slot files do. Handing each
+    /// lookup and write to tokio's blocking pool cost more CPU than the fetch itself: with
+    /// 64 fetches in flight the pool grew to 30-odd threads and every hand-off was a futex
+    /// wake and a context switch (crawl bench, with the earlier file-per-URL cache: 310-460
+    /// µs of CPU per page against 225-235 inline). A stalled disk therefore stalls that
+    /// runtime thread; the others go on.
     fn cache_get(&self, url: &str) -> Option<Lookup> {
         self.inner.cache.as_ref().map(|cache| cache.get(url))
     }

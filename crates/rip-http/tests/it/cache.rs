@@ -106,9 +106,12 @@ async fn a_corrupt_entry_is_a_miss_not_a_crash() {
         .unwrap()
         .fetch(&server.url("/k"))
         .await;
-    let path = DiskCache::new(dir.path()).path_for(&server.url("/k"));
-    let data = std::fs::read(&path).unwrap();
-    std::fs::write(&path, &data[..data.len() / 2]).unwrap();
+    let (pack, _, _) = DiskCache::new(dir.path())
+        .location(&server.url("/k"))
+        .unwrap()
+        .unwrap();
+    let data = std::fs::read(&pack).unwrap();
+    std::fs::write(&pack, &data[..data.len() / 2]).unwrap();
     let f = Fetcher::new(c).unwrap();
     let got = f.fetch(&server.url("/k")).await;
     assert!(!got.stats.from_cache);
@@ -160,11 +163,15 @@ fn two_writers_filling_one_cache_leave_no_corrupt_entry() {
             other => panic!("{u}: {other:?}"),
         }
     }
-    let leftovers = walk(dir.path().join("v1"))
-        .into_iter()
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(".tmp"))
-        .count();
-    assert_eq!(leftovers, 0, "temporary files left behind");
+    // One index and one pack per writer, nothing else.
+    let mut files: Vec<String> = walk(dir.path().join("v2"))
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    files.sort_by_key(|f| f != "index");
+    assert_eq!(files.len(), 3, "{files:?}");
+    assert_eq!(files[0], "index");
+    assert!(files[1..].iter().all(|f| f.ends_with(".pack")), "{files:?}");
 }
 
 fn walk(dir: std::path::PathBuf) -> Vec<std::path::PathBuf> {
