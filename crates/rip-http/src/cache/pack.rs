@@ -20,6 +20,7 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::PathBuf;
@@ -31,13 +32,34 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 /// as needed.
 const MAX_OPEN_PACKS: usize = 256;
 
-/// Where an entry's bytes are.
+/// Where an entry's bytes are: 16 bytes, so a key and its place take 32 (a million
+/// entries, ~37-73 MB with the table's slack).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Loc {
-    pack: u32,
     offset: u64,
-    len: u64,
+    pack: u32,
+    len: u32,
 }
+
+/// Keys are hashes already: the table uses their low 64 bits as they are.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u128(&mut self, n: u128) {
+        self.0 = n as u64;
+    }
+}
+
+type KeyMap = HashMap<u128, Loc, BuildHasherDefault<KeyHasher>>;
 
 #[derive(Debug)]
 struct Writer {
@@ -49,7 +71,7 @@ struct Writer {
 
 #[derive(Debug, Default)]
 struct State {
-    map: HashMap<u128, Loc>,
+    map: KeyMap,
     /// Pack names by id, and the open ones.
     packs: Vec<String>,
     pack_ids: HashMap<String, u32>,
@@ -136,10 +158,13 @@ impl PackStore {
         let key = xxh3_128(url.as_bytes());
         let mut st = self.lock();
         self.catch_up(&mut st)?;
-        Ok(st
-            .map
-            .get(&key)
-            .map(|l| (self.dir.join(&st.packs[l.pack as usize]), l.offset, l.len)))
+        Ok(st.map.get(&key).map(|l| {
+            (
+                self.dir.join(&st.packs[l.pack as usize]),
+                l.offset,
+                u64::from(l.len),
+            )
+        }))
     }
 
     /// Appends `bytes` as `url`'s entry.
@@ -153,14 +178,23 @@ impl PackStore {
         {
             self.open_writer(&mut st)?;
         }
+        let len = u32::try_from(bytes.len()).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a cache entry of {} bytes is past the 4 GiB limit",
+                    bytes.len()
+                ),
+            )
+        })?;
         let w = st.writer.as_mut().expect("opened above");
         w.file.write_all_at(bytes, w.offset)?;
         let loc = Loc {
             pack: w.pack,
             offset: w.offset,
-            len: bytes.len() as u64,
+            len,
         };
-        w.offset += loc.len;
+        w.offset += u64::from(len);
         let line = index_line(key, &st.packs[loc.pack as usize], loc);
         let w = st.writer.as_mut().expect("opened above");
         w.index.write_all(line.as_bytes())?;
@@ -282,7 +316,7 @@ fn index_line(key: u128, pack: &str, loc: Loc) -> String {
     format!("{body} {:016x}\n", xxh3_64(body.as_bytes()))
 }
 
-fn parse_line(line: &[u8]) -> Option<(u128, &str, u64, u64)> {
+fn parse_line(line: &[u8]) -> Option<(u128, &str, u64, u32)> {
     let line = std::str::from_utf8(line).ok()?;
     let (body, check) = line.rsplit_once(' ')?;
     if u64::from_str_radix(check, 16).ok()? != xxh3_64(body.as_bytes()) {
