@@ -256,11 +256,10 @@ impl PackStore {
             if m.nlink() > 0 && m.len() == *offset {
                 return Ok(());
             }
-            if m.nlink() == 0 {
-                // The folder was removed: what we knew of it went with it.
-                let writer = st.writer.take();
+            if m.nlink() == 0 || m.len() < *offset {
+                // The folder was removed, or the index cut short: what we knew of it
+                // went with it (our pack too: the next write starts a new one).
                 *st = State::default();
-                st.writer = writer.filter(|w| !unlinked(&w.index));
             }
         }
         if st.reader.is_none() {
@@ -366,6 +365,27 @@ mod tests {
         assert_eq!(b.get("http://y/").unwrap().unwrap().bytes, b"y");
         let fresh = PackStore::new(dir.path().to_owned());
         assert_eq!(fresh.get("http://x/").unwrap().unwrap().bytes, b"from b");
+    }
+
+    #[test]
+    fn an_index_cut_short_is_read_afresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = PackStore::new(dir.path().to_owned());
+        a.put("http://x/", b"x").unwrap();
+        a.put("http://y/", b"y").unwrap();
+        assert!(a.get("http://y/").unwrap().is_some());
+        let index = dir.path().join("index");
+        let text = std::fs::read_to_string(&index).unwrap();
+        let first = text.lines().next().unwrap();
+        std::fs::write(&index, format!("{first}\n")).unwrap();
+        assert!(
+            a.get("http://y/").unwrap().is_none(),
+            "forgotten with its line"
+        );
+        assert_eq!(a.get("http://x/").unwrap().unwrap().bytes, b"x");
+        a.put("http://z/", b"z").unwrap();
+        let b = PackStore::new(dir.path().to_owned());
+        assert_eq!(b.get("http://z/").unwrap().unwrap().bytes, b"z");
     }
 
     #[test]
