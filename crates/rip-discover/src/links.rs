@@ -64,6 +64,9 @@ impl Extracted {
 
 /// Collapses runs of whitespace into one space and trims, cutting at `MAX_LINK_TEXT`.
 pub fn collapse_ws(s: &str) -> String {
+    if is_collapsed(s.as_bytes()) {
+        return s.to_owned();
+    }
     let mut out = String::with_capacity(s.len().min(MAX_LINK_TEXT));
     for (n, word) in s.split_whitespace().enumerate() {
         if n > 0 {
@@ -78,6 +81,28 @@ pub fn collapse_ws(s: &str) -> String {
         Some((i, _)) => out[..i].to_owned(),
         None => out,
     }
+}
+
+/// True for the common case, checked in one pass: short ASCII text with no blank at
+/// either end, no blank but single spaces, and no control characters.
+fn is_collapsed(b: &[u8]) -> bool {
+    if b.len() > MAX_LINK_TEXT || b.first() == Some(&b' ') || b.last() == Some(&b' ') {
+        return false;
+    }
+    let mut prev_space = false;
+    for &c in b {
+        if c == b' ' {
+            if prev_space {
+                return false;
+            }
+            prev_space = true;
+        } else if !(b' '..0x7f).contains(&c) {
+            return false;
+        } else {
+            prev_space = false;
+        }
+    }
+    true
 }
 
 /// True when a `rel` value lists `nofollow`.

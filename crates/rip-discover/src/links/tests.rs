@@ -213,3 +213,24 @@ fn invalid_utf8_is_replaced_not_fatal() {
     assert_eq!(hrefs(&e), ["/a\u{fffd}", "/c"]);
     assert_eq!(e.links[0].text, "b\u{fffd}");
 }
+
+#[test]
+fn collapsing_whitespace() {
+    let cases = [
+        ("", ""),
+        ("Plain", "Plain"),
+        ("Two words", "Two words"),
+        (" lead", "lead"),
+        ("trail ", "trail"),
+        ("in  side", "in side"),
+        ("tab\there", "tab here"),
+        ("line\nbreak", "line break"),
+        ("nbsp\u{a0}space", "nbsp space"),
+        ("Caf\u{e9}  au lait", "Caf\u{e9} au lait"),
+    ];
+    for (input, want) in cases {
+        assert_eq!(collapse_ws(input), want, "{input:?}");
+    }
+    let long = "a".repeat(MAX_LINK_TEXT + 10);
+    assert_eq!(collapse_ws(&long).len(), MAX_LINK_TEXT);
+}

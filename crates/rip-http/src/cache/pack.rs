@@ -171,11 +171,8 @@ impl PackStore {
     pub fn put(&self, url: &str, bytes: &[u8]) -> io::Result<()> {
         let key = xxh3_128(url.as_bytes());
         let mut st = self.lock();
-        if st
-            .writer
-            .as_ref()
-            .is_none_or(|w| unlinked(&w.index) || unlinked(&w.file))
-        {
+        // The pack sits beside the index: a folder removed takes both.
+        if st.writer.as_ref().is_none_or(|w| unlinked(&w.index)) {
             self.open_writer(&mut st)?;
         }
         let len = u32::try_from(bytes.len()).map_err(|_| {
