@@ -12,6 +12,9 @@
 //!   is only written once its entry is complete, so a reader sees an old entry or a new
 //!   one, never half of one. The last line for a key wins.
 //!
+//! Appends with `O_APPEND` are whole on local filesystems; on NFS, lines of two writers can
+//! interleave, and the checksums then reject them: those entries are misses, never wrong.
+//!
 //! Writing an entry costs two appends to open files. One file per URL cost an inode per
 //! page: 60-270 µs of kernel time on the benchmark machine's ext4, more than fetching and
 //! parsing the page. Space of replaced entries is not reclaimed: remove the folder to
