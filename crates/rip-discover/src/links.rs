@@ -3,7 +3,7 @@
 //! image's `alt` or the link's `title` when it has no text).
 //!
 //! The page is read by a real HTML tokenizer ([`html5gum`], WHATWG-compliant: it passes
-//! html5lib's tokenizer tests) with an emitter that keeps only these tokens ([`scan`]).
+//! html5lib's tokenizer tests) with an emitter that keeps only these tokens (`links/scan.rs`).
 //! Character references are decoded as the spec says (the attribute-value rules
 //! included). Links inside `<script>`, `<style>`, `<textarea>`, `<noscript>` and other
 //! raw-text elements, or inside comments, are not links, and the scanner knows it. It

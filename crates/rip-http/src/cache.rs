@@ -2,7 +2,7 @@
 //!
 //! An entry is a JSON line of metadata (URL, final URL, status, headers, redirects,
 //! validators, when stored, body length and SHA-256), then the body bytes. Entries live in
-//! `<dir>/v2/`, appended to pack files and found through one shared index ([`pack`]
+//! `<dir>/v2/`, appended to pack files and found through one shared index (`cache/pack.rs`
 //! explains the layout); several processes may fill one cache at once, and a reader sees
 //! an old entry or a new one, never half of one. An entry whose metadata does not parse,
 //! whose URL differs, or whose body does not match its length and hash is *corrupt*: a
