@@ -140,10 +140,7 @@ impl DiskCache {
     /// Reads `url`'s entry.
     pub fn get(&self, url: &str) -> Lookup {
         match self.packs.get(url) {
-            Ok(Some(found)) => match parse_entry(url, &found.bytes) {
-                Ok(entry) => Lookup::Hit(entry),
-                Err(why) => Lookup::Corrupt(format!("{}: {why}", found.place)),
-            },
+            Ok(Some(found)) => lookup(url, &found.bytes, &found.place),
             Ok(None) => match &self.legacy {
                 Some(root) => legacy_get(root, url),
                 None => Lookup::Miss,
@@ -154,13 +151,7 @@ impl DiskCache {
 
     /// Stores an entry for `meta.url`. `meta`'s body length and hash are filled in here.
     pub fn put(&self, mut meta: CacheMeta, body: &[u8]) -> io::Result<()> {
-        meta.body_len = body.len() as u64;
-        meta.body_sha256 = hex(&Sha256::digest(body));
-        // One buffer, one write: the metadata line, then the body.
-        let mut data = serde_json::to_vec(&meta).map_err(io::Error::other)?;
-        data.reserve(body.len() + 1);
-        data.push(b'\n');
-        data.extend_from_slice(body);
+        let data = encode(&mut meta, body)?;
         self.packs.put(&meta.url, &data)
     }
 
@@ -172,18 +163,34 @@ impl DiskCache {
     }
 }
 
+/// An entry's bytes, the same in both layouts: the metadata line (with the body's length
+/// and hash filled in), then the body. One buffer, one write.
+fn encode(meta: &mut CacheMeta, body: &[u8]) -> io::Result<Vec<u8>> {
+    meta.body_len = body.len() as u64;
+    meta.body_sha256 = hex(&Sha256::digest(body));
+    let mut data = serde_json::to_vec(&meta).map_err(io::Error::other)?;
+    data.reserve(body.len() + 1);
+    data.push(b'\n');
+    data.extend_from_slice(body);
+    Ok(data)
+}
+
+/// `url`'s entry read from `data`, stored at `place` (named when it is corrupt).
+fn lookup(url: &str, data: &[u8], place: &dyn std::fmt::Display) -> Lookup {
+    match parse_entry(url, data) {
+        Ok(entry) => Lookup::Hit(entry),
+        Err(why) => Lookup::Corrupt(format!("{place}: {why}")),
+    }
+}
+
 /// An entry of the previous layout: one file per URL under `root`.
 fn legacy_get(root: &Path, url: &str) -> Lookup {
     let key = hex(&Sha256::digest(url.as_bytes()));
     let path = root.join(&key[..2]).join(key);
-    let data = match std::fs::read(&path) {
-        Ok(d) => d,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Lookup::Miss,
-        Err(e) => return Lookup::Corrupt(format!("{}: {e}", path.display())),
-    };
-    match parse_entry(url, &data) {
-        Ok(entry) => Lookup::Hit(entry),
-        Err(why) => Lookup::Corrupt(format!("{}: {why}", path.display())),
+    match std::fs::read(&path) {
+        Ok(data) => lookup(url, &data, &path.display()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Lookup::Miss,
+        Err(e) => Lookup::Corrupt(format!("{}: {e}", path.display())),
     }
 }
 
@@ -304,17 +311,11 @@ mod tests {
     #[test]
     fn entries_of_the_previous_layout_are_still_read() {
         let dir = tempfile::tempdir().unwrap();
-        let mut m = meta("http://old/");
         let body = b"old body";
-        m.body_len = body.len() as u64;
-        m.body_sha256 = hex(&Sha256::digest(body));
         let key = hex(&Sha256::digest(b"http://old/"));
         let file = dir.path().join("v1").join(&key[..2]).join(&key);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        let mut data = serde_json::to_vec(&m).unwrap();
-        data.push(b'\n');
-        data.extend_from_slice(body);
-        std::fs::write(&file, data).unwrap();
+        std::fs::write(&file, encode(&mut meta("http://old/"), body).unwrap()).unwrap();
         let c = DiskCache::new(dir.path());
         let Lookup::Hit(e) = c.get("http://old/") else {
             panic!()

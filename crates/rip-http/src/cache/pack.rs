@@ -7,10 +7,11 @@
 //!   `<key> <pack> <offset> <length> <check>`. The key is the URL's XXH3-128; the check
 //!   is the XXH3-64 of the rest of the line, so a torn or altered line is skipped, never
 //!   trusted.
-//! - A reader keeps the index in memory (key → pack, offset, length; ~50 bytes per
-//!   entry) and reads the lines other processes appended when a key is missing. A line
-//!   is only written once its entry is complete, so a reader sees an old entry or a new
-//!   one, never half of one. The last line for a key wins.
+//! - A reader keeps the index in memory (key → pack, offset, length; 32 bytes per entry
+//!   plus the table's slack) and, before every lookup, reads the lines appended since
+//!   (one `statx` when there are none). A line is only written once its entry is
+//!   complete, so a reader sees an old entry or a new one, never half of one. The last
+//!   line for a key wins.
 //!
 //! Appends with `O_APPEND` are whole on local filesystems; on NFS, lines of two writers can
 //! interleave, and the checksums then reject them: those entries are misses, never wrong.
@@ -23,7 +24,6 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::PathBuf;
@@ -44,26 +44,6 @@ struct Loc {
     len: u32,
 }
 
-/// Keys are hashes already: the table uses their low 64 bits as they are.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u128(&mut self, n: u128) {
-        self.0 = n as u64;
-    }
-}
-
-type KeyMap = HashMap<u128, Loc, BuildHasherDefault<KeyHasher>>;
-
 #[derive(Debug)]
 struct Writer {
     pack: u32,
@@ -74,7 +54,7 @@ struct Writer {
 
 #[derive(Debug, Default)]
 struct State {
-    map: KeyMap,
+    map: HashMap<u128, Loc>,
     /// Pack names by id, and the open ones.
     packs: Vec<String>,
     pack_ids: HashMap<String, u32>,
@@ -360,7 +340,8 @@ mod tests {
         a.put("http://x/", b"from a").unwrap();
         assert_eq!(b.get("http://x/").unwrap().unwrap().bytes, b"from a");
         b.put("http://x/", b"from b").unwrap();
-        // `a` knows its own entry; it learns of `b`'s on its next miss or catch-up.
+        // Every lookup reads what the other store appended since.
+        assert_eq!(a.get("http://x/").unwrap().unwrap().bytes, b"from b");
         a.put("http://y/", b"y").unwrap();
         assert_eq!(b.get("http://y/").unwrap().unwrap().bytes, b"y");
         let fresh = PackStore::new(dir.path().to_owned());
