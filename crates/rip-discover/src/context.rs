@@ -190,6 +190,7 @@ impl ContextRules {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::links::tests::triples;
     use crate::links::{charset_for, extract};
 
     const SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/site");
@@ -270,13 +271,7 @@ mod tests {
         for html in pages {
             let fast = extract(html.as_bytes(), encoding_rs::UTF_8);
             let tree = rules.extract(html);
-            let strip = |e: &Extracted| {
-                e.links
-                    .iter()
-                    .map(|l| (l.href.clone(), l.text.clone(), l.nofollow))
-                    .collect::<Vec<_>>()
-            };
-            assert_eq!(strip(&fast), strip(&tree), "{html}");
+            assert_eq!(triples(&fast), triples(&tree), "{html}");
         }
     }
 
@@ -297,13 +292,7 @@ mod tests {
                     let fast = extract(&body, enc);
                     let (text, _, _) = enc.decode(&body);
                     let tree = rules.extract(&text);
-                    let strip = |e: &Extracted| {
-                        e.links
-                            .iter()
-                            .map(|l| (l.href.clone(), l.text.clone(), l.nofollow))
-                            .collect::<Vec<_>>()
-                    };
-                    assert_eq!(strip(&fast), strip(&tree), "{}", path.display());
+                    assert_eq!(triples(&fast), triples(&tree), "{}", path.display());
                     assert_eq!(fast.base, tree.base, "{}", path.display());
                     assert_eq!(fast.nofollow_page, tree.nofollow_page);
                     pages += 1;

@@ -176,4 +176,4 @@ pub fn is_html(content_type: Option<&str>, body: &[u8]) -> bool {
 
 mod scan;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

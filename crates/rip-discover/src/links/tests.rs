@@ -116,7 +116,7 @@ fn demo_site_pages() {
 }
 
 /// Each link as (href, text, nofollow).
-fn triples(e: &Extracted) -> Vec<(&str, &str, bool)> {
+pub(crate) fn triples(e: &Extracted) -> Vec<(&str, &str, bool)> {
     e.links
         .iter()
         .map(|l| (l.href.as_str(), l.text.as_str(), l.nofollow))
