@@ -29,8 +29,9 @@ struct Peek {
     url: Option<serde_json::Value>,
 }
 
-/// Reads the folder `dir` into `tally`.
-pub fn tally_dir(dir: &Path, tally: &mut Tally) -> Result<(), Error> {
+/// Reads the folder `dir` into `tally`. Bad files and lines are reported and skipped,
+/// or with `strict` stop the reading ([`Error::Strict`]).
+pub fn tally_dir(dir: &Path, tally: &mut Tally, strict: bool) -> Result<(), Error> {
     let io = |source| Error::Io {
         path: dir.to_owned(),
         source,
@@ -63,15 +64,11 @@ pub fn tally_dir(dir: &Path, tally: &mut Tally) -> Result<(), Error> {
                     doc_files += 1;
                 }
                 if let Err(m) = tally.text(&kind, &text) {
-                    eprintln!("{}: {m}", path.display());
-                    tally.bad();
+                    tally.bad_input(format!("{}: {m}", path.display()), strict)?;
                 }
             }
             Ok(None) => {}
-            Err(m) => {
-                eprintln!("{m}");
-                tally.bad();
-            }
+            Err(m) => tally.bad_input(m, strict)?,
         }
     }
     for path in &jsonl {
@@ -80,7 +77,7 @@ pub fn tally_dir(dir: &Path, tally: &mut Tally) -> Result<(), Error> {
             source,
         })?;
         let docs_before = tally.records.get("doc").copied().unwrap_or(0);
-        crate::tally_stream(f, &path.display().to_string(), tally)?;
+        crate::tally_stream(f, &path.display().to_string(), tally, strict)?;
         doc_files += tally.records.get("doc").copied().unwrap_or(0) - docs_before;
     }
     tally.doc_files = Some(doc_files);
@@ -94,15 +91,11 @@ pub fn tally_dir(dir: &Path, tally: &mut Tally) -> Result<(), Error> {
             match item {
                 Ok(line) if matches!(line.kind(), Kind::Ledger | Kind::Summary) => {
                     if let Err(m) = tally.line(&line) {
-                        eprintln!("{name}:{}: {m}", line.number());
-                        tally.bad();
+                        tally.bad_input(format!("{name}:{}: {m}", line.number()), strict)?;
                     }
                 }
                 Ok(_) => {}
-                Err(ReadError::Malformed(m)) => {
-                    eprintln!("{m}");
-                    tally.bad();
-                }
+                Err(ReadError::Malformed(m)) => tally.bad_input(m.to_string(), strict)?,
                 Err(e) => return Err(e.into()),
             }
         }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::Report;
+use crate::report::Verdict;
 
 /// Escapes text for HTML content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -60,12 +61,10 @@ fn outcome_slices(r: &Report) -> Vec<(&'static str, &'static str, u64)> {
 
 /// Renders the whole report.
 pub fn render(r: &Report) -> String {
-    let (class, verdict) = if r.is_healthy() {
-        ("ok", "Everything captured or explained")
-    } else if !r.complete {
-        ("incomplete", "Incomplete: the books do not balance")
-    } else {
-        ("missing", "Some content is missing")
+    let (class, verdict) = match r.verdict() {
+        Verdict::Ok => ("ok", "Everything captured or explained".to_owned()),
+        Verdict::Incomplete(why) => ("incomplete", format!("Incomplete: {why}")),
+        Verdict::Missing => ("missing", "Some content is missing".to_owned()),
     };
     let mut h = String::new();
     let _ = write!(
@@ -193,6 +192,15 @@ pub fn render(r: &Report) -> String {
         &["url", "last seen as"],
         r.ledger
             .unaccounted
+            .iter()
+            .map(|u| vec![u.url.clone(), u.last_seen.clone().unwrap_or_default()]),
+    );
+    table(
+        &mut h,
+        "In flight (never finished, never entered)",
+        &["url", "last seen as"],
+        r.ledger
+            .in_flight
             .iter()
             .map(|u| vec![u.url.clone(), u.last_seen.clone().unwrap_or_default()]),
     );

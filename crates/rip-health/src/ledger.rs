@@ -14,6 +14,19 @@
 //!   exactly what the stage before it wrote, kind by kind, and rip-health must have read
 //!   what the last stage wrote: a record lost between two stages is named there.
 //!
+//! Nothing is not complete: an input with no records at all (an empty stream or folder),
+//! no `ledger` record (unless `--no-ledger`), or ledgers that name no URL is a problem.
+//! A URL whose last record is a `ref`, `page` or `failure` with no terminal record after
+//! it is unfinished work: when it entered it is *unaccounted*, otherwise (no ledger names
+//! it, e.g. refs nobody fetched) it is *in flight*; either makes the books incomplete.
+//! Resolve candidates are left out of this (their outcome accounts for the URL they
+//! resolve, and a group drops the candidates it does not pick).
+//!
+//! Without the ledger (`--no-ledger`) the URL-by-URL check is off, and complete means:
+//! at least one outcome (`doc`, `error`, `expected`) was read, no URL is in flight, no
+//! URL came out twice, and no stage reported a problem. An empty folder is therefore
+//! never complete.
+//!
 //! Memory: one entry per URL (its text and a few bytes), never a record.
 
 use rip_core::{Status, Summary};
@@ -23,17 +36,30 @@ use crate::report::{Duplicated, Ledger, StageAccount, Unaccounted};
 use crate::tally::Tally;
 
 /// Checks the books of `tally`. With `require` false the URL check is skipped
-/// (`checked: false`), but stage problems still count.
+/// (`checked: false`), but the rest still counts: see the module docs for what complete
+/// means then.
 pub fn check(tally: &Tally, require: bool) -> Ledger {
     let mut problems = Vec::new();
     let mut notes = Vec::new();
-    let has_terminals = !tally.terminals.is_empty();
-    let checked = require && (tally.ledgers > 0 || !has_terminals);
-    if require && !checked {
+    let empty = tally.records.is_empty();
+    let checked = require && tally.ledgers > 0;
+    if empty {
+        problems.push(format!(
+            "{NOTHING_SCRAPED} (an empty stream, or a folder without record files)"
+        ));
+    } else if require && !checked {
         problems.push(
             "no ledger records in the input: nothing shows which URLs entered (hint: give \
              rip-health the whole stream, including the stage that fetched the first-round \
              refs; or pass --no-ledger)"
+                .to_owned(),
+        );
+    } else if checked && tally.entered.is_empty() {
+        problems.push("the ledger records name no URL: nothing entered".to_owned());
+    } else if !require && tally.terminals.is_empty() {
+        problems.push(
+            "no outcome in the input (no doc, error document or expected record): nothing \
+             was captured"
                 .to_owned(),
         );
     }
@@ -72,6 +98,19 @@ pub fn check(tally: &Tally, require: bool) -> Ledger {
             });
         }
     }
+    // Work no stage finished: URLs whose last record is a ref, page or failure (those
+    // that entered are already unaccounted).
+    let mut in_flight: Vec<Unaccounted> = tally
+        .last_seen
+        .iter()
+        .filter(|(url, _)| !tally.terminals.contains_key(*url))
+        .filter(|(url, _)| !(checked && tally.entered.contains_key(*url)))
+        .map(|(url, kind)| Unaccounted {
+            url: url.clone(),
+            last_seen: Some((*kind).to_owned()),
+        })
+        .collect();
+    in_flight.sort_by(|a, b| a.url.cmp(&b.url));
     unaccounted.sort_by(|a, b| a.url.cmp(&b.url));
     duplicated.sort_by(|a, b| a.url.cmp(&b.url));
     entered_twice.sort();
@@ -90,7 +129,10 @@ pub fn check(tally: &Tally, require: bool) -> Ledger {
             tally.bad_lines
         ));
     }
-    let complete = problems.is_empty() && unaccounted.is_empty() && duplicated.is_empty();
+    let complete = problems.is_empty()
+        && unaccounted.is_empty()
+        && in_flight.is_empty()
+        && duplicated.is_empty();
     let stages = tally
         .summaries
         .iter()
@@ -114,6 +156,7 @@ pub fn check(tally: &Tally, require: bool) -> Ledger {
         },
         accounted,
         unaccounted,
+        in_flight,
         duplicated,
         entered_twice,
         not_entered,
@@ -122,6 +165,9 @@ pub fn check(tally: &Tally, require: bool) -> Ledger {
         notes,
     }
 }
+
+/// The start of the problem an empty input gives.
+pub const NOTHING_SCRAPED: &str = "no records in the input: nothing was scraped";
 
 /// The wire name of a status.
 pub fn status_name(s: Status) -> &'static str {

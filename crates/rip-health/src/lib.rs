@@ -19,9 +19,12 @@
 //!   `consumed + failed + expected == entered`.
 //!
 //! Error documents without a `resolution` count as `missing`, as the reference's default
-//! reconciler would decide, and are counted in `unreconciled`. With no input at all the
-//! report has all-zero totals and is complete. [`Report::is_healthy`] (exit code 0) is
-//! false when anything is missing or the books do not balance.
+//! reconciler would decide, and are counted in `unreconciled`. Nothing is not complete:
+//! with no input at all the report has all-zero totals and says nothing was scraped;
+//! without ledger records, or with URLs still in flight (last seen as a `ref`, `page` or
+//! `failure`), it is incomplete too (the [`ledger`] module has the details, and what
+//! complete means with `--no-ledger`). [`Report::is_healthy`] (exit code 0) is false when
+//! anything is missing or the books do not balance.
 //!
 //! Memory grows with the number of URLs (one key each) and of failures, never with the
 //! size of docs: docs are decoded into four fields, the rest skipped by the parser.
@@ -51,8 +54,8 @@ pub struct Config {
     /// The target's name; default: the folder's name in folder mode, else the host of
     /// the first URL seen.
     pub target: Option<String>,
-    /// Check the ledger (default). Off: `ledger.checked` is false and only stage
-    /// problems decide `complete`.
+    /// Check the ledger (default). Off: `ledger.checked` is false, and `complete` needs
+    /// at least one outcome, no URL in flight, none twice and no stage problem.
     pub require_ledger: bool,
     /// The time written as `generatedAt`.
     pub now: DateTime<Utc>,
@@ -71,6 +74,10 @@ impl Default for Config {
 /// What stops `rip-health`.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
+    /// A bad line (or record file) under `--strict`, as `<input>:<line>: <what is wrong>`:
+    /// the report is not made, as every stage stops at the first bad line with `--strict`.
+    #[error("{0} (stopping: --strict)")]
+    Strict(String),
     /// The input could not be read.
     #[error(transparent)]
     Read(#[from] ReadError),
@@ -85,23 +92,47 @@ pub enum Error {
 }
 
 /// Reads a stream of records into a [`Tally`]. Bad lines are reported on stderr as
-/// `<input>:<line>: <what is wrong>`, counted, and skipped.
-pub fn tally_stream<R: Read>(input: R, name: &str, tally: &mut Tally) -> Result<(), Error> {
+/// `<input>:<line>: <what is wrong>`, counted, and skipped; with `strict` the first one
+/// stops the reading instead ([`Error::Strict`]).
+pub fn tally_stream<R: Read>(
+    input: R,
+    name: &str,
+    tally: &mut Tally,
+    strict: bool,
+) -> Result<(), Error> {
     for item in NdjsonReader::new(BufReader::with_capacity(256 * 1024, input), name) {
-        match item {
-            Ok(line) => {
-                if let Err(message) = tally.line(&line) {
-                    eprintln!("{name}:{}: {message}", line.number());
-                    tally.bad();
-                }
-            }
-            Err(ReadError::Malformed(m)) => {
-                eprintln!("{m}");
-                tally.bad();
-            }
+        let bad = match item {
+            Ok(line) => match tally.line(&line) {
+                Ok(()) => continue,
+                Err(message) => format!("{name}:{}: {message}", line.number()),
+            },
+            Err(ReadError::Malformed(m)) => m.to_string(),
             Err(e) => return Err(e.into()),
-        }
+        };
+        tally.bad_input(bad, strict)?;
     }
+    Ok(())
+}
+
+/// Writes a report file (`crawl-health.json`, `report.html`) atomically: a temporary
+/// file in the same folder, then a rename. The file is made `0644` less the umask, as
+/// every file of the output folder (a bare temporary file would be `0600`).
+pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => std::path::Path::new("."),
+    };
+    let mut b = tempfile::Builder::new();
+    b.prefix(".rip-health-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let mut tmp = b.tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
 
@@ -265,10 +296,20 @@ mod tests {
     }
 
     #[test]
-    fn no_input_gives_zero_totals_and_is_complete() {
-        let r = build(&Tally::default(), &Config::default());
-        assert_eq!(r.totals, Totals::default());
-        assert!(r.complete && r.ledger.checked && r.is_healthy());
-        assert_eq!(r.target, "unknown");
+    fn no_input_gives_zero_totals_and_is_not_complete() {
+        for require_ledger in [true, false] {
+            let config = Config {
+                require_ledger,
+                ..Config::default()
+            };
+            let r = build(&Tally::default(), &config);
+            assert_eq!(r.totals, Totals::default());
+            assert!(!r.complete && !r.ledger.checked && !r.is_healthy());
+            assert_eq!(
+                r.verdict(),
+                report::Verdict::Incomplete("nothing was scraped")
+            );
+            assert_eq!(r.target, "unknown");
+        }
     }
 }

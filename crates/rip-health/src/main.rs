@@ -50,14 +50,14 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
     let mut tally = Tally::default();
     let mut target = cli.target.clone();
     if let Some(dir) = &cli.dir {
-        rip_health::dir::tally_dir(dir, &mut tally)?;
+        rip_health::dir::tally_dir(dir, &mut tally, cli.common.strict)?;
         if target.is_none() {
             let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
             target = abs.file_name().map(|n| n.to_string_lossy().into_owned());
         }
     } else {
         let (input, name) = cli.common.open_input()?;
-        rip_health::tally_stream(input, &name, &mut tally)?;
+        rip_health::tally_stream(input, &name, &mut tally, cli.common.strict)?;
     }
     let config = Config {
         target,
@@ -98,17 +98,7 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
     })
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+/// Writes a report file, naming it when it cannot be written.
 fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write {} (in {})", path.display(), dir.display()))?;
-    tmp.write_all(bytes)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    rip_health::write_file(path, bytes).with_context(|| format!("cannot write {}", path.display()))
 }

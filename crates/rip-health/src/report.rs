@@ -262,6 +262,11 @@ pub struct Ledger {
     /// Entered URLs with no terminal record; `lastSeen` is the last kind of record
     /// seen for it (e.g. `failure`: no `rip-route` captured it), if any.
     pub unaccounted: Vec<Unaccounted>,
+    /// URLs whose last record is a `ref`, `page` or `failure` with no terminal record,
+    /// that did not enter (no ledger names them; those that did are `unaccounted`):
+    /// work no stage finished, e.g. refs nobody fetched.
+    #[serde(default)]
+    pub in_flight: Vec<Unaccounted>,
     /// URLs with more than one terminal record.
     pub duplicated: Vec<Duplicated>,
     /// URLs listed in more than one ledger entry (entered twice).
@@ -327,10 +332,37 @@ pub struct InputStats {
     pub bad_lines: u64,
 }
 
+/// The report's one-line verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Everything captured or explained.
+    Ok,
+    /// The books do not balance, for the reason given (`nothing was scraped`, …).
+    Incomplete(&'static str),
+    /// The books balance, but some content was not captured.
+    Missing,
+}
+
 impl Report {
     /// True when the report should fail a scheduled scrape: something is missing or
     /// unaccounted (exit code 2).
     pub fn is_healthy(&self) -> bool {
         self.totals.missing == 0 && self.complete
+    }
+
+    /// The verdict, for the summary and the HTML report.
+    pub fn verdict(&self) -> Verdict {
+        let l = &self.ledger;
+        if self.is_healthy() {
+            Verdict::Ok
+        } else if self.complete {
+            Verdict::Missing
+        } else if self.input.records.is_empty() {
+            Verdict::Incomplete("nothing was scraped")
+        } else if !l.in_flight.is_empty() || l.unaccounted.iter().any(|u| u.last_seen.is_some()) {
+            Verdict::Incomplete("some URLs never finished")
+        } else {
+            Verdict::Incomplete("the books do not balance")
+        }
     }
 }

@@ -34,7 +34,8 @@ pub struct Tally {
     pub ledgers: u64,
     /// Accounting key (`resolves`, else `url`) → kinds of its terminal records.
     pub terminals: HashMap<String, Vec<&'static str>>,
-    /// URL → the last non-terminal kind seen (`ref`, `page`, `failure`).
+    /// URL → the last non-terminal kind seen (`ref`, `page`, `failure`), resolve
+    /// candidates left out.
     pub last_seen: HashMap<String, &'static str>,
     /// Stage summaries, in stream order.
     pub summaries: Vec<Summary>,
@@ -88,8 +89,7 @@ impl Tally {
             }
             Kind::Ref => {
                 let b: Brief = serde_json::from_str(text).map_err(bad)?;
-                self.note_url(&b.url);
-                self.last_seen.insert(b.url, "ref");
+                self.seen(b.url, b.resolves.is_some(), "ref");
             }
             Kind::Failure => match serde_json::from_str(text).map_err(bad)? {
                 Record::Failure(f) if f.phase == Phase::Write => {
@@ -103,8 +103,7 @@ impl Tally {
                     self.not_persisted.push(NotPersisted { url: key, message });
                 }
                 Record::Failure(f) => {
-                    self.note_url(&f.url);
-                    self.last_seen.insert(f.url, "failure");
+                    self.seen(f.url, f.context.resolves.is_some(), "failure");
                 }
                 _ => {}
             },
@@ -129,9 +128,31 @@ impl Tally {
         self.bad_lines += 1;
     }
 
+    /// A line or file that was not a valid record, `message` naming it
+    /// (`<input>:<line>: <what is wrong>`): reported on stderr and counted, or with
+    /// `strict` the error that stops the reading.
+    pub fn bad_input(&mut self, message: String, strict: bool) -> Result<(), crate::Error> {
+        if strict {
+            return Err(crate::Error::Strict(message));
+        }
+        eprintln!("{message}");
+        self.bad();
+        Ok(())
+    }
+
     fn note_url(&mut self, url: &str) {
         if self.first_url.is_none() {
             self.first_url = Some(url.to_owned());
+        }
+    }
+
+    /// A non-terminal record of `url`. A resolve candidate's (`resolves` set) is not
+    /// kept: its outcome accounts for the URL it resolves, and the candidates a group did
+    /// not pick are dropped on purpose.
+    fn seen(&mut self, url: String, candidate: bool, kind: &'static str) {
+        self.note_url(&url);
+        if !candidate {
+            self.last_seen.insert(url, kind);
         }
     }
 
@@ -149,8 +170,7 @@ impl Tally {
             *self.http_attempts.entry(n).or_default() += 1;
         }
         if kind == &Kind::Page {
-            self.note_url(&b.url);
-            self.last_seen.insert(b.url, "page");
+            self.seen(b.url, b.resolves.is_some(), "page");
             return;
         }
         self.docs += 1;

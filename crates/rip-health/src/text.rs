@@ -5,18 +5,17 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::Report;
+use crate::report::Verdict;
 
 const SHOWN: usize = 4;
 
 /// Renders the summary; `paths` are the files written, shown at the end.
 pub fn summary(r: &Report, paths: &[String]) -> String {
     let mut s = String::new();
-    let verdict = if r.is_healthy() {
-        "OK: everything captured or explained"
-    } else if !r.complete {
-        "INCOMPLETE: the books do not balance"
-    } else {
-        "MISSING: some content was not captured"
+    let verdict = match r.verdict() {
+        Verdict::Ok => "OK: everything captured or explained".to_owned(),
+        Verdict::Incomplete(why) => format!("INCOMPLETE: {why}"),
+        Verdict::Missing => "MISSING: some content was not captured".to_owned(),
     };
     let _ = writeln!(s, "crawl health · {} · {verdict}", r.target);
     let t = &r.totals;
@@ -60,6 +59,14 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
         &mut s,
         "unaccounted",
         r.ledger.unaccounted.iter().map(|u| match &u.last_seen {
+            Some(k) => format!("{} (last seen as {k})", u.url),
+            None => u.url.clone(),
+        }),
+    );
+    list(
+        &mut s,
+        "in flight",
+        r.ledger.in_flight.iter().map(|u| match &u.last_seen {
             Some(k) => format!("{} (last seen as {k})", u.url),
             None => u.url.clone(),
         }),

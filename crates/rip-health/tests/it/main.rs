@@ -59,6 +59,16 @@ fn golden(name: &str) -> String {
     std::fs::read_to_string(testdata(&format!("health/{name}"))).unwrap()
 }
 
+/// Asserts that one of the report's ledger problems starts with `start`.
+#[track_caller]
+pub fn assert_problem(report: &Report, start: &str) {
+    let problems = &report.ledger.problems;
+    assert!(
+        problems.iter().any(|p| p.starts_with(start)),
+        "no problem starting `{start}`: {problems:?}"
+    );
+}
+
 #[test]
 fn the_worked_example_has_exactly_the_references_shape_and_numbers() {
     let r = run(
@@ -220,15 +230,7 @@ fn a_stage_killed_mid_stream_is_caught_and_the_lost_urls_named() {
             "http://127.0.0.1:8080/spells/77.html",
         ]
     );
-    assert!(
-        report
-            .ledger
-            .problems
-            .iter()
-            .any(|p| p.starts_with("rip-fetch wrote ledger records but no summary")),
-        "{:?}",
-        report.ledger.problems
-    );
+    assert_problem(&report, "rip-fetch wrote ledger records but no summary");
     assert!(r.stderr.contains("… and 2 more"), "{}", r.stderr);
 }
 
@@ -251,16 +253,149 @@ fn a_record_that_came_out_twice_is_named() {
 }
 
 #[test]
-fn no_input_gives_all_zero_totals_and_exit_zero() {
-    let r = run(&["--target", "empty"], Some(""));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+fn empty_input_is_not_complete_and_says_nothing_was_scraped() {
+    // `rip-health < /dev/null` passed with "OK" and exit 0: a scheduled scrape gated on it
+    // would ship an empty result.
+    let tmp = tempfile::tempdir().unwrap();
+    let html = tmp.path().join("report.html");
+    let r = run(
+        &["--target", "empty", "--html", html.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(
         v["totals"],
         serde_json::json!({"concepts": 0, "failures": 0, "capturedElsewhere": 0, "missing": 0, "dead": 0})
     );
     assert_eq!(v["capturedElsewhere"], serde_json::json!([]));
-    assert_eq!(v["complete"], true);
+    assert_eq!(v["complete"], false);
+    let report = r.report();
+    assert_problem(&report, "no records in the input: nothing was scraped");
+    assert!(!r.stderr.contains("OK"), "{}", r.stderr);
+    assert!(r.stderr.contains("INCOMPLETE"), "{}", r.stderr);
+    assert!(r.stderr.contains("nothing was scraped"), "{}", r.stderr);
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(!page.contains("Everything captured"), "{page}");
+    assert!(page.contains("nothing was scraped"), "{page}");
+}
+
+#[test]
+fn an_empty_folder_is_not_complete_even_without_the_ledger() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("emptydir");
+    std::fs::create_dir(&dir).unwrap();
+    for extra in [&[][..], &["--no-ledger"][..]] {
+        let mut args = vec!["--dir", dir.to_str().unwrap(), "--out", "-"];
+        args.extend_from_slice(extra);
+        let r = run(&args, None);
+        assert_eq!(r.code, 2, "{extra:?}: {}", r.stderr);
+        let report = r.report();
+        assert!(!report.complete, "{extra:?}");
+        assert_problem(&report, "no records in the input: nothing was scraped");
+        assert!(r.stderr.contains("INCOMPLETE"), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn without_the_ledger_urls_left_in_flight_or_no_outcome_are_not_complete() {
+    // --no-ledger: the books are not checked URL by URL, but a URL whose last record is
+    // a `failure` (no rip-route captured it) or a `ref` (nobody fetched it) is unfinished.
+    let doc = r#"{"_type":"doc","url":"http://h/a","concept":"page","attempt":0}"#;
+    let failure = r#"{"_type":"failure","url":"http://h/b","category":"TRANSIENT","retryable":true,"attempt":1,"phase":"fetch","errors":[{"code":"httpError.transient","message":"HTTP 503","operation":"rip-fetch"}]}"#;
+    let retry = r#"{"_type":"ref","url":"http://h/c","attempt":1}"#;
+    let r = run(
+        &["--no-ledger"],
+        Some(&format!("{doc}\n{failure}\n{retry}\n")),
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["complete"], false);
+    assert_eq!(
+        v["ledger"]["inFlight"],
+        serde_json::json!([
+            {"url": "http://h/b", "lastSeen": "failure"},
+            {"url": "http://h/c", "lastSeen": "ref"}
+        ])
+    );
+    assert!(
+        r.stderr
+            .contains("in flight   http://h/b (last seen as failure)"),
+        "{}",
+        r.stderr
+    );
+    // One doc alone, without the ledger, is complete: every URL seen has its outcome.
+    let r = run(&["--no-ledger"], Some(&format!("{doc}\n")));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Records, but no outcome at all (only bookkeeping): nothing was captured.
+    let summary = r#"{"_type":"summary","stage":"rip-fetch","pid":1,"startedAt":"2026-12-01T09:00:00Z","endedAt":"2026-12-01T09:00:01Z","input":{},"output":{"summary":1},"badLines":0,"status":"complete"}"#;
+    let r = run(&["--no-ledger"], Some(&format!("{summary}\n")));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_problem(&r.report(), "no outcome in the input");
+}
+
+#[test]
+fn strict_stops_at_the_first_bad_line_with_exit_one_as_every_stage() {
+    let text = golden("site.reconciled.ndjson");
+    let with_bad = text.replacen('\n', "\n{broken\n", 1);
+    let r = run(&["--strict"], Some(&with_bad));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("-:2: not JSON") && r.stderr.contains("(stopping: --strict)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.stdout, "", "no report from a stream read in part");
+    // A record of a known kind that does not decode stops it too, naming the line.
+    let bad_doc = text.replacen('\n', "\n{\"_type\":\"error\",\"url\":7}\n", 1);
+    let r = run(&["--strict"], Some(&bad_doc));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("-:2: bad `error` record") && r.stderr.contains("--strict"),
+        "{}",
+        r.stderr
+    );
+    // In folder mode, the first bad file.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("a.json"), "{not json").unwrap();
+    let r = run(&["--strict", "--dir", tmp.path().to_str().unwrap()], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("a.json: not JSON"), "{}", r.stderr);
+    assert!(!tmp.path().join("crawl-health.json").exists());
+    // Without --strict the same input is reported on, incomplete (exit 2).
+    assert_eq!(run(&[], Some(&with_bad)).code, 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn the_report_files_get_the_mode_of_every_other_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("site");
+    std::fs::create_dir(&dir).unwrap();
+    let text = golden("site.reconciled.ndjson");
+    std::fs::write(dir.join("docs.jsonl"), &text).unwrap();
+    let html = dir.join("report.html");
+    run(
+        &[
+            "--dir",
+            dir.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ],
+        None,
+    );
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    // rip-write's files: 0644 less the umask (as a plain `fs::write` gives, less write
+    // for others).
+    let other = mode(&dir.join("docs.jsonl")) & 0o644;
+    assert_eq!(
+        other & 0o444,
+        0o444,
+        "the test expects a umask that lets all read"
+    );
+    assert_eq!(mode(&dir.join("crawl-health.json")), other);
+    assert_eq!(mode(&html), other);
 }
 
 #[test]
@@ -411,15 +546,7 @@ fn a_doc_rip_write_could_not_persist_is_accounted_but_not_persisted() {
         (9, 8)
     );
     assert!(!report.complete);
-    assert!(
-        report
-            .ledger
-            .problems
-            .iter()
-            .any(|p| p.starts_with("rip-write could not persist 1 record")),
-        "{:?}",
-        report.ledger.problems
-    );
+    assert_problem(&report, "rip-write could not persist 1 record");
 }
 
 #[test]

@@ -169,3 +169,43 @@ fn a_real_pipeline_is_reconciled_and_its_books_balance() {
         "every error file carries its verdict"
     );
 }
+
+#[test]
+fn refs_never_fetched_are_in_flight_and_not_complete() {
+    // `rip-discover URL --max-depth 0 | rip-health`: refs, nothing fetched. It passed.
+    rip_testkit::bin("rip-discover");
+    let server = TestServer::builder()
+        .dir(testdata("site"))
+        .start_background()
+        .expect("the test server starts");
+    let tmp = tempfile::tempdir().unwrap();
+    let script = format!(
+        "rip-discover -q --delay 0ms --jitter 0ms --cache off {} --max-depth 0 \
+         | rip-health --html report.html > crawl-health.json; echo \"${{PIPESTATUS[@]}}\"",
+        server.url("/")
+    );
+    let out = rip_testkit::run_shell(&script, Some(tmp.path()));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "0 2",
+        "{stderr}"
+    );
+    let json = std::fs::read_to_string(tmp.path().join("crawl-health.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["complete"], false);
+    let in_flight = v["ledger"]["inFlight"].as_array().expect("inFlight listed");
+    assert!(!in_flight.is_empty(), "{json}");
+    assert!(
+        in_flight
+            .iter()
+            .all(|u| u["lastSeen"] == "ref"
+                && u["url"].as_str().unwrap().starts_with(&server.url("/"))),
+        "{json}"
+    );
+    assert!(stderr.contains("INCOMPLETE"), "{stderr}");
+    assert!(stderr.contains("(last seen as ref)"), "{stderr}");
+    assert!(stderr.contains("no ledger records"), "{stderr}");
+    let page = std::fs::read_to_string(tmp.path().join("report.html")).unwrap();
+    assert!(page.contains("In flight"), "the HTML report lists them");
+}
