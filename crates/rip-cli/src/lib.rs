@@ -1,6 +1,7 @@
 //! Glue shared by the ripperoni binaries, so that every `main` stays a few lines:
-//! logging on stderr, the mapping from a run's result to an exit code (a broken pipe is
-//! a clean exit), Ctrl-C handling, input opening, and the arguments every stage takes.
+//! parsing the command line ([`parse`]: a usage error exits 1), logging on stderr, the
+//! mapping from a run's result to an exit code (a broken pipe is a clean exit), Ctrl-C
+//! handling, input opening, and the arguments every stage takes.
 //!
 //! Stage libraries never depend on this crate; only their `main.rs` does.
 
@@ -15,6 +16,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 pub mod progress;
+pub mod usage;
+
+pub use usage::{Renamed, parse, parse_from};
 
 /// Arguments every record-at-a-time stage takes.
 #[derive(Debug, Clone, Args)]
@@ -100,16 +104,41 @@ pub fn install_interrupt() -> anyhow::Result<Arc<AtomicBool>> {
 
 /// Maps a run's result to the process exit code. An error whose cause is a broken pipe
 /// (the reader downstream went away) is a clean exit 0 without a message; any other
-/// error is printed as `<program>: error: <cause chain>` and exits 1.
+/// error is printed as `<program>: error: <cause chain>` ([`error_text`]) and exits 1.
 pub fn exit_with(program: &str, result: anyhow::Result<Status>) -> ExitCode {
+    rip_core::ndjson::report_unshown_bad_lines(program);
     match result {
         Ok(status) => ExitCode::from(status.code()),
-        Err(err) if err.chain().any(rip_core::is_broken_pipe) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("{program}: error: {err:#}");
-            ExitCode::from(rip_core::exit::FATAL)
-        }
+        Err(err) => exit_with_error(program, &err),
     }
+}
+
+/// The exit of a run that failed: 0 quietly for a broken pipe, else the message and 1.
+pub fn exit_with_error(program: &str, err: &anyhow::Error) -> ExitCode {
+    if err.chain().any(rip_core::is_broken_pipe) {
+        return ExitCode::SUCCESS;
+    }
+    rip_core::ndjson::report_unshown_bad_lines(program);
+    eprintln!("{program}: error: {}", error_text(err));
+    ExitCode::from(rip_core::exit::FATAL)
+}
+
+/// An error and its causes on one line, `outer: inner: root`, each said once: a cause
+/// whose text its outer message already quotes (a `thiserror` message with `{source}`
+/// whose `#[source]` is the same error) is not repeated.
+pub fn error_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in err.chain() {
+        let part = cause.to_string();
+        if part.is_empty() || text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
 }
 
 #[cfg(test)]
@@ -124,5 +153,32 @@ mod tests {
         let other = anyhow::anyhow!("boom");
         assert_eq!(exit_with("t", Err(other)), ExitCode::from(1));
         assert_eq!(exit_with("t", Ok(Status::Partial)), ExitCode::from(2));
+    }
+
+    #[test]
+    fn a_cause_is_said_once() {
+        #[derive(Debug)]
+        struct Quoting(io::Error);
+        impl std::fmt::Display for Quoting {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "cannot read policy p.toml: {}", self.0)
+            }
+        }
+        impl std::error::Error for Quoting {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let err = anyhow::Error::new(Quoting(io::Error::from(io::ErrorKind::NotFound)));
+        let root = io::Error::from(io::ErrorKind::NotFound).to_string();
+        assert_eq!(
+            error_text(&err),
+            format!("cannot read policy p.toml: {root}")
+        );
+        let err = err.context("loading the rules");
+        assert_eq!(
+            error_text(&err),
+            format!("loading the rules: cannot read policy p.toml: {root}")
+        );
     }
 }

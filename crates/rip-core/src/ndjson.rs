@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, BufRead, BufWriter, Write};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::record::{Kind, Record};
@@ -56,10 +57,69 @@ impl Line {
     }
 
     /// Decodes the whole record. Fails when a known kind lacks a field or has one of
-    /// the wrong type; the message names the field.
+    /// the wrong type; the message names the field and its value, e.g.
+    /// ``bad `ref` record: field `notBefore` = "soon": input contains invalid characters``.
     pub fn decode(&self) -> Result<Record, String> {
-        serde_json::from_str(&self.text).map_err(|e| format!("bad `{}` record: {e}", self.kind))
+        serde_json::from_str(&self.text).map_err(|e| {
+            let message = e.to_string();
+            let why = without_position(&message);
+            match self.blame() {
+                Some((field, value)) => {
+                    format!("bad `{}` record: field `{field}` = {value}: {why}", self.kind)
+                }
+                None => format!("bad `{}` record: {why}", self.kind),
+            }
+        })
     }
+
+    /// The top-level field that makes [`Line::decode`] fail, and its value (shortened):
+    /// the first field without which the record decodes, else the only one without
+    /// which the error changes (a required field of the wrong type). Only on the error
+    /// path: a few decodes of one line.
+    fn blame(&self) -> Option<(String, String)> {
+        let Ok(serde_json::Value::Object(map)) = serde_json::from_str(&self.text) else {
+            return None;
+        };
+        let decode = |m: serde_json::Map<String, serde_json::Value>| {
+            serde_json::from_value::<Record>(serde_json::Value::Object(m)).map_err(|e| e.to_string())
+        };
+        let error = decode(map.clone()).err()?;
+        let mut changed = Vec::new();
+        for key in map.keys().filter(|k| *k != "_type") {
+            let mut without = map.clone();
+            without.remove(key);
+            match decode(without) {
+                Ok(_) => return Some(shown(key, &map[key])),
+                Err(e) if e != error => changed.push(key),
+                Err(_) => {}
+            }
+        }
+        match changed.as_slice() {
+            [key] => Some(shown(key, &map[*key])),
+            _ => None,
+        }
+    }
+}
+
+/// A field and its value as JSON, cut to a readable length.
+fn shown(key: &str, value: &serde_json::Value) -> (String, String) {
+    const MAX: usize = 60;
+    let mut text = value.to_string();
+    if text.len() > MAX {
+        let mut end = MAX;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    (key.to_owned(), text)
+}
+
+/// A serde_json message without its ` at line 1 column 42` suffix (the line is the
+/// input's, which the caller names).
+fn without_position(message: &str) -> &str {
+    message.split(" at line ").next().unwrap_or(message)
 }
 
 #[derive(Deserialize)]
@@ -76,16 +136,10 @@ fn peek_kind(text: &str) -> Result<Kind, String> {
                 if msg.starts_with("invalid type") {
                     "not a JSON object".to_owned()
                 } else {
-                    msg.split(" at line ").next().unwrap_or(&msg).to_owned()
+                    without_position(&msg).to_owned()
                 }
             }
-            _ => format!(
-                "not JSON: {}",
-                e.to_string()
-                    .split(" at line ")
-                    .next()
-                    .unwrap_or("syntax error")
-            ),
+            _ => format!("not JSON: {}", without_position(&e.to_string())),
         };
         format!("{what} (column {})", e.column())
     })?;
@@ -110,6 +164,38 @@ pub struct MalformedLine {
 impl fmt::Display for MalformedLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}: {}", self.input, self.line, self.message)
+    }
+}
+
+/// How many bad input lines a process reports one by one on stderr. Past them, bad
+/// lines (binary input has one per newline byte) are counted, in the summary's
+/// `badLines`, and said in one line at the end ([`report_unshown_bad_lines`]).
+pub const REPORTED_BAD_LINES: u64 = 10;
+
+static BAD_LINES: AtomicU64 = AtomicU64::new(0);
+static TOLD_UNSHOWN: AtomicBool = AtomicBool::new(false);
+
+/// Reports a bad input line on stderr (`<input>:<line>: <what is wrong>`), unless the
+/// process has already reported [`REPORTED_BAD_LINES`] of them.
+pub fn report_bad_line(message: &dyn fmt::Display) {
+    if BAD_LINES.fetch_add(1, Ordering::Relaxed) < REPORTED_BAD_LINES {
+        eprintln!("{message}");
+    }
+}
+
+/// Bad lines given to [`report_bad_line`] and not printed.
+pub fn unshown_bad_lines() -> u64 {
+    BAD_LINES
+        .load(Ordering::Relaxed)
+        .saturating_sub(REPORTED_BAD_LINES)
+}
+
+/// Says once, on stderr, how many bad lines were not printed:
+/// `<program>: … and 490 more bad lines (not shown)`. Nothing when none were left out.
+pub fn report_unshown_bad_lines(program: &str) {
+    let n = unshown_bad_lines();
+    if n > 0 && !TOLD_UNSHOWN.swap(true, Ordering::Relaxed) {
+        eprintln!("{program}: … and {n} more bad lines (not shown)");
     }
 }
 
@@ -427,6 +513,31 @@ mod tests {
         );
         let last = items[2].as_ref().unwrap();
         assert_eq!((last.number(), last.kind()), (3, &Kind::Ref));
+    }
+
+    #[test]
+    fn a_bad_field_is_named_with_its_value() {
+        for (text, field, value) in [
+            (
+                r#"{"_type":"ref","url":"http://x/","notBefore":"soon"}"#,
+                "notBefore",
+                "\"soon\"",
+            ),
+            (r#"{"_type":"ref","url":5,"depth":1}"#, "url", "5"),
+            (r#"{"_type":"ref","url":"http://x/","depth":"deep"}"#, "depth", "\"deep\""),
+            (
+                r#"{"_type":"page","url":"http://x/","finalUrl":"http://x/","status":"ok","body":""}"#,
+                "status",
+                "\"ok\"",
+            ),
+        ] {
+            let err = Line::from_text(text).unwrap().decode().unwrap_err();
+            let want = format!("field `{field}` = {value}: ");
+            assert!(err.contains(&want), "{text}: {err}");
+            assert!(!err.contains(" at line "), "{text}: {err}");
+        }
+        let err = Line::from_text(r#"{"_type":"ref"}"#).unwrap().decode().unwrap_err();
+        assert_eq!(err, "bad `ref` record: missing field `url`");
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! Input is read on its own thread ([`spawn_reader`]) so that the stage can tell when
 //! its input is idle: it then flushes its output, so a downstream stage is never
 //! starved while this one waits. A malformed line is reported on stderr as
-//! `<input>:<line>: <what is wrong>`, counted in the closing [`Summary`], and skipped;
+//! `<input>:<line>: <what is wrong>` (the first ten of a process; then how many more),
+//! counted in the closing [`Summary`], and skipped;
 //! with `strict` the pipe stops at it instead. Ctrl-C (the `stop` flag) ends input
 //! cleanly: what was read is processed and flushed, and the status says `interrupted`.
 
@@ -18,7 +19,10 @@ use std::time::Duration;
 
 use crate::accounting::{Ledger, Summary};
 use crate::exit::Status;
-use crate::ndjson::{Line, MalformedLine, NdjsonReader, NdjsonWriter, ReadError};
+use crate::ndjson::{
+    Line, MalformedLine, NdjsonReader, NdjsonWriter, ReadError, report_bad_line,
+    report_unshown_bad_lines,
+};
 use crate::record::Record;
 
 /// How many entered URLs a `ledger` record holds at most.
@@ -252,7 +256,7 @@ impl<W: Write> Pipe<W> {
             }
             Err(ReadError::Malformed(m)) => {
                 self.bad_lines += 1;
-                eprintln!("{m}");
+                report_bad_line(&m);
                 if self.opts.strict {
                     return Err(PipeError::Strict(m));
                 }
@@ -285,7 +289,7 @@ impl<W: Write> Pipe<W> {
             message: message.into(),
         };
         self.bad_lines += 1;
-        eprintln!("{m}");
+        report_bad_line(&m);
         if self.opts.strict {
             return Err(PipeError::Strict(m));
         }
@@ -369,6 +373,7 @@ impl<W: Write> Pipe<W> {
     /// `None`), flushes, and returns the summary.
     pub fn finish(mut self, status: Option<Status>) -> Result<Summary, PipeError> {
         self.flush_ledger()?;
+        report_unshown_bad_lines(&self.opts.stage);
         let summary = Summary {
             stage: self.opts.stage.clone(),
             pid: std::process::id(),

@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use clap::Parser;
 
 /// mimalloc: the crawl allocates many small strings across threads (links, URLs, records),
 /// where it measured faster than glibc's allocator (BENCHMARKS.md).
@@ -15,7 +14,7 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
+    let cli: args::Cli = rip_cli::parse();
     cli.common.init_logging();
     rip_cli::exit_with("rip-discover", run(cli))
 }

@@ -284,7 +284,7 @@ where
                     Ok(line) => line,
                     Err(ReadError::Malformed(m)) => {
                         bad_lines += 1;
-                        eprintln!("{m}");
+                        rip_core::ndjson::report_bad_line(&m);
                         if config.strict {
                             return Err(FetchError::Strict(m.to_string()));
                         }
@@ -305,7 +305,7 @@ where
                     Err(message) => {
                         bad_lines += 1;
                         let m = format!("{}:{}: {message}", config.input_name, line.number());
-                        eprintln!("{m}");
+                        rip_core::ndjson::report_bad_line(&m);
                         if config.strict {
                             return Err(FetchError::Strict(m));
                         }
@@ -384,6 +384,7 @@ where
     tasks.abort_all();
 
     st.flush_ledger()?;
+    rip_core::ndjson::report_unshown_bad_lines(STAGE);
     let http = fetcher.stats();
     let mut counters: BTreeMap<String, u64> = http.counters().into_iter().collect();
     let wiki_counters = wiki_state.stats.counters();

@@ -135,7 +135,7 @@ impl Tally {
         if strict {
             return Err(crate::Error::Strict(message));
         }
-        eprintln!("{message}");
+        rip_core::ndjson::report_bad_line(&message);
         self.bad();
         Ok(())
     }

@@ -95,7 +95,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = rip_cli::parse();
     cli.common.init_logging();
     rip_cli::exit_with("rip-parse", run(cli))
 }

@@ -165,7 +165,7 @@ pub enum ConfigError {
     },
     /// The file is not valid JSON or has an unknown or mistyped field.
     #[error(
-        "{path}:{line}:{column}: {message} (hint: see crates/rip-reconcile/reconciler.schema.json)"
+        "{path}:{line}:{column}: {message} (hint: `rip-reconcile --config-schema` prints the file's schema)"
     )]
     Syntax {
         /// The file.

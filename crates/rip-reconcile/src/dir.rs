@@ -138,7 +138,7 @@ pub fn run_dir<W: Write>(reconciler: &Reconciler, dir: &Path, output: W) -> Resu
     let mut bad = 0u64;
     let mut input: BTreeMap<String, u64> = BTreeMap::new();
     let report = |message: String, bad: &mut u64| {
-        eprintln!("{message}");
+        rip_core::ndjson::report_bad_line(&message);
         *bad += 1;
     };
 

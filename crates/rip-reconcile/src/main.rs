@@ -22,6 +22,10 @@ struct Cli {
     #[arg(long, short = 'c', value_name = "FILE", env = "RIP_RECONCILER")]
     config: Option<PathBuf>,
 
+    /// Print the JSON Schema of reconciler configurations and exit.
+    #[arg(long, exclusive = true)]
+    config_schema: bool,
+
     /// Reconcile the record files (`*.json`) of this output folder in place, instead of a
     /// stream; only the summary record is written to stdout.
     #[arg(long, value_name = "DIR", conflicts_with = "input")]
@@ -29,12 +33,17 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = rip_cli::parse();
     cli.common.init_logging();
     rip_cli::exit_with("rip-reconcile", run(cli))
 }
 
 fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
+    if cli.config_schema {
+        let schema = include_str!("../reconciler.schema.json");
+        std::io::Write::write_all(&mut std::io::stdout(), schema.as_bytes())?;
+        return Ok(rip_core::Status::Complete);
+    }
     let reconciler = match &cli.config {
         None => Reconciler::default_reconciler(),
         Some(path) => {

@@ -1,6 +1,5 @@
 //! `rip-route`: see the library docs. This file is glue.
 
-use anyhow::Context as _;
 use clap::Parser;
 use rip_route::{Config, Policy};
 use std::path::PathBuf;
@@ -28,6 +27,10 @@ struct Cli {
     #[arg(long, value_name = "N")]
     max_retries: Option<u32>,
 
+    /// Print the JSON Schema of policy files and exit.
+    #[arg(long, exclusive = true)]
+    policy_schema: bool,
+
     /// The longest Retry-After hint honoured between rounds, e.g. 90s or 5m
     /// [default: the policy's maxRetryAfter, else 5m].
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
@@ -35,12 +38,18 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = rip_cli::parse();
     cli.common.init_logging();
     rip_cli::exit_with("rip-route", run(cli))
 }
 
 fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
+    if cli.policy_schema {
+        let schema = schemars::schema_for!(rip_route::PolicySpec);
+        let text = serde_json::to_string_pretty(&schema)? + "\n";
+        std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes())?;
+        return Ok(rip_core::Status::Complete);
+    }
     let mut policy = match &cli.policy {
         Some(path) => Policy::from_file(path)?,
         None => Policy::default(),
@@ -60,6 +69,6 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
     config.pipe.input_name = input_name;
     config.pipe.strict = cli.common.strict;
     config.pipe.stop = Some(stop);
-    let summary = rip_route::run(config, input, std::io::stdout()).context("rip-route")?;
+    let summary = rip_route::run(config, input, std::io::stdout())?;
     Ok(summary.status)
 }

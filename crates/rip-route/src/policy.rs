@@ -27,7 +27,7 @@ pub enum PolicyError {
         source: std::io::Error,
     },
     /// The file is not valid TOML or JSON of the policy's shape.
-    #[error("{path}: {message} (hint: see docs/schemas/policy.schema.json)")]
+    #[error("{path}: {message} (hint: `rip-route --policy-schema` prints the file's schema)")]
     Syntax {
         /// The file.
         path: PathBuf,

@@ -133,13 +133,10 @@ impl GraphOptions {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = rip_cli::parse();
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(error) => {
-            eprintln!("rip-testserver: {error:#}");
-            ExitCode::from(2)
-        }
+        Err(error) => rip_cli::exit_with_error("rip-testserver", &error),
     }
 }
 

@@ -1,6 +1,5 @@
 //! `rip-write`: see the library docs. This file is glue.
 
-use anyhow::Context as _;
 use clap::Parser;
 use rip_write::{Config, Mode};
 use std::path::PathBuf;
@@ -50,7 +49,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = rip_cli::parse();
     cli.common.init_logging();
     rip_cli::exit_with("rip-write", run(cli))
 }
@@ -68,6 +67,6 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
     config.pipe.input_name = input_name;
     config.pipe.strict = cli.common.strict;
     config.pipe.stop = Some(stop);
-    let summary = rip_write::run(config, input, std::io::stdout()).context("rip-write")?;
+    let summary = rip_write::run(config, input, std::io::stdout())?;
     Ok(summary.status)
 }

@@ -1,6 +1,5 @@
 //! `ripperoni`: see the library docs. This file is glue: arguments → library → exit code.
 
-use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -72,14 +71,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = rip_cli::parse();
     match run(cli) {
         Ok(code) => ExitCode::from(code),
-        Err(err) if err.chain().any(rip_core::is_broken_pipe) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("ripperoni: error: {err:#}");
-            ExitCode::from(rip_core::exit::FATAL)
-        }
+        Err(err) => rip_cli::exit_with_error("ripperoni", &err),
     }
 }
 
@@ -136,7 +131,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 restart,
                 bin_dir,
             };
-            let outcome = ripperoni::runner::run(&loaded, &opts).context("ripperoni run")?;
+            let outcome = ripperoni::runner::run(&loaded, &opts)?;
             if !quiet {
                 eprint!("{}", summary(&outcome));
             }

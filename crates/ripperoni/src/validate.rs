@@ -68,7 +68,7 @@ pub enum StateError {
 
 fn render_problems(path: &Path, problems: &[Problem]) -> String {
     let mut s = format!(
-        "state file {} has {} problem{} (schema: docs/schemas/state.schema.json, `ripperoni schema`):",
+        "state file {} has {} problem{} (its schema: `ripperoni schema`):",
         path.display(),
         problems.len(),
         if problems.len() == 1 { "" } else { "s" }

@@ -431,7 +431,7 @@ where
                     Ok(line) => line,
                     Err(ReadError::Malformed(m)) => {
                         crawl.bad_lines += 1;
-                        eprintln!("{m}");
+                        rip_core::ndjson::report_bad_line(&m);
                         if crawl.cfg.strict {
                             return Err(DiscoverError::Strict(m.to_string()));
                         }
@@ -454,7 +454,7 @@ where
                     Err(message) => {
                         crawl.bad_lines += 1;
                         let m = format!("{}:{}: {message}", crawl.cfg.input_name, line.number());
-                        eprintln!("{m}");
+                        rip_core::ndjson::report_bad_line(&m);
                         if crawl.cfg.strict {
                             return Err(DiscoverError::Strict(m));
                         }

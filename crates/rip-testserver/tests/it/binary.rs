@@ -150,7 +150,7 @@ fn a_bad_plan_is_reported_with_its_location() {
         .arg(&plan)
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(output.status.code(), Some(1));
     assert!(output.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
