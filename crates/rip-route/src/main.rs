@@ -31,6 +31,12 @@ struct Cli {
     #[arg(long, exclusive = true)]
     policy_schema: bool,
 
+    /// The last rip-route of the pipeline: no rip-fetch follows, so a failure that would
+    /// be retried or resolved is captured instead (whatever --max-retries says). Give it to
+    /// the rip-route of the last fetch round and to the one after rip-parse.
+    #[arg(long = "final")]
+    final_round: bool,
+
     /// The longest Retry-After hint honoured between rounds, e.g. 90s or 5m
     /// [default: the policy's maxRetryAfter, else 5m].
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
@@ -64,6 +70,7 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
     let (input, input_name) = cli.common.open_input()?;
     let mut config = Config {
         policy,
+        final_round: cli.final_round,
         ..Config::default()
     };
     config.pipe.input_name = input_name;

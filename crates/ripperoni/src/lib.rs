@@ -15,8 +15,12 @@
 //! records (`rip-write`), `failures.json`, `stream.ndjson` (the final stream: records,
 //! ledgers and every stage's summary), `crawl-health.json` and `report.html`
 //! (`rip-reconcile --dir`, `rip-health --dir --html`), and `.ripperoni/` (crawl state,
-//! each stage's stderr, what a resumed run needs). Every run appends a [`runlog::RunRecord`]
-//! to `<basePath>/runs.ndjson`.
+//! each stage's stderr, what a resumed run needs). A run writes all that beside the
+//! output folder, in `<basePath>/.<target>.staging/<target>/`, and replaces the output
+//! folder with it, at once, only when it is complete or partial with something in it: a
+//! run that is not ready, fails, or is stopped before anything came out leaves the
+//! previous output as it was ([`runner`]). Every run appends a [`runlog::RunRecord`] to
+//! `<basePath>/runs.ndjson`, which says when the output was kept and where the run is.
 //!
 //! Exit codes: 0 complete, 1 fatal, 2 partial, 3 not ready (the start URL is not there
 //! yet), 130 interrupted (rerun the same command to resume).

@@ -98,7 +98,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
                 state.display(),
                 plan.target,
                 plan.rounds,
-                plan.dir.display()
+                plan.output.dir.display()
             )?;
         }
         Command::Scaffold {
@@ -134,6 +134,10 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
             let outcome = ripperoni::runner::run(&loaded, &opts)?;
             if !quiet {
                 eprint!("{}", summary(&outcome));
+            }
+            // Said even with -q: the output folder was not replaced.
+            if let Some(note) = &outcome.kept_note {
+                eprintln!("{note}");
             }
             return Ok(outcome.exit_code);
         }

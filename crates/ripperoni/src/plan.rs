@@ -4,13 +4,18 @@
 //!
 //! ```text
 //! rip-discover START… --state DIR … | rip-fetch … | rip-route --max-retries K-1 …   (K rounds)
-//!   | rip-parse [--rules R] | rip-route … | rip-write --out BASE --target T > T/stream.ndjson
-//! rip-reconcile [-c RECONCILER] --dir BASE/T
-//! rip-health --dir BASE/T --html BASE/T/report.html
+//!   | rip-parse [--rules R] | rip-route … | rip-write --out STAGING --target T > STAGING/T/stream.ndjson
+//! rip-reconcile [-c RECONCILER] --dir STAGING/T
+//! rip-health --dir STAGING/T --html STAGING/T/report.html
 //! ```
 //!
+//! A run writes beside the output folder `BASE/T`, in `STAGING/T` (`STAGING` is
+//! `BASE/.T.staging`, on the same filesystem), which is put in the output folder's place
+//! at the end ([`crate::runner`] decides whether it is); the previous output stays as it
+//! is until then.
+//!
 //! With `urls` there is no discovery: the list enters as `ref` records (a file the run
-//! writes, [`Plan::input_file`]) read by `rip-check`, in `rip-discover`'s place.
+//! writes, [`Folder::input_file`]) read by `rip-check`, in `rip-discover`'s place.
 
 use crate::state::Format;
 use crate::validate::Loaded;
@@ -74,6 +79,53 @@ pub enum Role {
     Write,
 }
 
+/// A folder a run writes: the docs and error documents, `stream.ndjson`, the report, and
+/// `.ripperoni/` (crawl state, logs, the source's input, the resume marker).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Folder {
+    /// The folder.
+    pub dir: PathBuf,
+    /// `<dir>/.ripperoni`: what ripperoni keeps for itself; also the sign that ripperoni
+    /// wrote the folder.
+    pub work: PathBuf,
+    /// `<dir>/stream.ndjson`: the final stream.
+    pub stream: PathBuf,
+    /// `<dir>/report.html`.
+    pub report: PathBuf,
+}
+
+impl Folder {
+    fn new(dir: PathBuf) -> Self {
+        let work = dir.join(".ripperoni");
+        Self {
+            stream: dir.join("stream.ndjson"),
+            report: dir.join("report.html"),
+            work,
+            dir,
+        }
+    }
+
+    /// The source's input file, when it reads one (listed URLs, carried records).
+    pub fn input_file(&self) -> PathBuf {
+        self.work.join(INPUT_FILE)
+    }
+
+    /// Each stage's stderr, one file per stage.
+    pub fn logs(&self) -> PathBuf {
+        self.work.join("logs")
+    }
+
+    /// `rip-discover --state`: the crawl's journal.
+    pub fn crawl_state(&self) -> PathBuf {
+        self.work.join("discover")
+    }
+
+    /// Left by an interrupted run that the same command resumes.
+    pub fn resume_marker(&self) -> PathBuf {
+        self.work.join("resume.json")
+    }
+}
+
 /// Everything a run does, decided from the state file before anything starts.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -81,14 +133,14 @@ pub struct Plan {
     pub target: String,
     /// `<basePath>`.
     pub base: PathBuf,
-    /// `<basePath>/<target>`: the output folder.
-    pub dir: PathBuf,
-    /// `<basePath>/<target>/.ripperoni`: crawl state, logs, carried records.
-    pub work: PathBuf,
-    /// Where the final stream goes: `<dir>/stream.ndjson`.
-    pub stream: PathBuf,
-    /// `<dir>/report.html`.
-    pub report: PathBuf,
+    /// `<basePath>/<target>`: the output folder, holding the last run that was put in
+    /// place.
+    pub output: Folder,
+    /// `<basePath>/.<target>.staging`: where a run writes before it is put in place.
+    pub staging: PathBuf,
+    /// `<staging>/<target>`: the folder this run's stages write, which becomes the
+    /// output folder.
+    pub next: Folder,
     /// `<basePath>/runs.ndjson`.
     pub runs: PathBuf,
     /// The pipeline, first stage first, with each stage's role.
@@ -109,8 +161,8 @@ impl Plan {
     pub fn new(l: &Loaded) -> Self {
         let st = &l.state;
         let base = st.output.base_path.clone();
-        let dir = base.join(&l.target);
-        let work = dir.join(".ripperoni");
+        let staging = base.join(format!(".{}.staging", l.target));
+        let next = Folder::new(staging.join(&l.target));
         let cache_dir = st
             .cache
             .dir
@@ -134,12 +186,7 @@ impl Plan {
 
         let mut stages = Vec::new();
         let mut url_refs = Vec::new();
-        let resolve = |u: &String| match (&st.base_url, url::Url::parse(u)) {
-            (_, Ok(_)) | (None, _) => u.clone(),
-            (Some(b), Err(_)) => url::Url::parse(b)
-                .and_then(|b| b.join(u))
-                .map_or_else(|_| u.clone(), |j| j.to_string()),
-        };
+        let resolve = |u: &String| st.entry_url(u);
         if let Some(urls) = &st.urls {
             // Discovery is skipped: the listed pages enter as refs, through rip-check (a
             // pass-through that checks them), the source Ctrl-C stops first.
@@ -203,7 +250,7 @@ impl Plan {
                 c.rate_limit_ms.unwrap_or(st.rate_limit_ms),
                 c.jitter_ms.unwrap_or(st.jitter_ms),
             );
-            discover.path("--state", &work.join("discover"));
+            discover.path("--state", &next.crawl_state());
             stages.push((Role::Source, discover));
         }
 
@@ -220,7 +267,7 @@ impl Plan {
             stages.push((Role::Route(round), route(l)));
         }
         if st.include_raw_content {
-            let mut raw = write(l, &base);
+            let mut raw = write(l, &staging);
             raw.arg("--raw").arg("--no-failures-file");
             stages.push((Role::Write, raw));
         }
@@ -236,25 +283,23 @@ impl Plan {
         }
         stages.push((Role::Parse, parse));
         stages.push((Role::Route(0), route(l)));
-        stages.push((Role::Write, write(l, &base)));
+        stages.push((Role::Write, write(l, &staging)));
 
         let mut reconcile = Stage::new("rip-reconcile");
         if let Some(c) = &st.reconciler {
             reconcile.path("-c", c);
         }
-        reconcile.path("--dir", &dir);
+        reconcile.path("--dir", &next.dir);
         let mut health = Stage::new("rip-health");
-        let report = dir.join("report.html");
-        health.path("--dir", &dir).path("--html", &report);
+        health.path("--dir", &next.dir).path("--html", &next.report);
 
         Self {
             target: l.target.clone(),
             runs: base.join("runs.ndjson"),
-            stream: dir.join("stream.ndjson"),
-            report,
+            output: Folder::new(base.join(&l.target)),
             base,
-            dir,
-            work,
+            staging,
+            next,
             stages,
             finish: vec![reconcile, health],
             url_refs,
@@ -262,31 +307,29 @@ impl Plan {
         }
     }
 
-    /// The source's input file, when it reads one.
-    pub fn input_file(&self) -> PathBuf {
-        self.work.join(INPUT_FILE)
-    }
-
     /// The pipeline and what follows it, as shell commands a person can copy, change and
-    /// run by hand. `with_input`: the source reads [`Plan::input_file`].
+    /// run by hand: a fresh run written beside the output folder, then put in its place.
+    /// `with_input`: the source reads [`Folder::input_file`].
     pub fn shell(&self, with_input: bool) -> String {
-        let mut out = String::new();
-        out.push_str(&format!(
-            "mkdir -p {}\n",
-            quote(&self.work.display().to_string())
-        ));
+        let q = |p: &Path| quote(&p.display().to_string());
+        let (output, staging, next) = (q(&self.output.dir), q(&self.staging), q(&self.next.dir));
+        let mut out = format!(
+            "# A fresh run, written beside the previous output ({output}) until it is done.\n\
+             rm -rf {staging}\nmkdir -p {}\n",
+            q(&self.next.work)
+        );
         if !self.url_refs.is_empty() {
             // The listed URLs, one `ref` each: the source's input.
             out.push_str(&format!(
                 "cat > {} <<'URLS'\n{}\nURLS\n",
-                quote(&self.input_file().display().to_string()),
+                q(&self.next.input_file()),
                 self.url_refs.join("\n")
             ));
         }
         for (i, (_, stage)) in self.stages.iter().enumerate() {
             let mut s = stage.clone();
             if i == 0 && (with_input || !self.url_refs.is_empty()) {
-                s.path("-i", &self.input_file());
+                s.path("-i", &self.next.input_file());
             }
             if i > 0 {
                 out.push_str("  | ");
@@ -298,17 +341,24 @@ impl Plan {
                 ""
             });
         }
-        out.push_str(&format!(
-            " > {}\n",
-            quote(&self.stream.display().to_string())
-        ));
+        out.push_str(&format!(" > {}\n", q(&self.next.stream)));
         for s in &self.finish {
             out.push_str(&s.shell());
             out.push('\n');
         }
+        out.push_str(&format!(
+            "# Put in place of the previous output (`ripperoni run` does so only when the run \
+             is complete or partial).\n\
+             if [ -e {output} ]; then mv {output} {staging}/{PREVIOUS}; fi\n\
+             mv {next} {output} && rm -rf {staging}\n"
+        ));
         out
     }
 }
+
+/// During a swap, where the previous output waits to be removed: `<staging>/.previous` (a
+/// target's name cannot start with `.`).
+pub const PREVIOUS: &str = ".previous";
 
 fn route(l: &Loaded) -> Stage {
     let mut r = Stage::new("rip-route");

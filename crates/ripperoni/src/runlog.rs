@@ -96,8 +96,20 @@ pub struct RunRecord {
     pub errors: Vec<String>,
     /// Every stage process.
     pub stages: Vec<StageRun>,
-    /// The output folder.
+    /// The output folder (`<basePath>/<target>`).
     pub output: String,
+    /// Set when this run was not put in the output folder (not ready, failed, stopped
+    /// before anything came out): the previous output, left there as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<String>,
+    /// Set when this run was not put in the output folder: where it is, report and all
+    /// (`<basePath>/.<target>.staging/<target>`, until the next run of the target).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<String>,
+    /// This run's stage logs (one file per stage's stderr), in the output folder or in
+    /// `attempt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logs: Option<String>,
 }
 
 impl RunRecord {

@@ -101,7 +101,8 @@ pub enum ScaffoldError {
     Exists(PathBuf),
     /// The name cannot be a target name.
     #[error(
-        "`{0}` cannot name a target: use letters, digits, `-`, `_` (it becomes the output folder's name)"
+        "`{0}` cannot name a target: use {rule} (it becomes the output folder's name)",
+        rule = crate::state::TARGET_NAME_RULE
     )]
     Name(String),
     /// Writing failed.
@@ -118,11 +119,7 @@ pub enum ScaffoldError {
 /// `<dir>/<name>.policy.toml`; returns their paths.
 /// Refuses to overwrite.
 pub fn write(dir: &Path, name: &str, base_url: &str) -> Result<Vec<PathBuf>, ScaffoldError> {
-    let ok = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'));
-    if !ok {
+    if !crate::state::is_target_name(name) {
         return Err(ScaffoldError::Name(name.to_owned()));
     }
     let state_path = dir.join(format!("{name}{}", crate::state::SUFFIX));

@@ -315,23 +315,45 @@ pub fn json_schema() -> String {
     rip_core::published_schema::publish(serde_json::to_value(&schema).expect("a schema serialises"))
 }
 
+/// What a target's name may be, as error messages say it. The name becomes the output
+/// folder's and the argument of `rip-write --target`; a leading `-` would read as an
+/// option, a leading `.` as a hidden folder (and `.<target>.staging` is ripperoni's).
+pub const TARGET_NAME_RULE: &str =
+    "letters, digits, `-`, `_` and `.`, not starting with `-` or `.`";
+
+/// Whether `name` follows [`TARGET_NAME_RULE`].
+pub fn is_target_name(name: &str) -> bool {
+    !name.starts_with(['-', '.'])
+        && !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
 /// The target's name of a state file: its file name without `.state.json` (or without
-/// `.json`, for a file not named the usual way).
+/// `.json`, for a file not named the usual way), when it follows [`TARGET_NAME_RULE`].
 pub fn target_name(path: &Path) -> Option<String> {
     let name = path.file_name()?.to_str()?;
     let stem = name
         .strip_suffix(SUFFIX)
         .or_else(|| name.strip_suffix(".json"))
         .unwrap_or(name);
-    let plain = !stem.is_empty()
-        && !stem.starts_with('.')
-        && stem
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    plain.then(|| stem.to_owned())
+    is_target_name(stem).then(|| stem.to_owned())
 }
 
 impl State {
+    /// The URL an entry of `urls` or `crawler.startUrls` enters the pipeline as: an
+    /// absolute URL as it is written (a `ref`'s URL is an identity, carried byte for
+    /// byte), a relative one joined to `baseUrl`.
+    pub fn entry_url(&self, u: &str) -> String {
+        match (&self.base_url, url::Url::parse(u)) {
+            (_, Ok(_)) | (None, _) => u.to_owned(),
+            (Some(b), Err(_)) => url::Url::parse(b)
+                .and_then(|b| b.join(u))
+                .map_or_else(|_| u.to_owned(), |j| j.to_string()),
+        }
+    }
+
     /// The serialised form of a state file a person would write: the given fields only.
     pub fn to_pretty_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).expect("a state serialises");

@@ -5,6 +5,7 @@
 pub use crate::schema_errors::schema_problems;
 use crate::state::{self, CacheMode, Format, State};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -53,7 +54,8 @@ pub enum StateError {
     },
     /// The name does not give a target name.
     #[error(
-        "state file {0}: its name must be `<target>.state.json`, the target a plain name (letters, digits, `-`, `_`, `.`)"
+        "state file {0}: its name must be `<target>.state.json`, the target a plain name ({rule})",
+        rule = crate::state::TARGET_NAME_RULE
     )]
     Name(PathBuf),
     /// Problems with the content.
@@ -380,6 +382,50 @@ pub fn contradictions(st: &State) -> Vec<Problem> {
                 "expected an HTTP header name (a token) and a one-line value".into(),
             );
         }
+    }
+    if let Some(urls) = &st.urls {
+        out.extend(duplicate_urls(st, urls));
+    }
+    out
+}
+
+/// Entries of `urls` that name a page listed before: the same URL once resolved against
+/// `baseUrl` (fetched twice, one URL with two outcomes: the books cannot balance), or the
+/// same page once canonicalised as rip-discover canonicalises links (fragment, case,
+/// default port, escapes, `utm_*` parameters: fetched twice, two docs of one page).
+fn duplicate_urls(st: &State, urls: &[String]) -> Vec<Problem> {
+    let canonicalizer = rip_url::Canonicalizer::default();
+    let (mut entries, mut pages) = (HashMap::new(), HashMap::new());
+    let mut out = Vec::new();
+    for (i, u) in urls.iter().enumerate() {
+        let entry = st.entry_url(u);
+        let page = canonicalizer
+            .parse(&entry)
+            .map_or_else(|_| entry.clone(), |c| c.to_string());
+        let message = if let Some(&first) = entries.get(&entry) {
+            Some(format!(
+                "`{u}` is listed already, as `urls[{first}]` (`{}`): one URL, one page, one \
+                 outcome (hint: list it once)",
+                urls[first]
+            ))
+        } else {
+            pages.get(&page).map(|&first| {
+                format!(
+                    "`{u}` is the same page as `urls[{first}]` (`{}`) once canonicalised \
+                     (`{page}`): it would be fetched twice and give two docs (hint: list it \
+                     once)",
+                    urls[first]
+                )
+            })
+        };
+        if let Some(message) = message {
+            out.push(Problem {
+                field: format!("urls[{i}]"),
+                message,
+            });
+        }
+        entries.entry(entry).or_insert(i);
+        pages.entry(page).or_insert(i);
     }
     out
 }

@@ -14,7 +14,7 @@ const FETCH: &str = "rip-fetch -q --delay 0ms --jitter 0ms --cache off --no-shar
     --attempts 2 --retry-base 10ms";
 const DISCOVER: &str = "rip-discover -q --delay 0ms --jitter 0ms --cache off";
 const REST: &str = "rip-parse -q --rules RULES | rip-route -q --max-retries 0 \
-    | rip-write -q --out out --target wiki > stream.ndjson; p1=\"${PIPESTATUS[*]}\"; \
+    | rip-write -q --out out --name wiki > stream.ndjson; p1=\"${PIPESTATUS[*]}\"; \
     rip-reconcile -q < stream.ndjson | rip-health -q > crawl-health.json; \
     echo \"$p1 ${PIPESTATUS[*]}\"";
 

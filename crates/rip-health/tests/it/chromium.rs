@@ -52,7 +52,7 @@ fn the_html_report_renders_in_headless_chromium() {
     let html = tmp.path().join("report.html");
     let input = std::fs::read_to_string(testdata("health/lost.reconciled.ndjson")).unwrap();
     let r = run(
-        &["--html", html.to_str().unwrap(), "--out", "-"],
+        &["--html", html.to_str().unwrap(), "--json", "-"],
         Some(&input),
     );
     assert_eq!(r.code, 2, "{}", r.stderr);

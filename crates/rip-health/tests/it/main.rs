@@ -72,7 +72,7 @@ pub fn assert_problem(report: &Report, start: &str) {
 #[test]
 fn the_worked_example_has_exactly_the_references_shape_and_numbers() {
     let r = run(
-        &["--target", "aonprd"],
+        &["--name", "aonprd"],
         Some(&golden("aon.reconciled.ndjson")),
     );
     assert_eq!(r.code, 2, "two pages are missing: {}", r.stderr);
@@ -259,7 +259,7 @@ fn empty_input_is_not_complete_and_says_nothing_was_scraped() {
     let tmp = tempfile::tempdir().unwrap();
     let html = tmp.path().join("report.html");
     let r = run(
-        &["--target", "empty", "--html", html.to_str().unwrap()],
+        &["--name", "empty", "--html", html.to_str().unwrap()],
         None,
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -286,7 +286,7 @@ fn an_empty_folder_is_not_complete_even_without_the_ledger() {
     let dir = tmp.path().join("emptydir");
     std::fs::create_dir(&dir).unwrap();
     for extra in [&[][..], &["--no-ledger"][..]] {
-        let mut args = vec!["--dir", dir.to_str().unwrap(), "--out", "-"];
+        let mut args = vec!["--dir", dir.to_str().unwrap(), "--json", "-"];
         args.extend_from_slice(extra);
         let r = run(&args, None);
         assert_eq!(r.code, 2, "{extra:?}: {}", r.stderr);
@@ -463,14 +463,14 @@ fn folder_mode_reads_record_files_and_bookkeeping() {
     std::fs::write(dir.join("failures.json"), "[]").unwrap();
 
     // Without bookkeeping the books cannot be checked.
-    let r = run(&["--dir", dir.to_str().unwrap(), "--out", "-"], None);
+    let r = run(&["--dir", dir.to_str().unwrap(), "--json", "-"], None);
     let report = r.report();
     assert_eq!(report.target, "site");
     assert_eq!(report.totals.concepts, 9);
     assert_eq!(report.totals.captured_elsewhere, 1);
     assert!(!report.ledger.checked && !report.complete);
     let r = run(
-        &["--dir", dir.to_str().unwrap(), "--out", "-", "--no-ledger"],
+        &["--dir", dir.to_str().unwrap(), "--json", "-", "--no-ledger"],
         None,
     );
     assert!(
@@ -498,7 +498,7 @@ fn folder_mode_reads_record_files_and_bookkeeping() {
 fn the_pipeline_as_a_user_types_it() {
     let tmp = tempfile::tempdir().unwrap();
     let script = format!(
-        "rip-reconcile -q -c {config} < {input} | rip-health --html {dir}/report.html > {dir}/crawl-health.json; \
+        "rip-reconcile -q --config {config} < {input} | rip-health --html {dir}/report.html > {dir}/crawl-health.json; \
          echo \"${{PIPESTATUS[@]}}\"",
         config = testdata("reconcile/site.json").display(),
         input = testdata("health/site.ndjson").display(),
@@ -564,7 +564,7 @@ fn folder_mode_reads_jsonl_files_as_records() {
     std::fs::write(dir.join("errors.jsonl"), of("error")).unwrap();
     std::fs::write(dir.join("expected.jsonl"), of("expected")).unwrap();
     let r = run(
-        &["--dir", dir.to_str().unwrap(), "--out", "-", "--no-ledger"],
+        &["--dir", dir.to_str().unwrap(), "--json", "-", "--no-ledger"],
         None,
     );
     let report = r.report();

@@ -78,8 +78,8 @@ fn a_real_pipeline_is_reconciled_and_its_books_balance() {
     let route = "rip-route --max-retries 1 -q";
     let script = format!(
         "{FETCH} < refs.ndjson | {route} | {FETCH} | {route} | rip-parse -q \
-         | rip-write -q --out out --target site > stream.ndjson; \
-         rip-reconcile -q -c reconciler.json < stream.ndjson \
+         | rip-write -q --out out --name site > stream.ndjson; \
+         rip-reconcile -q --config reconciler.json < stream.ndjson \
          | rip-health -q --html report.html > crawl-health.json; echo \"${{PIPESTATUS[@]}}\""
     );
     let out = rip_testkit::run_shell(&script, Some(dir));
@@ -144,7 +144,7 @@ fn a_real_pipeline_is_reconciled_and_its_books_balance() {
     // The folder rip-write filled, reconciled in place and reported on.
     let site = dir.join("out/site");
     let script = format!(
-        "rip-reconcile -q -c reconciler.json --dir {s} > /dev/null && rip-health -q --dir {s} --no-ledger; echo $?",
+        "rip-reconcile -q --config reconciler.json --dir {s} > /dev/null && rip-health -q --dir {s} --no-ledger; echo $?",
         s = site.display()
     );
     let out = rip_testkit::run_shell(&script, Some(dir));

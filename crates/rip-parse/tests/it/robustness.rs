@@ -97,7 +97,7 @@ fn a_huge_attribute_is_parsed() {
 fn bodies_over_the_size_limit_are_resource_failures() {
     let body = "<p>x</p>".repeat(200_000); // 1.6 MB
     let (v, _) = one(
-        &["--max-body", "1"],
+        &["--max-body", "1MiB"],
         page("http://h/big", "text/html", body.as_bytes(), false),
     );
     assert_failure(&v, "parse.body", "RESOURCE");

@@ -70,7 +70,7 @@ fn verdicts_are_written_into_each_error_file() {
     let config = testdata("reconcile/site.json");
     let r = run(
         &[
-            "-c",
+            "--config",
             config.to_str().unwrap(),
             "--dir",
             dir.to_str().unwrap(),
@@ -126,7 +126,7 @@ fn verdicts_are_written_into_each_error_file() {
     // A second run changes nothing.
     let r = run(
         &[
-            "-c",
+            "--config",
             config.to_str().unwrap(),
             "--dir",
             dir.to_str().unwrap(),
@@ -185,7 +185,7 @@ fn a_jsonl_folder_gets_its_errors_file_rewritten() {
     let config = testdata("reconcile/site.json");
     let r = run(
         &[
-            "-c",
+            "--config",
             config.to_str().unwrap(),
             "--dir",
             dir.to_str().unwrap(),

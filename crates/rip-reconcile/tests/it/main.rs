@@ -143,7 +143,7 @@ fn a_same_id_page_with_another_name_does_not_match() {
         .collect();
     let config = testdata("reconcile/aon.json");
     // From stdin: this also exercises the temporary copy of a one-time input.
-    let r = run(&["-c", config.to_str().unwrap()], Some(&without));
+    let r = run(&["--config", config.to_str().unwrap()], Some(&without));
     assert_eq!(r.code, 0, "{}", r.stderr);
     let (errors, _) = verdicts(&r.stdout);
     assert_eq!(
@@ -158,7 +158,7 @@ fn a_same_id_page_with_another_name_does_not_match() {
     std::fs::write(&key_only, r#"{"key":{"urlPattern":"[?&]ID=(\\d+)"}}"#).unwrap();
     let r = run(
         &[
-            "-c",
+            "--config",
             key_only.to_str().unwrap(),
             "-i",
             testdata("health/aon.ndjson").to_str().unwrap(),
@@ -185,7 +185,7 @@ fn demo_site_shape_key_from_path_tail_and_name_from_page_title() {
     let input = testdata("health/site.ndjson");
     let r = run(
         &[
-            "-c",
+            "--config",
             config.to_str().unwrap(),
             "-i",
             input.to_str().unwrap(),
@@ -213,7 +213,7 @@ fn stdin_and_file_give_the_same_stream() {
     let input = testdata("health/site.ndjson");
     let from_file = run(
         &[
-            "-c",
+            "--config",
             config.to_str().unwrap(),
             "-i",
             input.to_str().unwrap(),
@@ -221,7 +221,7 @@ fn stdin_and_file_give_the_same_stream() {
         None,
     );
     let text = std::fs::read_to_string(&input).unwrap();
-    let from_stdin = run(&["-c", config.to_str().unwrap()], Some(&text));
+    let from_stdin = run(&["--config", config.to_str().unwrap()], Some(&text));
     let body = |s: &str| {
         s.lines()
             .filter(|l| !l.contains("\"stage\":\"rip-reconcile\""))
@@ -254,7 +254,7 @@ fn bad_lines_and_bad_error_records_are_reported_and_the_rest_reconciled() {
     lines.insert(3, r#"{"_type":"error","url":"http://h/x"}"#); // no `errors`
     let text = lines.join("\n") + "\n";
     let config = testdata("reconcile/site.json");
-    let r = run(&["-c", config.to_str().unwrap()], Some(&text));
+    let r = run(&["--config", config.to_str().unwrap()], Some(&text));
     assert_eq!(r.code, 2, "partial: {}", r.stderr);
     assert!(r.stderr.contains("-:2: not JSON"), "{}", r.stderr);
     assert!(
@@ -281,7 +281,7 @@ fn a_bad_config_names_the_file_line_and_field() {
         "{\n  \"key\": { \"pathTail\": true },\n  \"nmae\": {}\n}\n",
     )
     .unwrap();
-    let r = run(&["-c", path.to_str().unwrap()], Some(""));
+    let r = run(&["--config", path.to_str().unwrap()], Some(""));
     assert_eq!(r.code, 1);
     assert!(
         r.stderr.contains(&format!("{}:3:", path.display()))
@@ -290,7 +290,7 @@ fn a_bad_config_names_the_file_line_and_field() {
         r.stderr
     );
     std::fs::write(&path, r#"{"key":{"urlPattern":"ID=("}}"#).unwrap();
-    let r = run(&["-c", path.to_str().unwrap()], Some(""));
+    let r = run(&["--config", path.to_str().unwrap()], Some(""));
     assert_eq!(r.code, 1);
     assert!(
         r.stderr.contains("`key.urlPattern`: bad regex `ID=(`"),
@@ -346,7 +346,7 @@ fn the_reconciled_goldens_of_rip_health_are_current() {
         let r = run(
             &[
                 "-q",
-                "-c",
+                "--config",
                 config.to_str().unwrap(),
                 "-i",
                 input.to_str().unwrap(),
@@ -371,7 +371,7 @@ fn the_reconciled_goldens_of_rip_health_are_current() {
 #[test]
 fn ctrl_c_writes_what_was_read_unreconciled_and_exits_130() {
     let mut child = Command::new(BIN)
-        .args(["-c", testdata("reconcile/site.json").to_str().unwrap()])
+        .args(["--config", testdata("reconcile/site.json").to_str().unwrap()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -241,7 +241,7 @@ fn the_ledger_balances_through_rip_write_even_into_a_read_only_folder() {
     // A writable folder: one file per URL that entered, and failures.json.
     let p = pipeline(
         dir.path(),
-        &format!("{head} | rip-write --out out --target site"),
+        &format!("{head} | rip-write --out out --name site"),
     );
     let out = assert_balanced(&p.records, &["doc", "error", "expected"]);
     let mut files: Vec<String> = std::fs::read_dir(dir.path().join("out/site"))
@@ -265,7 +265,7 @@ fn the_ledger_balances_through_rip_write_even_into_a_read_only_folder() {
     std::fs::write(dir.path().join("refs.ndjson"), refs(&fresh)).unwrap();
     let p = pipeline(
         dir.path(),
-        &format!("{head} | {wrap} rip-write --out ro --target site"),
+        &format!("{head} | {wrap} rip-write --out ro --name site"),
     );
     assert!(
         p.codes.ends_with(" 2"),

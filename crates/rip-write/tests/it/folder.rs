@@ -18,7 +18,7 @@ fn a_read_only_folder_turns_each_write_into_a_failure_annotation() {
     let input = all_kinds();
     let r = write_with(
         &prefix,
-        &["--out", dir.path().to_str().unwrap(), "--target", "site"],
+        &["--out", dir.path().to_str().unwrap(), "--name", "site"],
         &input,
     );
     assert_eq!(r.code, 2, "partial: {}", r.stderr);

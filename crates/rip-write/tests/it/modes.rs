@@ -8,7 +8,7 @@ fn files_mode_writes_one_json_per_terminal_record_and_passes_everything_through(
     let dir = tempfile::tempdir().unwrap();
     let input = all_kinds();
     let r = write(
-        &["--out", dir.path().to_str().unwrap(), "--target", "site"],
+        &["--out", dir.path().to_str().unwrap(), "--name", "site"],
         &input,
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -189,7 +189,7 @@ fn a_target_that_is_not_a_plain_name_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     for bad in ["..", "a/b", ""] {
         let out = std::process::Command::new(BIN)
-            .args(["--out", dir.path().to_str().unwrap(), "--target", bad])
+            .args(["--out", dir.path().to_str().unwrap(), "--name", bad])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(1), "{bad}");

@@ -224,3 +224,78 @@ fn a_scaffold_runs_as_it_is_against_the_demo_site() {
         .count();
     assert!(items >= 1, "item docs are written");
 }
+
+#[test]
+fn a_target_name_must_be_a_plain_name_not_an_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for bad in ["-r", ".hidden", "a/b", "a b", ""] {
+        let o = run(&["scaffold", "--dir", d, "--", bad]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{bad:?}: {err}");
+        assert!(
+            err.contains(&format!("`{bad}` cannot name a target"))
+                && err.contains("letters, digits, `-`, `_` and `.`")
+                && err.contains("not starting with `-` or `.`"),
+            "{bad:?}: {err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing written"
+    );
+    for good in ["a", "my-site_2", "docs.v2", "R2"] {
+        let o = run(&["scaffold", "--dir", d, good]);
+        assert!(o.status.success(), "{good}: {}", stderr(&o));
+    }
+    // A state file whose name gives such a target is refused the same way.
+    let p = dir.path().join("-r.state.json");
+    std::fs::write(&p, json!({"baseUrl": "http://127.0.0.1:1/"}).to_string()).unwrap();
+    let o = run(&["check", "--", p.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("not starting with `-` or `.`"), "{err}");
+}
+
+#[test]
+fn a_url_listed_twice_is_refused_naming_both_places() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("dup.state.json");
+    std::fs::write(
+        &p,
+        json!({
+            "baseUrl": "http://127.0.0.1:1/",
+            "urls": [
+                "items/item-1.html",
+                "/items/item-2.html",
+                "http://127.0.0.1:1/items/item-1.html",
+                "items/item-2.html#stats",
+                "items/item-3.html",
+            ],
+        })
+        .to_string(),
+    )
+    .unwrap();
+    for cmd in ["check", "run"] {
+        let o = run(&[cmd, p.to_str().unwrap()]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{cmd}: {err}");
+        assert!(err.contains("has 2 problems"), "{cmd}: {err}");
+        assert!(
+            err.contains(
+                "`urls[2]`: `http://127.0.0.1:1/items/item-1.html` is listed already, as \
+                 `urls[0]` (`items/item-1.html`)"
+            ),
+            "{cmd}: {err}"
+        );
+        assert!(
+            err.contains(
+                "`urls[3]`: `items/item-2.html#stats` is the same page as `urls[1]` \
+                 (`/items/item-2.html`) once canonicalised (`http://127.0.0.1:1/items/item-2.html`)"
+            ),
+            "{cmd}: {err}"
+        );
+    }
+    assert!(!dir.path().join("out").exists(), "nothing ran");
+}

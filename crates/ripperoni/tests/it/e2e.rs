@@ -379,3 +379,48 @@ fn the_demo_script_ends_with_the_summary_and_the_reports_path() {
         "{err}"
     );
 }
+
+/// The printed pipeline run a second time is a whole run again: its stream and report are
+/// those of the first (rip-discover's crawl state made the second write nothing), and the
+/// previous output stays in place until the new one is done.
+#[test]
+fn the_printed_pipeline_run_twice_gives_the_same_stream_and_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = rip_testserver::TestServer::builder()
+        .dir(repo().join("testdata/site"))
+        .start_background()
+        .unwrap();
+    let state = demo_state(dir.path(), &server.origin(), |_| {});
+    let o = run(&["pipeline", state.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let script = String::from_utf8(o.stdout).unwrap();
+    let out = dir.path().join("out/emberfall");
+    // The records of the stream by kind (ledgers are batched as time goes: not counted).
+    let kinds = |stream: &str| {
+        let mut m = std::collections::BTreeMap::<String, usize>::new();
+        for l in stream.lines() {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let kind = v["_type"].as_str().unwrap().to_owned();
+            if kind != "ledger" {
+                *m.entry(kind).or_default() += 1;
+            }
+        }
+        m
+    };
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        let sh = rip_testkit::shell(&script, None).output().unwrap();
+        assert!(
+            matches!(sh.status.code(), Some(0 | 2)),
+            "{}",
+            String::from_utf8_lossy(&sh.stderr)
+        );
+        let stream = std::fs::read_to_string(out.join("stream.ndjson")).unwrap();
+        let h = read_json(&out.join("crawl-health.json"));
+        assert_eq!(h["ledger"]["entered"], 50, "{:#}", h["ledger"]);
+        assert_eq!(h["ledger"]["complete"], true, "{:#}", h["ledger"]);
+        seen.push((kinds(&stream), h["totals"].clone(), h["counters"].clone()));
+    }
+    assert_eq!(seen[0], seen[1]);
+    assert_eq!(seen[0].0["doc"], 47, "{:?}", seen[0].0);
+}

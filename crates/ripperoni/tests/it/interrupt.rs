@@ -51,6 +51,8 @@ fn strip(v: &mut Value) {
                 "fetchedAt",
                 "elapsedMs",
                 "generatedAt",
+                "waitedMs",
+                "latencyMs",
             ] {
                 m.remove(k);
             }
@@ -294,4 +296,55 @@ fn a_changed_state_file_or_restart_starts_over_instead_of_resuming() {
     let r = &runs(dir.path())[1];
     assert!(r.get("resumed").is_none(), "{r:#}");
     assert_eq!(health(&out, &server.origin())["ledger"]["complete"], true);
+}
+
+/// Ctrl-C before anything came out (the site's robots.txt takes ten seconds): the run has
+/// nothing to put in place of the previous output, which is kept as it was.
+#[test]
+fn ctrl_c_before_anything_came_out_keeps_the_previous_output() {
+    use rip_testserver::{Fault, Rule};
+    let dir = tempfile::tempdir().unwrap();
+    let server = plain_server();
+    let state = demo_state(dir.path(), &server.origin(), |_| {});
+    let o = run(&["run", "-q", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let out = dir.path().join("out/emberfall");
+    let before = std::fs::read(out.join("stream.ndjson")).unwrap();
+    let files = std::fs::read_dir(&out).unwrap().count();
+
+    let slow = rip_testserver::TestServer::builder()
+        .dir(repo().join("testdata/site"))
+        .rule(Rule::path("/robots.txt").always(Fault::serve().delay(Duration::from_secs(10))))
+        .start_background()
+        .unwrap();
+    let child = ripperoni()
+        .args(["run", state.to_str().unwrap(), "--base-url"])
+        .arg(format!("{}/", slow.origin()))
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while slow.total() < 1 {
+        assert!(t0.elapsed() < Duration::from_secs(30), "no request");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(
+        t0.elapsed() < Duration::from_secs(9),
+        "stopped at once: {:?}",
+        t0.elapsed()
+    );
+    assert!(std::fs::read(out.join("stream.ndjson")).unwrap() == before);
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), files);
+    assert!(
+        err.contains(&format!("the previous output in {} is kept", out.display())),
+        "{err}"
+    );
+    let r = runs(dir.path()).pop().unwrap();
+    assert_eq!(r["interrupted"], true, "{r:#}");
+    assert_eq!(r["kept"], out.display().to_string(), "{r:#}");
 }

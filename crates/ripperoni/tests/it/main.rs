@@ -5,6 +5,7 @@
 mod cli;
 mod e2e;
 mod interrupt;
+mod keep;
 mod outcomes;
 mod schema;
 mod support;

@@ -95,8 +95,8 @@ fn a_complete_run_exits_0_and_the_readmes_jq_line_finds_when_the_last_one_ended(
     assert_eq!(last_complete(), r["end"].as_str().unwrap());
 }
 
-/// A stage that dies: the run is `failed`, exit 1, and the record names the stage and
-/// what it said last.
+/// A stage that dies: the run is `failed`, exit 1, the record names the stage and what it
+/// said last, and the previous output is kept.
 #[test]
 fn a_stage_that_fails_makes_the_run_failed_exit_1() {
     use std::os::unix::fs::PermissionsExt as _;
@@ -122,6 +122,13 @@ fn a_stage_that_fails_makes_the_run_failed_exit_1() {
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
 
     let state = listed(dir.path(), &server.origin(), &["items/item-1.html"]);
+    // A good run first: the failed one must leave its output as it was.
+    let o = run(&["run", "-q", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = dir.path().join("out/emberfall");
+    let doc = std::fs::read(out.join("items-item-1.html.json")).unwrap();
+    let stream = std::fs::read(out.join("stream.ndjson")).unwrap();
+
     let o = ripperoni()
         .env("RIP_BIN_DIR", &bins)
         .args(["run", state.to_str().unwrap()])
@@ -129,7 +136,17 @@ fn a_stage_that_fails_makes_the_run_failed_exit_1() {
         .unwrap();
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    let r = &runs(dir.path())[0];
+    assert_eq!(
+        std::fs::read(out.join("items-item-1.html.json")).unwrap(),
+        doc
+    );
+    assert_eq!(std::fs::read(out.join("stream.ndjson")).unwrap(), stream);
+    assert!(
+        err.contains(&format!("the previous output in {} is kept", out.display())),
+        "{err}"
+    );
+    let r = &runs(dir.path())[1];
+    assert_eq!(r["kept"], out.display().to_string(), "{r:#}");
     assert_eq!(r["status"], "failed", "{r:#}");
     assert_eq!(r["exitCode"], 1);
     let errors: Vec<&str> = r["errors"]
@@ -145,4 +162,44 @@ fn a_stage_that_fails_makes_the_run_failed_exit_1() {
         "{errors:?}"
     );
     assert!(err.contains("emberfall failed in "), "{err}");
+}
+
+/// The wrapper's own files (the run history, the stream, the logs, the source's input,
+/// the lock, the folders) have the modes of the umask, as every other file: nothing
+/// private.
+#[test]
+fn the_wrappers_files_have_the_umasks_modes() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let server = plain_server();
+    let dir = tempfile::tempdir().unwrap();
+    let state = listed(dir.path(), &server.origin(), &["items/item-1.html"]);
+    let o = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(r#"umask 022 && exec "$0" run -q "$1""#)
+        .arg(env!("CARGO_BIN_EXE_ripperoni"))
+        .arg(&state)
+        .env("RIP_BIN_DIR", rip_testkit::bin_dir())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let base = dir.path().join("out");
+    let out = base.join("emberfall");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    for f in [
+        base.join("runs.ndjson"),
+        base.join(".emberfall.lock"),
+        out.join("stream.ndjson"),
+        out.join(".ripperoni/input.ndjson"),
+        out.join(".ripperoni/logs/00-rip-check.log"),
+    ] {
+        assert_eq!(mode(&f), 0o644, "{}", f.display());
+    }
+    for d in [
+        &base,
+        &out,
+        &out.join(".ripperoni"),
+        &out.join(".ripperoni/logs"),
+    ] {
+        assert_eq!(mode(d), 0o755, "{}", d.display());
+    }
 }
