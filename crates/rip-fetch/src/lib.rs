@@ -21,7 +21,15 @@
 //! in one API request. Cache hits (per ref URL) and `notBefore` waits are dealt with first,
 //! so only what the cache lacks is asked. See [`wiki`] for the records each title becomes
 //! (`page` with the wikitext, `wiki.missing`, `wiki.invalid`, API errors by code).
+//!
+//! # Refs scheduled for later
+//!
+//! A ref's `notBefore` is waited for, at most as long as a Retry-After would be
+//! (`--give-up-after` when shorter, else `--max-retry-after`); a ref scheduled further
+//! away becomes a `THROTTLED` failure (`fetch.notBefore`) at once, and waits of a second
+//! or more are said on stderr. See [`not_before`].
 
+pub mod not_before;
 mod summary;
 pub mod wiki;
 
@@ -244,6 +252,9 @@ where
     let mut interrupted = false;
     let mut input_open = true;
     let mut tasks: JoinSet<Done> = JoinSet::new();
+    let bound = not_before::Bound::of(&config.http);
+    let mut waiting = not_before::Waiting::default();
+    let mut too_far = 0u64;
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let stopped = || {
@@ -322,6 +333,17 @@ where
                         st.flush_ledger()?;
                     }
                 }
+                match not_before::schedule(&r, bound, Utc::now(), STAGE) {
+                    not_before::Schedule::Now => {}
+                    not_before::Schedule::Wait(at) => waiting.add(at),
+                    not_before::Schedule::TooFar(failure) => {
+                        too_far += 1;
+                        done += 1;
+                        st.open -= 1;
+                        st.emit(seq, Out::Record(Box::new(Record::Failure(*failure))))?;
+                        continue;
+                    }
+                }
                 let f = fetcher.clone();
                 if !wiki::is_wiki(&r) {
                     tasks.spawn(async move { Done::Records(vec![(seq, fetch_one(&f, &r).await)]) });
@@ -373,6 +395,9 @@ where
                         spawn_batch(&mut tasks, api, batch);
                     }
                 }
+                if let Some(line) = waiting.tick(Utc::now()) {
+                    tracing::warn!("{line}");
+                }
                 st.flush_ledger()?;
                 st.out.flush()?;
                 if let Some(cb) = &config.on_progress {
@@ -395,6 +420,16 @@ where
         if k.starts_with("failed.") || wiki_used {
             *counters.entry(k).or_default() += v;
         }
+    }
+    if too_far > 0 {
+        counters.insert("notBeforeTooFar".into(), too_far);
+        tracing::warn!(
+            "{too_far} {} scheduled (notBefore) further away than rip-fetch waits ({} {}): \
+             written as THROTTLED failures (fetch.notBefore), not fetched",
+            if too_far == 1 { "ref was" } else { "refs were" },
+            bound.flag,
+            not_before::short(bound.wait)
+        );
     }
     counters.retain(|k, v| *v > 0 || matches!(k.as_str(), "cacheHits" | "retries" | "requests"));
     let status = if interrupted {

@@ -25,6 +25,21 @@
 //! rip-fetch | rip-route --max-retries 1 | rip-fetch | rip-route --max-retries 1
 //! ```
 //!
+//! Counting rounds is easy to get wrong (add a round, forget a flag), so the last
+//! `rip-route` can say instead that no `rip-fetch` follows it: with `--final`
+//! ([`Config::final_round`]) retry and resolve become capture whatever the budget, and a
+//! `rip-route` after `rip-parse` is final too:
+//!
+//! ```sh
+//! rip-fetch | rip-route | rip-fetch | rip-route --final | rip-parse | rip-route --final
+//! ```
+//!
+//! A `rip-route` cannot see what is downstream of it, so a mismatch is caught where it
+//! shows: a retry or resolve candidate `ref` that reaches a `rip-route` was not fetched
+//! since it was written; it is passed on, counted (`unfetchedRefs`) and reported on stderr
+//! with a hint. `rip-write` reports the refs that reach it the same way and exits 2, since
+//! nothing after it fetches them.
+//!
 //! A page fetched in a later round carries that round in its `attempt` (0: first try;
 //! 1: after one retry, …), and so does the `doc` parsed from it: `attempt == 0` is a
 //! first-attempt success, `attempt > 0` a recovered page, and `resolves` set a page
@@ -72,7 +87,9 @@
 #![deny(missing_docs)]
 
 use chrono::Utc;
-use rip_core::{ErrorEntry, Failure, Kind, Line, Pipe, PipeError, PipeOptions, Record, Summary};
+use rip_core::{
+    ErrorEntry, Failure, Kind, Line, Pipe, PipeError, PipeOptions, Record, Ref, Summary,
+};
 use std::io::{Read, Write};
 
 mod groups;
@@ -93,6 +110,9 @@ pub struct Config {
     pub pipe: PipeOptions,
     /// The failure policy.
     pub policy: Policy,
+    /// No `rip-fetch` follows this `rip-route` (`--final`): routes that would send a URL
+    /// back to one (retry, resolve) capture it instead.
+    pub final_round: bool,
 }
 
 impl Default for Config {
@@ -100,6 +120,7 @@ impl Default for Config {
         Self {
             pipe: PipeOptions::new("rip-route"),
             policy: Policy::default(),
+            final_round: false,
         }
     }
 }
@@ -113,19 +134,46 @@ pub fn run<R: Read + Send + 'static, W: Write>(
     let mut router = Router {
         pipe: Pipe::new(config.pipe, input, output)?,
         policy: config.policy,
+        final_round: config.final_round,
         groups: Groups::default(),
+        unfetched: None,
     };
     while let Some(line) = router.pipe.next_line()? {
         router.line(line)?;
     }
     router.end_of_input()?;
+    if let Some((n, first)) = &router.unfetched {
+        tracing::warn!("{}", unfetched_warning(*n, first));
+    }
     router.pipe.finish(None)
 }
 
 struct Router<W: Write> {
     pipe: Pipe<W>,
     policy: Policy,
+    final_round: bool,
     groups: Groups,
+    /// Retry and candidate refs that arrived unfetched: how many, and the first.
+    unfetched: Option<(u64, Ref)>,
+}
+
+/// What to say about `n` retry or candidate refs that reached a `rip-route` unfetched.
+fn unfetched_warning(n: u64, first: &Ref) -> String {
+    let what = match &first.context.resolves {
+        Some(u) => format!("a resolve candidate for {u}"),
+        None => format!("a retry for round {}", first.attempt + 1),
+    };
+    let (refs, them) = if n == 1 {
+        ("ref", "it")
+    } else {
+        ("refs", "them")
+    };
+    format!(
+        "{n} {refs} reached rip-route unfetched (first: {}, {what}): passed on, but unless a \
+         rip-fetch comes later, nothing fetches {them} (hint: put `rip-fetch |` before this \
+         rip-route, or give the rip-route that wrote {them} --final)",
+        first.url
+    )
 }
 
 impl<W: Write> Router<W> {
@@ -155,11 +203,18 @@ impl<W: Write> Router<W> {
                     _ => self.pipe.pass(&line),
                 }
             }
-            Kind::Ref if !self.groups.is_empty() => {
-                if let Ok(peek) = Peek::of(&line)
-                    && let Some(u) = &peek.resolves
+            Kind::Ref => {
+                if let Ok(Record::Ref(r)) = line.decode()
+                    && !r.is_entry()
                 {
-                    self.groups.saw_ref(u, &peek.url);
+                    if let Some(u) = &r.context.resolves {
+                        self.groups.saw_ref(u, &r.url);
+                    }
+                    self.pipe.count("unfetchedRefs", 1);
+                    match &mut self.unfetched {
+                        Some((n, _)) => *n += 1,
+                        None => self.unfetched = Some((1, r)),
+                    }
                 }
                 self.pipe.pass(&line)
             }
@@ -201,7 +256,11 @@ impl<W: Write> Router<W> {
     }
 
     fn route(&mut self, f: Failure, line: &Line) -> Result<(), PipeError> {
-        let Decision { route, rule } = self.policy.decide(&f);
+        let Decision { mut route, rule } = self.policy.decide(&f);
+        if self.final_round && matches!(route, Route::Retry | Route::Resolve(_)) {
+            self.pipe.count("finalCaptures", 1);
+            route = Route::Capture;
+        }
         tracing::debug!(url = %f.url, ?route, ?rule, "routed");
         let now = Utc::now();
         match route {

@@ -1,5 +1,6 @@
 //! `failures.json`: what failed after retry (the `error` documents that went by), failures
-//! that reached `rip-write` without being routed, and records that could not be persisted.
+//! that reached `rip-write` without being routed, refs that reached it without being
+//! fetched, and records that could not be persisted.
 
 use chrono::{DateTime, Utc};
 use rip_core::{ErrorCategory, ErrorEntry, Phase};
@@ -16,8 +17,13 @@ pub struct FailuresReport {
     /// `failure` records that reached `rip-write` unrouted (no `rip-route` after their
     /// stage): not captured yet, so not accounted for.
     pub unrouted: Vec<UnroutedEntry>,
-    /// Records this `rip-write` could not persist (their `failure` annotations).
+    /// Records this `rip-write` could not persist (their `failure` annotations): write
+    /// errors, and later terminal records for a URL that already had one (conflicts).
     pub not_persisted: Vec<NotPersistedEntry>,
+    /// `ref` records that reached `rip-write`: nothing downstream fetches them, so their
+    /// URLs have no outcome (a retry written by the last `rip-route` of a pipeline).
+    #[serde(default)]
+    pub unfetched: Vec<UnfetchedEntry>,
 }
 
 /// One captured failure.
@@ -63,6 +69,19 @@ pub struct UnroutedEntry {
     pub phase: Phase,
     /// Round.
     pub attempt: u32,
+}
+
+/// One ref that was never fetched.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnfetchedEntry {
+    /// The URL.
+    pub url: String,
+    /// The ref's `attempt`: the rounds tried before it (0: a first-round ref).
+    pub attempt: u32,
+    /// The failed URL a resolve candidate stands in for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolves: Option<String>,
 }
 
 /// One record that could not be written.

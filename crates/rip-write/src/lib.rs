@@ -18,15 +18,33 @@
 //! A record's file is named after the URL it accounts for: its `resolves` when set (a
 //! page found by `rip-route`'s resolve route stands in for the failed URL, so it is filed
 //! under that URL), else its `url`. See [`slug`]: `Feats.aspx?ID=750` →
-//! `Feats.aspx-ID-750.json`; names are collision-free within a run and stable across runs,
-//! and cannot leave the folder whatever the URL holds.
+//! `Feats.aspx-ID-750.json`; names are collision-free, the same for the same set of URLs
+//! whatever order they arrive in (URLs that share a readable name all get a hash suffix,
+//! and a file written under the plain name is renamed when a second URL claims it), and
+//! cannot leave the folder whatever the URL holds.
+//!
+//! # One outcome per URL
+//!
+//! A URL ends once. A second `doc`, `error` or `expected` for a URL that already had one in
+//! this run is a **conflict**: the first record stays in the folder, the later one is
+//! passed on but not written, and it is followed by a `failure` (category `VALIDATION`,
+//! phase `write`, code `write.conflict`, naming both records' lines and the file kept) and
+//! listed under `notPersisted` in `failures.json`. Overwriting would hide one of two
+//! contradictory answers; the conflict keeps both visible and the run exits 2.
+//!
+//! Records that reach `rip-write` with no outcome make the run partial too, each kind with
+//! one warning on stderr naming the first URL and a hint: a `failure` (no `rip-route`
+//! after the stage that failed: listed under `unrouted`) and a `ref` (nothing downstream
+//! fetches it, typically a retry written by a pipeline's last `rip-route`: listed under
+//! `unfetched`).
 //!
 //! # Atomic writes
 //!
 //! Files are written to a temporary file in the same folder and renamed into place, so no
 //! reader and no crash ever sees half a file (`--sync` also syncs the data before the
 //! rename, for power loss). In JSONL mode each file is staged the same way and renamed at
-//! the end of the run, replacing the previous run's.
+//! the end of the run, replacing the previous run's. When a second URL claims a plain
+//! name, the first URL's files are renamed to its hashed name (a rename is atomic too).
 //!
 //! # Write failures
 //!
@@ -53,10 +71,13 @@ use std::path::{Path, PathBuf};
 
 mod failures;
 pub mod markdown;
+mod outcomes;
 pub mod slug;
 pub mod store;
 
-pub use failures::{CapturedEntry, FailuresReport, NotPersistedEntry, UnroutedEntry};
+pub use failures::{
+    CapturedEntry, FailuresReport, NotPersistedEntry, UnfetchedEntry, UnroutedEntry,
+};
 
 /// How terminal records are persisted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -146,6 +167,7 @@ pub fn run<R: Read + Send + 'static, W: Write>(
         dir,
         config,
         slugs: slug::Slugs::default(),
+        outcomes: outcomes::Outcomes::default(),
         staged: HashMap::new(),
         report: FailuresReport::default(),
         warned: 0,
@@ -164,9 +186,22 @@ struct Writer<W: Write> {
     dir: PathBuf,
     config: Config,
     slugs: slug::Slugs,
+    outcomes: outcomes::Outcomes,
     staged: HashMap<&'static str, Result<store::Staged, String>>,
     report: FailuresReport,
     warned: u32,
+}
+
+/// Why a record was not persisted: what its `failure` annotation says.
+struct NotPersisted<'a> {
+    code: &'static str,
+    category: ErrorCategory,
+    /// The path it would have had.
+    path: &'a Path,
+    /// The error (a write error's cause, or the conflict).
+    error: String,
+    /// The annotation's message.
+    message: String,
 }
 
 /// A record's fields, decoded loosely (any extra field kept).
@@ -205,12 +240,24 @@ impl<W: Write> Writer<W> {
                 if let Ok(Record::Failure(f)) = line.decode()
                     && f.phase != Phase::Write
                 {
+                    self.pipe.count("unrouted", 1);
                     self.report.unrouted.push(UnroutedEntry {
                         url: f.url,
                         status: f.status,
                         category: f.category,
                         phase: f.phase,
                         attempt: f.attempt,
+                    });
+                }
+                self.pipe.pass(&line)
+            }
+            Kind::Ref => {
+                if let Ok(Record::Ref(r)) = line.decode() {
+                    self.pipe.count("unfetchedRefs", 1);
+                    self.report.unfetched.push(UnfetchedEntry {
+                        url: r.url,
+                        attempt: r.attempt,
+                        resolves: r.context.resolves,
                     });
                 }
                 self.pipe.pass(&line)
@@ -229,6 +276,17 @@ impl<W: Write> Writer<W> {
         };
         self.pipe.pass(line)?;
         let kind = line.kind().as_str();
+        let terminal_kind = match line.kind() {
+            Kind::Doc => "doc",
+            Kind::Error => "error",
+            _ => "expected",
+        };
+        if let Some(first) = self
+            .outcomes
+            .terminal(&fields.identity, terminal_kind, line.number())
+        {
+            return self.conflict(kind, line.number(), &fields, first);
+        }
         let written = match self.config.mode {
             Mode::Files => self.write_files(kind, &fields),
             Mode::Jsonl => self.append(kind, line),
@@ -239,7 +297,7 @@ impl<W: Write> Writer<W> {
                 file
             }
             Err((path, err)) => {
-                self.not_persisted(kind, &fields, &path, &err)?;
+                self.write_error(kind, &fields, &path, err)?;
                 None
             }
         };
@@ -256,9 +314,7 @@ impl<W: Write> Writer<W> {
         fields: &Fields,
     ) -> Result<Option<String>, (PathBuf, String)> {
         let dir = self.dir.clone();
-        let slug = self
-            .slugs
-            .assign(&fields.identity, |s| owner_on_disk(&dir, s));
+        let slug = self.slug(&fields.identity);
         let name = format!("{slug}.json");
         let mut text = serde_json::to_string_pretty(&fields.map).expect("a JSON map serialises");
         text.push('\n');
@@ -276,9 +332,9 @@ impl<W: Write> Writer<W> {
 
     fn append(&mut self, kind: &str, line: &Line) -> Result<Option<String>, (PathBuf, String)> {
         let (key, name): (&'static str, &str) = match kind {
-            "doc" => ("doc", "docs.jsonl"),
-            "error" => ("error", "errors.jsonl"),
-            _ => ("expected", "expected.jsonl"),
+            "doc" => ("doc", jsonl_file(kind)),
+            "error" => ("error", jsonl_file(kind)),
+            _ => ("expected", jsonl_file(kind)),
         };
         let dir = self.dir.clone();
         let staged = self
@@ -303,11 +359,8 @@ impl<W: Write> Writer<W> {
             }
         };
         self.pipe.pass(line)?;
-        let dir = self.dir.clone();
-        let raw_dir = dir.join("raw");
-        let slug = self
-            .slugs
-            .assign(&fields.identity, |s| owner_on_disk(&dir, s));
+        let raw_dir = self.dir.join("raw");
+        let slug = self.slug(&fields.identity);
         let name = format!("{slug}.{}", extension(fields.map.get("contentType")));
         let body = fields.map.get("body").and_then(Value::as_str).unwrap_or("");
         let bytes = match fields.map.get("bodyEncoding").and_then(Value::as_str) {
@@ -315,11 +368,11 @@ impl<W: Write> Writer<W> {
                 Ok(b) => b,
                 Err(e) => {
                     let path = raw_dir.join(&name);
-                    return self.not_persisted(
+                    return self.write_error(
                         "page",
                         &fields,
                         &path,
-                        &format!("bad base64 body: {e}"),
+                        format!("bad base64 body: {e}"),
                     );
                 }
             },
@@ -330,24 +383,155 @@ impl<W: Write> Writer<W> {
                 self.pipe.count("rawWritten", 1);
                 Ok(())
             }
-            Err(e) => self.not_persisted("page", &fields, &raw_dir.join(&name), &e.to_string()),
+            Err(e) => self.write_error("page", &fields, &raw_dir.join(&name), e.to_string()),
         }
     }
 
-    /// The annotation of a record that could not be written, right after the record.
-    fn not_persisted(
+    /// The slug of `identity`, after moving the files of a URL that loses its plain name
+    /// to it and removing this URL's stale file of an earlier run (see [`slug`]).
+    fn slug(&mut self, identity: &str) -> String {
+        let dir = self.dir.clone();
+        let assigned = self.slugs.assign(identity, |s| owner_on_disk(&dir, s));
+        if let Some(m) = &assigned.moved {
+            self.rename_files(m);
+        }
+        if let Some(stale) = &assigned.stale {
+            self.remove_files(stale);
+        }
+        assigned.slug
+    }
+
+    /// The files written under `m.from` (JSON, Markdown, raw body), renamed to `m.to`.
+    fn rename_files(&mut self, m: &slug::Moved) {
+        for (from, to) in self.files_of(&m.from).into_iter().zip(self.files_of(&m.to)) {
+            match std::fs::rename(&from, &to) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => self.file_trouble(format!(
+                    "cannot rename {} to {}: {e}",
+                    from.display(),
+                    to.display()
+                )),
+            }
+        }
+        let (old, new) = (format!("{}.json", m.from), format!("{}.json", m.to));
+        for entry in &mut self.report.captured {
+            if entry.file.as_deref() == Some(old.as_str()) {
+                entry.file = Some(new.clone());
+            }
+        }
+    }
+
+    /// Removes the files of `slug` (a URL's stale name of an earlier run).
+    fn remove_files(&mut self, slug: &str) {
+        for path in self.files_of(slug) {
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => self.file_trouble(format!("cannot remove {}: {e}", path.display())),
+            }
+        }
+    }
+
+    /// Every file `rip-write` may have written for `slug`.
+    fn files_of(&self, slug: &str) -> Vec<PathBuf> {
+        let raw = self.dir.join("raw");
+        [
+            self.dir.join(format!("{slug}.json")),
+            self.dir.join(format!("{slug}.md")),
+        ]
+        .into_iter()
+        .chain(
+            RAW_EXTENSIONS
+                .iter()
+                .map(|e| raw.join(format!("{slug}.{e}"))),
+        )
+        .collect()
+    }
+
+    fn file_trouble(&mut self, message: String) {
+        tracing::warn!("{message}");
+        self.pipe.mark_partial();
+        self.pipe.note(message);
+    }
+
+    /// The annotation of a record that could not be written.
+    fn write_error(
         &mut self,
         kind: &str,
         fields: &Fields,
         path: &Path,
-        err: &str,
+        err: String,
     ) -> Result<(), PipeError> {
-        self.pipe.count("notPersisted", 1);
-        self.pipe.mark_partial();
         if self.warned < LOGGED_WRITE_ERRORS {
             tracing::warn!("cannot write {}: {err}", path.display());
             self.warned += 1;
         }
+        let message = format!("cannot write {}: {err}", path.display());
+        let why = NotPersisted {
+            code: "write.io",
+            category: ErrorCategory::Resource,
+            path,
+            error: err,
+            message,
+        };
+        self.not_persisted(kind, fields, why)
+    }
+
+    /// A later terminal record for a URL that already had one: passed on (done), not
+    /// written, and annotated.
+    fn conflict(
+        &mut self,
+        kind: &str,
+        line: u64,
+        fields: &Fields,
+        first: outcomes::First,
+    ) -> Result<(), PipeError> {
+        self.pipe.count("conflicts", 1);
+        let kept = match self.config.mode {
+            Mode::Files => format!("{}.json", self.slug(&fields.identity)),
+            Mode::Jsonl => jsonl_file(first.kind).to_owned(),
+        };
+        let path = self.dir.join(&kept);
+        let error = format!(
+            "a second terminal record for {}: this `{kind}` (line {line}) is not written; the \
+             first, a `{}` on line {}, stays in {kept}",
+            fields.identity, first.kind, first.line
+        );
+        if self.warned < LOGGED_WRITE_ERRORS {
+            tracing::warn!("conflict: {error}");
+            self.warned += 1;
+        }
+        let message = format!(
+            "{error} (hint: a URL ends exactly once: were two streams concatenated, or a \
+             stage run twice?)"
+        );
+        let why = NotPersisted {
+            code: "write.conflict",
+            category: ErrorCategory::Validation,
+            path: &path,
+            error: format!("conflict: {error}"),
+            message,
+        };
+        self.not_persisted(kind, fields, why)
+    }
+
+    /// The `failure` annotation of a record that was not persisted, right after it.
+    fn not_persisted(
+        &mut self,
+        kind: &str,
+        fields: &Fields,
+        why: NotPersisted<'_>,
+    ) -> Result<(), PipeError> {
+        let NotPersisted {
+            code,
+            category,
+            path,
+            error,
+            message,
+        } = why;
+        self.pipe.count("notPersisted", 1);
+        self.pipe.mark_partial();
         let record_attempt = fields
             .map
             .get("attempt")
@@ -361,13 +545,9 @@ impl<W: Write> Writer<W> {
         };
         let entry = ErrorEntry {
             attempt: Some(attempt),
-            ..ErrorEntry::new(
-                "write.io",
-                format!("cannot write {}: {err}", path.display()),
-                "rip-write",
-            )
+            ..ErrorEntry::new(code, message, "rip-write")
         };
-        let mut failure = Failure::new(fields.url(), ErrorCategory::Resource, Phase::Write, entry);
+        let mut failure = Failure::new(fields.url(), category, Phase::Write, entry);
         failure.retryable = false;
         failure.attempt = attempt;
         failure.context = serde_json::from_value::<Context>(Value::Object(fields.map.clone()))
@@ -391,7 +571,7 @@ impl<W: Write> Writer<W> {
             url: fields.url().to_owned(),
             record: kind.to_owned(),
             path: path.display().to_string(),
-            error: err.to_owned(),
+            error,
         });
         self.pipe.emit(&Record::Failure(failure))
     }
@@ -410,6 +590,16 @@ impl<W: Write> Writer<W> {
         if self.warned >= LOGGED_WRITE_ERRORS {
             let n = self.report.not_persisted.len();
             tracing::warn!("{n} records could not be written (see the `write` failures)");
+        }
+        for warning in [
+            outcomes::unrouted_warning(&self.report.unrouted),
+            outcomes::unfetched_warning(&self.report.unfetched),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            tracing::warn!("{warning}");
+            self.pipe.mark_partial();
         }
         if self.config.failures_file {
             self.report.generated_at = Some(Utc::now());
@@ -464,6 +654,20 @@ fn owner_on_disk(dir: &Path, slug: &str) -> Option<Option<String>> {
             .map(str::to_owned),
     )
 }
+
+/// The JSONL file of a terminal kind.
+fn jsonl_file(kind: &str) -> &'static str {
+    match kind {
+        "doc" => "docs.jsonl",
+        "error" => "errors.jsonl",
+        _ => "expected.jsonl",
+    }
+}
+
+/// Every extension [`extension`] gives.
+const RAW_EXTENSIONS: &[&str] = &[
+    "html", "json", "xml", "txt", "css", "png", "jpg", "gif", "webp", "svg", "pdf", "bin",
+];
 
 /// A file extension for a page body, by `Content-Type`.
 fn extension(content_type: Option<&Value>) -> &'static str {

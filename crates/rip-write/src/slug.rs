@@ -7,10 +7,14 @@
 //! [`MAX_READABLE`] bytes, whatever the URL holds.
 //!
 //! Several URLs can share a readable part (`/a?b` and `/a-b`; the same path on two hosts).
-//! [`Slugs`] gives the first URL of a run the plain name and later ones the name plus
-//! `~` and 16 hex digits of the URL's SHA-256 (`~` never appears in a readable part, so a
-//! hashed name never equals a plain one). A name already on disk from an earlier run keeps
-//! belonging to the URL written in it, so names are stable from run to run.
+//! [`Slugs`] never lets one of them have it: every URL of a shared readable part is named
+//! by it plus `~` and 16 hex digits of the URL's SHA-256 (`~` never appears in a readable
+//! part, so a hashed name never equals a plain one). A URL's name therefore depends on the
+//! set of URLs of the run, never on the order they arrive in: the first of two sharing
+//! URLs gets the plain name until the second comes, and then its files move to its hashed
+//! name ([`Assigned::moved`]). A name on disk from an earlier run keeps belonging to the
+//! URL written in it (another URL takes a hashed name instead), and a URL that now shares
+//! its readable part leaves no plain-named file of its own behind ([`Assigned::stale`]).
 
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -76,53 +80,174 @@ pub fn readable(url: &str) -> (String, bool) {
 
 /// 16 hex digits of the SHA-256 of `identity`.
 pub fn hash16(identity: &str) -> String {
-    let digest = Sha256::digest(identity.as_bytes());
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+    hex16(&Sha256::digest(identity.as_bytes()).into())
 }
 
-/// The slugs handed out in one run: slug → the SHA-256 of the URL that owns it.
+type Id = [u8; 32];
+
+fn hex16(id: &Id) -> String {
+    id[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What [`Slugs::assign`] decided for a URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assigned {
+    /// The URL's slug: its files are `<slug>.json`, `<slug>.md`, `raw/<slug>.<ext>`.
+    pub slug: String,
+    /// Another URL of this run held the plain name this URL shares: its files, written
+    /// under `from`, must now be renamed to `to`.
+    pub moved: Option<Moved>,
+    /// This URL's file of an earlier run under a plain name it no longer has (it now shares
+    /// it): to remove, so that the URL has one file.
+    pub stale: Option<String>,
+}
+
+impl Assigned {
+    fn plain(slug: String) -> Self {
+        Self {
+            slug,
+            moved: None,
+            stale: None,
+        }
+    }
+}
+
+/// Files to rename from one slug to another.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    /// The slug they were written under.
+    pub from: String,
+    /// The slug they now have.
+    pub to: String,
+}
+
+/// Who a name belongs to in this run.
+#[derive(Debug)]
+enum Entry {
+    /// A readable part: its one URL while it has one (and whether that URL holds the plain
+    /// name, which a file of an earlier run may forbid), or `None` once URLs share it.
+    Readable { alone: Option<Id>, held: bool },
+    /// A hashed (or counted) name and its URL.
+    Hashed(Id),
+    /// A hashed name whose file on disk, from an earlier run, belongs to another URL.
+    Foreign,
+}
+
+/// The slugs handed out in one run.
 #[derive(Debug, Default)]
 pub struct Slugs {
-    owners: HashMap<String, [u8; 32]>,
+    names: HashMap<String, Entry>,
 }
 
 impl Slugs {
     /// The slug of `identity` (the URL a record accounts for). `on_disk(slug)` tells
     /// whether a file of that slug already exists and, if so, the identity written in it
     /// (`Some(None)`: a file that names none). The same identity always gets the same slug
-    /// within a run, and two identities never get the same one.
+    /// while no other identity shares its readable part; two identities never get the same
+    /// one; and when this run's set of identities is the same, so are the slugs, whatever
+    /// the order of the calls.
     pub fn assign(
         &mut self,
         identity: &str,
         mut on_disk: impl FnMut(&str) -> Option<Option<String>>,
-    ) -> String {
-        let id: [u8; 32] = Sha256::digest(identity.as_bytes()).into();
+    ) -> Assigned {
+        let id: Id = Sha256::digest(identity.as_bytes()).into();
         let (base, plain) = readable(identity);
-        let hashed = format!("{base}~{}", hash16(identity));
+        let mut moved = None;
+        let mut stale = None;
+        if plain {
+            let displaced = match self.names.get_mut(&base) {
+                None => {
+                    let held = disk_allows(&mut on_disk, &base, &id);
+                    self.names.insert(
+                        base.clone(),
+                        Entry::Readable {
+                            alone: Some(id),
+                            held,
+                        },
+                    );
+                    if held {
+                        return Assigned::plain(base);
+                    }
+                    None
+                }
+                Some(Entry::Readable { alone, held }) => match *alone {
+                    Some(first) if first == id => {
+                        if *held {
+                            return Assigned::plain(base);
+                        }
+                        None
+                    }
+                    // The readable part is shared from now on: its first URL loses the
+                    // plain name if it had it.
+                    Some(first) => {
+                        *alone = None;
+                        std::mem::take(held).then_some(first)
+                    }
+                    None => None,
+                },
+                Some(Entry::Hashed(_) | Entry::Foreign) => {
+                    unreachable!("a readable part never holds `~`")
+                }
+            };
+            if let Some(first) = displaced {
+                let to = self.hashed(&base, first, &mut on_disk);
+                moved = Some(Moved {
+                    from: base.clone(),
+                    to,
+                });
+            }
+            let known = matches!(
+                self.names.get(&format!("{base}~{}", hex16(&id))),
+                Some(Entry::Hashed(owner)) if *owner == id
+            );
+            if !known && on_disk(&base).flatten().as_deref() == Some(identity) {
+                stale = Some(base.clone());
+            }
+        }
+        Assigned {
+            slug: self.hashed(&base, id, &mut on_disk),
+            moved,
+            stale,
+        }
+    }
+
+    /// The hashed name of `id` (counted past a 64-bit prefix collision), handed out to it
+    /// if it has none yet.
+    fn hashed(
+        &mut self,
+        base: &str,
+        id: Id,
+        on_disk: &mut impl FnMut(&str) -> Option<Option<String>>,
+    ) -> String {
+        let hashed = format!("{base}~{}", hex16(&id));
         let counted = (2u64..).map(|n| format!("{hashed}~{n}"));
-        let names = plain
-            .then(|| base.clone())
-            .into_iter()
-            .chain(std::iter::once(hashed.clone()))
-            .chain(counted);
-        for slug in names {
-            match self.owners.get(&slug) {
-                Some(owner) if *owner == id => return slug,
+        for slug in std::iter::once(hashed.clone()).chain(counted) {
+            match self.names.get(&slug) {
+                Some(Entry::Hashed(owner)) if *owner == id => return slug,
                 Some(_) => continue,
                 None => {}
             }
-            // Not handed out in this run: a file from an earlier run may own it.
-            let free = match on_disk(&slug) {
-                None => true,
-                Some(Some(owner)) => owner == identity,
-                Some(None) => false,
-            };
-            if free {
-                self.owners.insert(slug.clone(), id);
+            if disk_allows(on_disk, &slug, &id) {
+                self.names.insert(slug.clone(), Entry::Hashed(id));
                 return slug;
             }
+            self.names.insert(slug, Entry::Foreign);
         }
         unreachable!("an endless iterator of names")
+    }
+}
+
+/// Whether `slug` is free on disk for `id`: no file, or a file of the same URL.
+fn disk_allows(
+    on_disk: &mut impl FnMut(&str) -> Option<Option<String>>,
+    slug: &str,
+    id: &Id,
+) -> bool {
+    match on_disk(slug) {
+        None => true,
+        Some(Some(owner)) => <Id>::from(Sha256::digest(owner.as_bytes())) == *id,
+        Some(None) => false,
     }
 }
 

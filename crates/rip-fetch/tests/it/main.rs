@@ -1,6 +1,7 @@
 //! rip-fetch as a binary, against rip-testserver over loopback; its stdout read back with
 //! rip-core's types.
 
+mod not_before;
 mod wiki;
 
 use std::io::Write;
@@ -13,6 +14,11 @@ use rip_testserver::{Fault, Rule, TestServer, min_gap};
 const HTML: &str = "<!doctype html><title>t</title><p>hello</p>";
 
 fn rip_fetch(args: &[&str], cache: &std::path::Path, input: &str) -> Output {
+    spawn_fetch(args, cache, input).wait_with_output().unwrap()
+}
+
+/// rip-fetch with no politeness gap and short retries, `input` written to its stdin.
+fn spawn_fetch(args: &[&str], cache: &std::path::Path, input: &str) -> std::process::Child {
     let mut child = Command::new(rip_testkit::bin("rip-fetch"))
         .args([
             "--delay",
@@ -38,7 +44,7 @@ fn rip_fetch(args: &[&str], cache: &std::path::Path, input: &str) -> Output {
         .unwrap()
         .write_all(input.as_bytes())
         .unwrap();
-    child.wait_with_output().unwrap()
+    child
 }
 
 fn records(out: &Output) -> Vec<Record> {

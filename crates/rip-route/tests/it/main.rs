@@ -2,6 +2,7 @@
 //! docs), the policy schema, and pipelines with `rip-fetch` on the fault-injecting server.
 
 mod jq_recipes;
+mod last_round;
 mod ledger_property;
 mod pipeline;
 mod resolve_groups;

@@ -309,3 +309,42 @@ fn unprivileged_prefix() -> Vec<String> {
     );
     vec!["unshare".into(), "--user".into()]
 }
+
+#[test]
+fn a_page_that_answers_503_for_good_ends_as_an_error_document_in_the_final_round() {
+    // rip-route's default --max-retries (2) with two fetch rounds: the second rip-route
+    // would retry once more, for a rip-fetch that never comes.
+    let server = TestServer::builder()
+        .dir(testdata("site"))
+        .rule(Rule::path("/items/item-5.html").always(Fault::status(503)))
+        .start_background()
+        .expect("the test server starts");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("refs.ndjson"), refs(&server)).unwrap();
+    let head = format!("{FETCH} < refs.ndjson | rip-route | {FETCH}");
+
+    let p = pipeline(dir.path(), &format!("{head} | rip-route --final"));
+    let out = assert_balanced(&p.records, &["page", "error", "expected"]);
+    let Record::Error(e) = &out[&server.url("/items/item-5.html")] else {
+        panic!("{:?}", out[&server.url("/items/item-5.html")])
+    };
+    assert_eq!(
+        (e.attempt, e.errors.len()),
+        (2, 2),
+        "two rounds, both in the history"
+    );
+    assert!(!p.records.iter().any(|r| matches!(r, Record::Ref(_))));
+
+    // Without --final, the retry it writes is never fetched: rip-write says so, exit 2.
+    let p = pipeline(
+        dir.path(),
+        &format!("{head} | rip-route | rip-write --out out --name site"),
+    );
+    assert!(p.codes.ends_with(" 2"), "{} {}", p.codes, p.stderr);
+    assert!(
+        p.stderr.contains("1 ref reached rip-write unfetched")
+            && p.stderr.contains(&server.url("/items/item-5.html")),
+        "{}",
+        p.stderr
+    );
+}

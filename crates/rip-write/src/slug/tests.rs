@@ -50,7 +50,7 @@ fn long_and_reserved_names_are_hashed() {
     let (name, plain) = readable(&long);
     assert_eq!((name.len(), plain), (MAX_READABLE, false));
     let mut slugs = Slugs::default();
-    let slug = slugs.assign(&long, no_disk);
+    let slug = slugs.assign(&long, no_disk).slug;
     assert_eq!(slug.len(), MAX_READABLE + 17);
     assert!(slug.contains('~'));
     assert!(
@@ -64,43 +64,79 @@ fn long_and_reserved_names_are_hashed() {
     assert!(
         slugs
             .assign("http://h/failures", no_disk)
+            .slug
             .starts_with("failures~")
     );
 }
 
 #[test]
-fn colliding_urls_get_distinct_stable_names() {
+fn colliding_urls_get_hashed_names_and_the_first_one_moves() {
     let mut slugs = Slugs::default();
     let a = slugs.assign("http://h/a?b", no_disk);
-    let b = slugs.assign("http://h/a-b", no_disk);
-    let c = slugs.assign("http://other/a-b", no_disk);
-    assert_eq!(a, "a-b");
-    assert_ne!(a, b);
-    assert_ne!(b, c);
     assert_eq!(
-        slugs.assign("http://h/a-b", no_disk),
-        b,
+        a,
+        Assigned::plain("a-b".into()),
+        "alone, it has the plain name"
+    );
+    let b = slugs.assign("http://h/a-b", no_disk);
+    let a_hashed = format!("a-b~{}", hash16("http://h/a?b"));
+    assert_eq!(b.slug, format!("a-b~{}", hash16("http://h/a-b")));
+    assert_eq!(
+        b.moved,
+        Some(Moved {
+            from: "a-b".into(),
+            to: a_hashed.clone()
+        }),
+        "the first URL leaves the plain name"
+    );
+    let c = slugs.assign("http://other/a-b", no_disk);
+    assert_eq!((c.moved, c.stale), (None, None));
+    assert_ne!(b.slug, c.slug);
+    assert_eq!(
+        slugs.assign("http://h/a-b", no_disk).slug,
+        b.slug,
         "same URL, same name"
     );
-    assert_eq!(slugs.assign("http://h/a?b", no_disk), a);
+    assert_eq!(slugs.assign("http://h/a?b", no_disk).slug, a_hashed);
+}
+
+#[test]
+fn names_are_the_same_in_any_order() {
+    let urls = ["http://h/a?b", "http://h/a-b", "http://h/c", "http://x/a-b"];
+    let names = |order: &[usize]| {
+        let mut slugs = Slugs::default();
+        for &i in order {
+            slugs.assign(urls[i], no_disk);
+        }
+        let mut out: Vec<String> = urls.iter().map(|u| slugs.assign(u, no_disk).slug).collect();
+        out.sort();
+        out
+    };
+    assert_eq!(names(&[0, 1, 2, 3]), names(&[3, 2, 1, 0]));
+    assert_eq!(names(&[2, 0, 3, 1]), names(&[1, 3, 0, 2]));
+    assert!(names(&[0, 1, 2, 3]).contains(&"c".to_owned()));
 }
 
 #[test]
 fn a_file_from_an_earlier_run_keeps_its_owner() {
-    // Last run wrote `a-b.json` for http://h/a?b; this run sees http://h/a-b first.
+    // Last run wrote `a-b.json` for http://h/a?b; this run sees http://h/a-b alone.
     let disk = |slug: &str| (slug == "a-b").then(|| Some("http://h/a?b".to_owned()));
     let mut slugs = Slugs::default();
     let first = slugs.assign("http://h/a-b", disk);
-    assert!(first.starts_with("a-b~"), "{first}");
-    assert_eq!(
-        slugs.assign("http://h/a?b", disk),
-        "a-b",
-        "the owner overwrites its own file"
-    );
+    assert!(first.slug.starts_with("a-b~"), "{first:?}");
+    assert_eq!(slugs.assign("http://h/a-b", disk).slug, first.slug);
+    // Then its owner comes too: the name is shared, so the owner's old file is stale.
+    let owner = slugs.assign("http://h/a?b", disk);
+    assert!(owner.slug.starts_with("a-b~"), "{owner:?}");
+    assert_eq!(owner.stale.as_deref(), Some("a-b"));
+    assert_eq!(owner.moved, None);
+    // The owner alone overwrites its own file.
+    assert_eq!(Slugs::default().assign("http://h/a?b", disk).slug, "a-b");
     let unreadable = |slug: &str| (slug == "x").then_some(None);
     assert!(
         Slugs::default()
             .assign("http://h/x", unreadable)
+            .slug
             .starts_with("x~")
     );
 }
@@ -121,7 +157,7 @@ proptest! {
         prop_assert!(name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-'));
         prop_assert!(!name.starts_with('.') && !name.starts_with('-'));
         let mut slugs = Slugs::default();
-        let slug = slugs.assign(&url, no_disk);
+        let slug = slugs.assign(&url, no_disk).slug;
         let file = format!("{slug}.json");
         prop_assert!(single_normal_component(&file), "{:?}", file);
         prop_assert!(Path::new("/out/site").join(&file).starts_with("/out/site"));
@@ -130,12 +166,24 @@ proptest! {
     #[test]
     fn distinct_urls_never_share_a_name(urls in proptest::collection::vec("(http://[ab]/)?[a-c?=/.~-]{0,6}", 1..40)) {
         let mut slugs = Slugs::default();
-        let mut seen: HashMap<String, String> = HashMap::new();
+        let mut current: HashMap<String, String> = HashMap::new();
         for url in &urls {
-            let slug = slugs.assign(url, no_disk);
-            if let Some(other) = seen.insert(slug.clone(), url.clone()) {
-                prop_assert_eq!(&other, url, "two URLs got {}", slug);
+            let a = slugs.assign(url, no_disk);
+            if let Some(m) = &a.moved {
+                let owner = current.remove(&m.from).expect("a moved name was handed out");
+                prop_assert!(current.insert(m.to.clone(), owner).is_none());
             }
+            if let Some(other) = current.insert(a.slug.clone(), url.clone()) {
+                prop_assert_eq!(&other, url, "two URLs got {}", a.slug);
+            }
+        }
+        // And the names are those of the set, whatever the order.
+        let mut reversed = Slugs::default();
+        for url in urls.iter().rev() {
+            reversed.assign(url, no_disk);
+        }
+        for (slug, url) in &current {
+            prop_assert_eq!(&reversed.assign(url, no_disk).slug, slug);
         }
     }
 }

@@ -2,5 +2,6 @@
 //! write error becomes.
 
 mod folder;
+mod identity;
 mod modes;
 mod support;
