@@ -92,6 +92,12 @@ pub struct Page {
     /// Wall time spent on this page in this round, waits included.
     #[serde(default)]
     pub elapsed_ms: u64,
+    /// The fetch that went to the site for this body, whichever stage made it: this
+    /// one's, or for a cache hit the one recorded with the cache entry (absent for entries
+    /// written before it was recorded). `httpAttempts` and `elapsedMs` above are this
+    /// stage's own cost (0 requests for a cache hit); this is what the site did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site_fetch: Option<SiteFetch>,
     /// The redirect chain, first hop first, when there was one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redirects: Vec<String>,
@@ -128,6 +134,52 @@ pub struct Page {
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// `siteFetch`: the fetch that went to the site for a page's body, as the stage that made
+/// it saw it. It travels with the body: stored with the cache entry, onto every `page`
+/// served from it, and from the page onto its `doc`, so that `rip-health` reports the
+/// site's latency, retries and faults even when the pages were fetched by `rip-discover`
+/// and `rip-fetch` read them from the cache.
+///
+/// ```json
+/// {"fetchedBy":"rip-discover","httpAttempts":2,"statuses":[429,200],"faults":["httpError.throttled"],"waitedMs":1004,"latencyMs":302,"elapsedMs":1309}
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SiteFetch {
+    /// The stage that made the requests (`rip-discover`, `rip-fetch`).
+    pub fetched_by: String,
+    /// HTTP requests made: retries and redirect hops included (at least 1).
+    pub http_attempts: u32,
+    /// The status of each request, in order; `null` for one that got no response (a
+    /// reset, a timeout). `[503, 503, 200]`, `[301, 200]`, `[null, 200]`, `[304]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub statuses: Vec<Option<u16>>,
+    /// The code of each failed attempt that was retried, in order
+    /// (`httpError.transient`, `httpError.throttled`, `network.reset`, `timeout.read`, …):
+    /// the faults the site showed and the fetch recovered from. Empty: no retry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub faults: Vec<String>,
+    /// Time waited before the retries: backoff and Retry-After (the politeness slot of
+    /// each attempt after the first). Not the first request's politeness gap or queue,
+    /// nor a ref's `notBefore`: those are the pipeline's own pace, not the site's doing.
+    #[serde(default)]
+    pub waited_ms: u64,
+    /// How long the site took to answer the request that succeeded: from sending it to
+    /// the last body byte, its redirect hops included.
+    #[serde(default)]
+    pub latency_ms: u64,
+    /// Wall time of the whole fetch, retries and waits included (`notBefore` excluded).
+    #[serde(default)]
+    pub elapsed_ms: u64,
+}
+
+impl SiteFetch {
+    /// Retries the fetch needed (its failed attempts).
+    pub fn retries(&self) -> usize {
+        self.faults.len()
+    }
 }
 
 /// `failure`: a URL that could not be fetched, parsed or written, as data.

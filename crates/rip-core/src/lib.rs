@@ -25,7 +25,7 @@ pub use accounting::{Ledger, Summary};
 pub use category::{BodyEncoding, CharsetSource, ErrorCategory, ExpectedSource, Phase};
 pub use context::{Context, ErrorEntry};
 pub use exit::Status;
-pub use fetch::{Failure, Page, Ref};
+pub use fetch::{Failure, Page, Ref, SiteFetch};
 pub use ndjson::{Line, NdjsonReader, NdjsonWriter, ReadError, is_broken_pipe};
 pub use outcome::{DOC_RESERVED_FIELDS, Doc, ErrorDoc, Expected, Resolution};
 pub use record::{Kind, Record};

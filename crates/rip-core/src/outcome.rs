@@ -8,11 +8,12 @@ use serde_json::{Map, Value};
 
 use crate::category::{ErrorCategory, ExpectedSource, Phase};
 use crate::context::{Context, ErrorEntry};
+use crate::fetch::SiteFetch;
 
 /// `doc`: an extracted document (the reference's "concept").
 ///
 /// Extracted fields are top-level keys beside the fixed ones. The fixed names (`url`,
-/// `concept`, `id`, `name`, `attempt`, `httpAttempts`, `elapsedMs`, `errors` and the [`Context`]
+/// `concept`, `id`, `name`, `attempt`, `httpAttempts`, `elapsedMs`, `siteFetch`, `errors` and the [`Context`]
 /// names `depth`, `parent`, `linkText`, `raw`, `title`, `wikiApi`, `resolves`) cannot be used
 /// as field names; `rip-parse` refuses rules that try.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,6 +42,10 @@ pub struct Doc {
     /// so that `rip-health` can report fetch latency from docs alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elapsed_ms: Option<u64>,
+    /// The fetch that went to the site for the page (carried from the page's
+    /// `siteFetch`), so that `rip-health` reports what the site did from docs alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site_fetch: Option<SiteFetch>,
     /// Errors of earlier rounds, carried from the page.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<ErrorEntry>,
@@ -59,6 +64,7 @@ pub const DOC_RESERVED_FIELDS: &[&str] = &[
     "attempt",
     "httpAttempts",
     "elapsedMs",
+    "siteFetch",
     "errors",
     "depth",
     "parent",

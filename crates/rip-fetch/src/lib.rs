@@ -218,7 +218,10 @@ where
 {
     let started_at = Utc::now();
     let start = tokio::time::Instant::now();
-    let fetcher = Fetcher::new(config.http.clone())?;
+    let fetcher = Fetcher::new(HttpConfig {
+        stage: STAGE.into(),
+        ..config.http.clone()
+    })?;
     let window = config.window.max(1);
     let (tx, mut rx) = mpsc::channel::<Result<Line, ReadError>>(window.min(1024));
     spawn_reader(input, config.input_name.as_str().into(), move |item| {

@@ -166,10 +166,11 @@ pub async fn prepare(fetcher: &Fetcher, r: Ref) -> Result<Ref, Record> {
         tokio::time::sleep(wait).await;
     }
     let start = tokio::time::Instant::now();
-    if let Some(resp) = fetcher.cached(&r.url).await {
+    if let Some((resp, site)) = fetcher.cached(&r.url).await {
         let stats = RequestStats {
             from_cache: true,
             elapsed: start.elapsed(),
+            site,
             ..Default::default()
         };
         return Err(Record::Page(page_from_response(&r, &resp, &stats)));
@@ -264,6 +265,10 @@ pub async fn fetch_batch(
         total.retries += got.retries;
         total.elapsed += got.elapsed;
         total.waited += got.waited;
+        total.retry_waited += got.retry_waited;
+        total.latency += got.latency;
+        total.statuses.extend(got.statuses);
+        total.faults.extend(got.faults);
         let resp = match outcome {
             Outcome::Page(resp) => resp,
             Outcome::Failure(f) => {
@@ -312,13 +317,15 @@ pub async fn fetch_batch(
     } else {
         None
     };
+    // Every page of the batch came from its requests: that is each one's site fetch.
+    total.site = Some(fetcher.site_fetch(&total));
     let mut out = Vec::with_capacity(batch.len());
     for (seq, r) in batch {
         let title = r.context.title.clone().unwrap_or_default();
         let record = match outcomes.get(&title) {
             Some(TitleOutcome::Found(rev)) => {
                 let resp = response_for(&r, rev, site.as_ref(), &api_url, fetched_at);
-                fetcher.remember(&r.url, &resp).await;
+                fetcher.remember(&r.url, &resp, total.site.as_ref()).await;
                 Record::Page(page_from_response(&r, &resp, &total))
             }
             Some(TitleOutcome::Missing { title }) => {

@@ -121,14 +121,14 @@ pub fn render(r: &Report) -> String {
         r.retries.total_rounds
     );
     if !r.retries.http_attempts.is_empty() {
-        h.push_str("<h2>HTTP requests per page</h2>");
+        h.push_str("<h2>HTTP requests per page (the site fetch)</h2>");
         let rows: Vec<(String, u64)> = r
             .retries
             .http_attempts
             .iter()
             .map(|(n, count)| {
                 let label = match n {
-                    0 => "from cache".to_owned(),
+                    0 => "cache hit, site unknown".to_owned(),
                     1 => "1 request".to_owned(),
                     n => format!("{n} requests"),
                 };
@@ -137,11 +137,25 @@ pub fn render(r: &Report) -> String {
             .collect();
         h.push_str(&bar_rows(&rows, "#0ea5e9"));
     }
+    let site = r.site_fetches.phrases();
+    if !site.is_empty() {
+        let _ = write!(
+            h,
+            "<p class=\"muted\">Site fetches: {}.</p>",
+            esc(&site.join(" · "))
+        );
+    }
+    if !r.site_fetches.faults.is_empty() {
+        h.push_str("<h2>Faults recovered inside the fetch</h2>");
+        h.push_str(&bars(&r.site_fetches.faults, "#f59e0b", 10));
+    }
     h.push_str("</section>");
 
-    h.push_str("<section><h2>Fetch latency</h2>");
+    h.push_str("<section><h2>Fetch latency (the site's)</h2>");
     match &r.latency {
-        None => h.push_str("<p class=\"muted\">No record carried <code>elapsedMs</code>.</p>"),
+        None => h.push_str(
+            "<p class=\"muted\">No record carried a site fetch or <code>elapsedMs</code>.</p>",
+        ),
         Some(l) => {
             let rows: Vec<(String, u64)> = l
                 .histogram

@@ -10,11 +10,12 @@
 //!   under `ledger` (what is unaccounted, what came out twice, stage problems);
 //! - `expected`: known gaps (robots, policy) with their reasons;
 //! - `outcomes`: first-attempt successes, recovered pages, failures in the first round
-//!   and after retry;
+//!   and after retry, and the docs whose fetch recovered from faults by HTTP retries;
 //! - `failuresBy`: category, status, host, phase, last error code;
 //! - `retries`: histograms of routing rounds and of HTTP requests;
-//! - `latency`: percentiles of `elapsedMs` of successful fetches (pages, and docs that
-//!   carry it), when any record carries it;
+//! - `latency`: percentiles of the site's latency for the pages and docs;
+//! - `siteFetches`: the fetches that went to the site, by stage, the faults they
+//!   recovered from, and the cache hits that served them again;
 //! - `counters`: Ladon's `consumed`, `persisted`, `failed`, and whether
 //!   `consumed + failed + expected == entered`.
 //!
@@ -25,6 +26,17 @@
 //! `failure`), it is incomplete too (the [`ledger`] module has the details, and what
 //! complete means with `--no-ledger`). [`Report::is_healthy`] (exit code 0) is false when
 //! anything is missing or the books do not balance.
+//!
+//! # The site's story, not the cache's
+//!
+//! `rip-discover` fetches the pages it crawls, and the `rip-fetch` after it reads them
+//! from the shared cache: its pages say `httpAttempts: 0` and a few milliseconds. What
+//! the site did travels with the cached body instead, as the `siteFetch` of every page
+//! and doc (the stage that made the requests, their statuses, the faults retried, the
+//! waits, the latency). The latency, the HTTP-requests histogram, `recoveredInFetch` and
+//! `siteFetches` read it; records without it (earlier versions) count their own round,
+//! except cache hits, which say nothing about the site and are counted apart
+//! (`siteFetches.originUnknown`).
 //!
 //! Memory grows with the number of URLs (one key each) and of failures, never with the
 //! size of docs: docs are decoded into four fields, the rest skipped by the parser.
@@ -162,6 +174,7 @@ pub fn build(tally: &Tally, config: &Config) -> Report {
         resolved: tally.resolved,
         failed_first_round: tally.failed_first_round,
         failed_after_retry: tally.failed_after_retry,
+        recovered_in_fetch: tally.recovered_in_fetch,
         expected: expected.total,
         unaccounted: ledger.unaccounted.len() as u64,
     };
@@ -229,6 +242,7 @@ pub fn build(tally: &Tally, config: &Config) -> Report {
         },
         retries,
         latency: latency(&tally.latencies),
+        site_fetches: tally.site.clone(),
         counters,
         not_persisted: tally.not_persisted.clone(),
         ledger,

@@ -35,9 +35,14 @@ pub struct Report {
     pub failures_by: FailuresBy,
     /// Routing rounds and HTTP requests per URL.
     pub retries: Retries,
-    /// Fetch latency, when records carry `elapsedMs`.
+    /// The site's latency: each doc's or page's site fetch (`siteFetch.latencyMs`), or
+    /// the `elapsedMs` of records without one that were not cache hits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<Latency>,
+    /// The fetches that went to the site, whichever stage made them, and the cache hits
+    /// that served them again.
+    #[serde(default)]
+    pub site_fetches: SiteFetches,
     /// Ladon's counters and invariant.
     pub counters: Counters,
     /// Records `rip-write` could not persist (they still account for their URL in the
@@ -147,6 +152,11 @@ pub struct Outcomes {
     pub failed_first_round: u64,
     /// Error documents that failed after at least one retry round.
     pub failed_after_retry: u64,
+    /// Of the docs, those whose site fetch needed HTTP retries (faults the site showed
+    /// and the fetch recovered from: 503s, 429s, resets…): counted again, beside
+    /// `firstAttempt` and `recovered` (retry rounds of the pipeline).
+    #[serde(default)]
+    pub recovered_in_fetch: u64,
     /// `expected` records.
     pub expected: u64,
     /// URLs that entered and never came out.
@@ -177,17 +187,86 @@ pub struct Retries {
     pub docs_by_rounds: BTreeMap<u32, u64>,
     /// Error documents by retry rounds before giving up (`attempt` - 1).
     pub failures_by_rounds: BTreeMap<u32, u64>,
-    /// Docs and pages by HTTP requests in their successful round (`httpAttempts`).
+    /// Docs and pages by the HTTP requests of their site fetch (`siteFetch.httpAttempts`,
+    /// whichever stage made it); records without one count their own round's
+    /// `httpAttempts`, so `0` is a cache hit whose site fetch is unknown.
     pub http_attempts: BTreeMap<u32, u64>,
     /// Retry rounds in all (sum over docs and error documents).
     pub total_rounds: u64,
+}
+
+/// The fetches that went to the site for the docs' and pages' bodies (their `siteFetch`),
+/// and the cache hits beside them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SiteFetches {
+    /// Docs and pages read.
+    pub records: u64,
+    /// Of them, those carrying their site fetch (the others, of earlier versions, count
+    /// their own round's `elapsedMs` and `httpAttempts`).
+    pub recorded: u64,
+    /// Of them, those the writing stage served from the cache (the site fetch, when
+    /// known, was made earlier, e.g. by `rip-discover`).
+    pub from_cache: u64,
+    /// Cache hits whose entry recorded no site fetch (written by an earlier version):
+    /// not in the latency, and under `0` in `retries.httpAttempts`.
+    pub origin_unknown: u64,
+    /// Site fetches that needed HTTP retries and succeeded.
+    pub recovered: u64,
+    /// Site fetches by the stage that made them.
+    pub fetched_by: BTreeMap<String, u64>,
+    /// Failed attempts retried inside the site fetches, by code (`httpError.transient`,
+    /// `httpError.throttled`, `network.reset`, …).
+    pub faults: BTreeMap<String, u64>,
+    /// Time the site fetches waited before their retries in all (backoff, Retry-After).
+    pub waited_ms: u64,
+}
+
+impl SiteFetches {
+    /// One phrase per fact worth saying, for the summary and the HTML report:
+    /// `7 by rip-discover`, `7 from the cache`, `3 recovered by HTTP retries (…)`.
+    pub fn phrases(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .fetched_by
+            .iter()
+            .map(|(stage, n)| format!("{n} by {stage}"))
+            .collect();
+        if self.from_cache > 0 {
+            out.push(format!("{} from the cache", self.from_cache));
+        }
+        if self.origin_unknown > 0 {
+            out.push(format!(
+                "{} cache hits with no site fetch recorded (entries of an earlier version)",
+                self.origin_unknown
+            ));
+        }
+        if self.recovered > 0 {
+            let faults: Vec<String> = self
+                .faults
+                .iter()
+                .map(|(code, n)| format!("{code} {n}"))
+                .collect();
+            out.push(format!(
+                "{} recovered by HTTP retries ({})",
+                self.recovered,
+                faults.join(", ")
+            ));
+        }
+        if self.waited_ms > 0 {
+            out.push(format!(
+                "waited {:.1} s before retries",
+                self.waited_ms as f64 / 1000.0
+            ));
+        }
+        out
+    }
 }
 
 /// Latency percentiles, in milliseconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Latency {
-    /// Records that carried `elapsedMs`.
+    /// Records that gave a sample (see [`Report::latency`]).
     pub samples: u64,
     /// Median.
     pub p50: u64,

@@ -1,11 +1,15 @@
 //! [`Tally`]: one pass over the records, keeping counts and, per URL, only its key and
 //! the kinds of record seen for it (never a record's body).
 
-use rip_core::{ErrorDoc, Expected, Kind, Ledger, Line, Phase, Record, Resolution, Summary};
+use rip_core::{
+    ErrorDoc, Expected, Kind, Ledger, Line, Phase, Record, Resolution, SiteFetch, Summary,
+};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 
-use crate::report::{BriefError, CapturedElsewhere, Dead, ExpectedItem, Missing, NotPersisted};
+use crate::report::{
+    BriefError, CapturedElsewhere, Dead, ExpectedItem, Missing, NotPersisted, SiteFetches,
+};
 
 /// The few fields of a `doc` or `page` that health reads; everything else is skipped by
 /// the parser without being built.
@@ -21,6 +25,10 @@ struct Brief {
     http_attempts: Option<u32>,
     #[serde(default)]
     elapsed_ms: Option<u64>,
+    #[serde(default)]
+    from_cache: bool,
+    #[serde(default)]
+    site_fetch: Option<SiteFetch>,
 }
 
 /// Everything health accumulates from a stream or a folder.
@@ -64,6 +72,8 @@ pub struct Tally {
     pub(crate) failures_by_rounds: BTreeMap<u32, u64>,
     pub(crate) http_attempts: BTreeMap<u32, u64>,
     pub(crate) latencies: Vec<u64>,
+    pub(crate) recovered_in_fetch: u64,
+    pub(crate) site: SiteFetches,
     /// Records by kind.
     pub records: BTreeMap<String, u64>,
     /// Bad lines or files.
@@ -162,13 +172,42 @@ impl Tally {
         self.terminals.entry(key.to_owned()).or_default().push(kind);
     }
 
+    /// What the site did for a doc's or page's body: its `siteFetch` when it carries one
+    /// (whichever stage made it, the record's own stage may have read the cache); else, for
+    /// records of earlier versions, its own round's `elapsedMs` and `httpAttempts`, unless
+    /// that round was a cache hit (0 requests), which says nothing of the site.
+    fn site_fetch(&mut self, kind: &Kind, b: &Brief) {
+        let from_cache = b.from_cache || b.http_attempts == Some(0);
+        let site = &mut self.site;
+        site.records += 1;
+        site.from_cache += u64::from(from_cache);
+        let Some(f) = &b.site_fetch else {
+            if from_cache {
+                site.origin_unknown += 1;
+            } else if let Some(ms) = b.elapsed_ms {
+                self.latencies.push(ms);
+            }
+            if let Some(n) = b.http_attempts {
+                *self.http_attempts.entry(n).or_default() += 1;
+            }
+            return;
+        };
+        site.recorded += 1;
+        *site.fetched_by.entry(f.fetched_by.clone()).or_default() += 1;
+        for code in &f.faults {
+            *site.faults.entry(code.clone()).or_default() += 1;
+        }
+        site.waited_ms += f.waited_ms;
+        if f.retries() > 0 {
+            site.recovered += 1;
+            self.recovered_in_fetch += u64::from(kind == &Kind::Doc);
+        }
+        self.latencies.push(f.latency_ms);
+        *self.http_attempts.entry(f.http_attempts).or_default() += 1;
+    }
+
     fn brief(&mut self, kind: &Kind, b: Brief) {
-        if let Some(ms) = b.elapsed_ms {
-            self.latencies.push(ms);
-        }
-        if let Some(n) = b.http_attempts {
-            *self.http_attempts.entry(n).or_default() += 1;
-        }
+        self.site_fetch(kind, &b);
         if kind == &Kind::Page {
             self.seen(b.url, b.resolves.is_some(), "page");
             return;

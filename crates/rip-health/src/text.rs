@@ -102,6 +102,10 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
             l.p50, l.p90, l.p99, l.max, l.samples
         );
     }
+    let site = r.site_fetches.phrases();
+    if !site.is_empty() {
+        let _ = writeln!(s, "  site fetches: {}", site.join(" · "));
+    }
     let c = &r.counters;
     let _ = writeln!(
         s,

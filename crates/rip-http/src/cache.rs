@@ -1,7 +1,8 @@
 //! The on-disk response cache, shared by every stage and process using one folder.
 //!
 //! An entry is a JSON line of metadata (URL, final URL, status, headers, redirects,
-//! validators, when stored, body length and SHA-256), then the body bytes. Entries live in
+//! validators, when stored, body length and SHA-256, and the site fetch that got the
+//! response: see [`CacheMeta::site_fetch`]), then the body bytes. Entries live in
 //! `<dir>/v2/`, appended to pack files and found through one shared index (`cache/pack.rs`
 //! explains the layout); several processes may fill one cache at once, and a reader sees
 //! an old entry or a new one, never half of one. An entry whose metadata does not parse,
@@ -22,6 +23,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
+use rip_core::SiteFetch;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -57,6 +59,12 @@ pub struct CacheMeta {
     pub body_len: u64,
     /// Body SHA-256, hex.
     pub body_sha256: String,
+    /// The fetch that went to the site for this response (attempts, statuses, faults,
+    /// waits, latency, and the stage that made it), so that a stage served from the cache
+    /// can report what the site did. Absent in entries of earlier versions, which are
+    /// still read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site_fetch: Option<SiteFetch>,
 }
 
 /// A cache entry read back.
@@ -155,10 +163,14 @@ impl DiskCache {
         self.packs.put(&meta.url, &data)
     }
 
-    /// Marks `url`'s entry fresh again after a `304 Not Modified`.
-    pub fn refresh(&self, entry: &CacheEntry) -> io::Result<()> {
+    /// Marks `url`'s entry fresh again after a `304 Not Modified`; `site` is the
+    /// revalidating fetch, the entry's site fetch from now on (kept when `None`).
+    pub fn refresh(&self, entry: &CacheEntry, site: Option<SiteFetch>) -> io::Result<()> {
         let mut meta = entry.meta.clone();
         meta.stored_at_ms = now_ms();
+        if site.is_some() {
+            meta.site_fetch = site;
+        }
         self.put(meta, &entry.body)
     }
 }
@@ -239,6 +251,7 @@ mod tests {
             truncated: false,
             body_len: 0,
             body_sha256: String::new(),
+            site_fetch: None,
         }
     }
 
@@ -257,7 +270,7 @@ mod tests {
         let mut old = e.clone();
         old.meta.stored_at_ms -= 120_000;
         assert!(!old.is_fresh(Some(Duration::from_secs(60))));
-        c.refresh(&old).unwrap();
+        c.refresh(&old, None).unwrap();
         let Lookup::Hit(e) = c.get("http://a/") else {
             panic!()
         };
@@ -323,7 +336,7 @@ mod tests {
         assert_eq!(&e.body[..], body);
         assert!(matches!(c.get("http://new/"), Lookup::Miss));
         // A refresh writes the entry anew in the current layout.
-        c.refresh(&e).unwrap();
+        c.refresh(&e, None).unwrap();
         assert!(c.location("http://old/").unwrap().is_some());
     }
 }

@@ -22,6 +22,9 @@ pub struct HttpConfig {
     pub robots: bool,
     /// User classification rules, tried before the built-in ones, in order.
     pub rules: Vec<ClassifyRule>,
+    /// The stage making the requests (`rip-fetch`, `rip-discover`), recorded as the
+    /// `fetchedBy` of its site fetches (with each cache entry it writes, and on pages).
+    pub stage: String,
 }
 
 impl Default for HttpConfig {
@@ -33,6 +36,7 @@ impl Default for HttpConfig {
             cache: CacheConfig::default(),
             robots: true,
             rules: Vec::new(),
+            stage: "rip-http".to_owned(),
         }
     }
 }

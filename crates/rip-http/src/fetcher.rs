@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, Utc};
-use rip_core::{ErrorCategory, ExpectedSource};
+use rip_core::{ErrorCategory, ExpectedSource, SiteFetch};
 use tokio::sync::OnceCell;
 use tokio::time::Instant;
 use url::Url;
@@ -326,6 +326,8 @@ impl Fetcher {
             stats.waited += wait;
             tokio::time::sleep(wait).await;
         }
+        // The site fetch starts here: a `notBefore` is the pipeline's wait, not the site's.
+        let site_start = Instant::now();
 
         let mode = cfg.cache.mode;
         let mut stale: Option<CacheEntry> = None;
@@ -334,6 +336,7 @@ impl Fetcher {
                 Some(Lookup::Hit(entry)) => {
                     if mode == CacheMode::ReadOnly || entry.is_fresh(cfg.cache.ttl) {
                         stats.from_cache = true;
+                        stats.site = entry.meta.site_fetch.clone();
                         Stats::add(&self.inner.stats.cache_hits, 1);
                         return Outcome::Page(from_entry(entry));
                     }
@@ -370,7 +373,9 @@ impl Fetcher {
             let conditional = stale.as_ref().filter(|e| e.has_validators());
             match self.hops(&url, conditional, robots, None, stats).await {
                 Hop::Page(resp) => {
-                    self.store(url_str, &resp);
+                    let site = self.site_fetch_since(stats, site_start);
+                    self.store(url_str, &resp, Some(&site));
+                    stats.site = Some(site);
                     return Outcome::Page(resp);
                 }
                 Hop::NotModified => {
@@ -379,11 +384,13 @@ impl Fetcher {
                         .expect("a 304 only answers a conditional request");
                     stats.revalidated = true;
                     Stats::add(&self.inner.stats.revalidated, 1);
+                    let site = self.site_fetch_since(stats, site_start);
                     if let Some(cache) = &self.inner.cache
-                        && let Err(e) = cache.refresh(&entry)
+                        && let Err(e) = cache.refresh(&entry, Some(site.clone()))
                     {
                         tracing::warn!("cannot refresh the cache entry for {url}: {e}");
                     }
+                    stats.site = Some(site);
                     return Outcome::Page(from_entry(entry));
                 }
                 Hop::Skip(s) => return Outcome::Skipped(s),
@@ -440,10 +447,34 @@ impl Fetcher {
             self.inner.politeness.throttle(&host, hint.unwrap_or(delay));
         } else {
             stats.waited += delay;
+            stats.retry_waited += delay;
             tokio::time::sleep(delay).await;
         }
         stats.retries += 1;
+        stats.faults.push(f.class.code.clone());
         true
+    }
+
+    /// The site fetch `stats` describe, made by this fetcher's stage: for callers that
+    /// gather the requests of one response themselves (an API answer split per item).
+    pub fn site_fetch(&self, stats: &RequestStats) -> SiteFetch {
+        SiteFetch {
+            fetched_by: self.inner.cfg.stage.clone(),
+            http_attempts: stats.http_attempts,
+            statuses: stats.statuses.clone(),
+            faults: stats.faults.clone(),
+            waited_ms: stats.retry_waited.as_millis() as u64,
+            latency_ms: stats.latency.as_millis() as u64,
+            elapsed_ms: stats.elapsed.as_millis() as u64,
+        }
+    }
+
+    /// The site fetch of a [`Fetcher::run`] whose requests started at `start` (after
+    /// its `notBefore`).
+    fn site_fetch_since(&self, stats: &RequestStats, start: Instant) -> SiteFetch {
+        let mut site = self.site_fetch(stats);
+        site.elapsed_ms = start.elapsed().as_millis() as u64;
+        site
     }
 
     /// Sends one API request — GET `url`, or POST `form` to it — under the same
@@ -518,9 +549,10 @@ impl Fetcher {
     }
 
     /// The cache's fresh entry for `url` as a response (counted as a cache hit), as a
-    /// fetch would serve it: `None` when it is not cached, stale, corrupt, or the cache
+    /// fetch would serve it, with the site fetch stored with it (`None` for entries of
+    /// earlier versions): `None` when it is not cached, stale, corrupt, or the cache
     /// mode does not read. In `read-only` mode any entry, fresh or stale, is served.
-    pub async fn cached(&self, url: &str) -> Option<Response> {
+    pub async fn cached(&self, url: &str) -> Option<(Response, Option<SiteFetch>)> {
         let cfg = &self.inner.cfg;
         let mode = cfg.cache.mode;
         if !matches!(mode, CacheMode::ReadWrite | CacheMode::ReadOnly) {
@@ -529,7 +561,8 @@ impl Fetcher {
         match self.cache_get(url)? {
             Lookup::Hit(entry) if mode == CacheMode::ReadOnly || entry.is_fresh(cfg.cache.ttl) => {
                 Stats::add(&self.inner.stats.cache_hits, 1);
-                Some(from_entry(entry))
+                let site = entry.meta.site_fetch.clone();
+                Some((from_entry(entry), site))
             }
             Lookup::Hit(_) | Lookup::Miss => None,
             Lookup::Corrupt(why) => {
@@ -546,14 +579,15 @@ impl Fetcher {
         self.inner.cfg.cache.mode == CacheMode::ReadOnly && self.inner.cache.is_some()
     }
 
-    /// Stores `resp` as the cache entry of `url`, when the cache mode writes (what a
-    /// fetch does with a success; for API callers that cache per item).
-    pub async fn remember(&self, url: &str, resp: &Response) {
-        self.store(url, resp);
+    /// Stores `resp` as the cache entry of `url`, with the site fetch that got it, when
+    /// the cache mode writes (what a fetch does with a success; for API callers that
+    /// cache per item, see [`Fetcher::site_fetch`]).
+    pub async fn remember(&self, url: &str, resp: &Response, site: Option<&SiteFetch>) {
+        self.store(url, resp, site);
     }
 
     /// Writes the entry on this thread (see [`Fetcher::cache_get`]).
-    fn store(&self, url: &str, resp: &Response) {
+    fn store(&self, url: &str, resp: &Response, site: Option<&SiteFetch>) {
         let cfg = &self.inner.cfg;
         let Some(cache) = &self.inner.cache else {
             return;
@@ -574,6 +608,7 @@ impl Fetcher {
             truncated: resp.truncated,
             body_len: 0,
             body_sha256: String::new(),
+            site_fetch: site.cloned(),
         };
         if let Err(e) = cache.put(meta, &resp.body) {
             tracing::warn!("cannot write the cache entry for {url}: {e}");
@@ -591,6 +626,7 @@ impl Fetcher {
         stats: &mut RequestStats,
     ) -> Hop {
         let cfg = &self.inner.cfg.client;
+        stats.latency = Duration::ZERO;
         let mut current = start.clone();
         let mut redirects: Vec<String> = Vec::new();
         let mut seen: HashSet<String> = HashSet::from([start.as_str().to_owned()]);
@@ -614,6 +650,10 @@ impl Fetcher {
                 }
             };
             stats.waited += permit.waited;
+            if stats.retries > 0 {
+                // A retry's slot comes after the Retry-After the host was throttled for.
+                stats.retry_waited += permit.waited;
+            }
             let mut extra: Vec<(&str, String)> = Vec::new();
             if let Some(e) = conditional.filter(|_| redirects.is_empty()) {
                 if let Some(etag) = &e.meta.etag {
@@ -625,11 +665,17 @@ impl Fetcher {
             }
             stats.http_attempts += 1;
             Stats::add(&self.inner.stats.requests, 1);
+            let sent = Instant::now();
             let exchange = self
                 .inner
                 .client
                 .send(&current, form, &extra, cfg.max_body)
                 .await;
+            stats.latency += sent.elapsed();
+            stats.statuses.push(match &exchange {
+                Exchange::Response { status, .. } => Some(*status),
+                Exchange::Transport { .. } => None,
+            });
             self.inner.politeness.answered(&host);
             drop(permit);
             let (status, headers, body, truncated) = match exchange {

@@ -16,7 +16,11 @@
 //!   out of scope), which becomes an `expected` record;
 //!
 //! and whose [`RequestStats`] say what it cost (HTTP requests, retries, cache hit,
-//! revalidation, time, waits). [`Fetcher::stats`] sums them over the process.
+//! revalidation, time, waits) and, in `site`, what the site did for the response: the
+//! [`rip_core::SiteFetch`] this fetch made (statuses, retried faults, waits, latency,
+//! named by [`HttpConfig::stage`]), or for a cache hit the one stored with the entry, so
+//! that a stage reading pages another stage fetched still reports the site's story.
+//! [`Fetcher::stats`] sums them over the process.
 //! [`records::record_for`] turns a `Fetched` into the `page` / `failure` / `expected`
 //! record for a [`rip_core::Ref`], decoding text ([`decode`]) and keeping the ref's context.
 //!
@@ -27,7 +31,8 @@
 //! robots.txt and without the cache; a `check` closure reads each 2xx answer and may call
 //! it a failure (MediaWiki reports `maxlag` in a 200 body), which is then retried like an
 //! HTTP failure with its Retry-After. Callers that batch several items per request cache
-//! each item under its own URL with [`Fetcher::remember`] and [`Fetcher::cached`].
+//! each item under its own URL with [`Fetcher::remember`] and [`Fetcher::cached`], the
+//! request's [`Fetcher::site_fetch`] beside it.
 //!
 //! # The path of a fetch
 //!

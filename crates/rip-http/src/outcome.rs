@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
-use rip_core::{ErrorCategory, ExpectedSource};
+use rip_core::{ErrorCategory, ExpectedSource, SiteFetch};
 
 use crate::classify::Classification;
 
@@ -113,8 +113,22 @@ pub struct RequestStats {
     pub revalidated: bool,
     /// Wall time, waits included.
     pub elapsed: Duration,
-    /// Time spent waiting for politeness, backoff and Retry-After.
+    /// Time spent waiting for politeness, backoff, Retry-After and a `notBefore`.
     pub waited: Duration,
+    /// Of `waited`, the time before retries: backoff, Retry-After, and the politeness
+    /// slot of each attempt after the first.
+    pub retry_waited: Duration,
+    /// The status of each HTTP request, in order; `None` when it got no response.
+    pub statuses: Vec<Option<u16>>,
+    /// The classification code of each failed attempt that was retried, in order.
+    pub faults: Vec<String>,
+    /// Time the last attempt's requests took, from sending to the last body byte
+    /// (redirect hops included, waits excluded): the site's latency when it succeeded.
+    pub latency: Duration,
+    /// The fetch that went to the site for the response: this one's (when it made the
+    /// requests and succeeded), or for a cache hit the one stored with the entry (`None`
+    /// for entries written before it was recorded, and for failures and skips).
+    pub site: Option<SiteFetch>,
 }
 
 /// A fetch's result and cost. Never a panic, never an `Err`: every failure is data.

@@ -59,6 +59,7 @@ pub fn page_record(r: &Ref, resp: &Response, stats: &RequestStats) -> Page {
         revalidated: stats.revalidated,
         http_attempts: stats.http_attempts,
         elapsed_ms: stats.elapsed.as_millis() as u64,
+        site_fetch: stats.site.clone(),
         redirects: resp.redirects.clone(),
         headers: resp
             .headers

@@ -181,6 +181,7 @@ fn doc(
         attempt: page.attempt,
         http_attempts: Some(page.http_attempts),
         elapsed_ms: Some(page.elapsed_ms),
+        site_fetch: page.site_fetch,
         errors: page.errors,
         fields,
     }

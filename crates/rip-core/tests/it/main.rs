@@ -68,6 +68,18 @@ fn entry() -> ErrorEntry {
     }
 }
 
+fn site_fetch() -> SiteFetch {
+    SiteFetch {
+        fetched_by: "rip-discover".into(),
+        http_attempts: 3,
+        statuses: vec![Some(503), None, Some(200)],
+        faults: vec!["httpError.transient".into(), "network.reset".into()],
+        waited_ms: 1004,
+        latency_ms: 302,
+        elapsed_ms: 1320,
+    }
+}
+
 fn extra() -> serde_json::Map<String, Value> {
     let mut m = serde_json::Map::new();
     m.insert("futureField".into(), json!({"nested": [1, 2, {"x": null}]}));
@@ -100,6 +112,7 @@ fn built_records() -> Vec<Record> {
             revalidated: true,
             http_attempts: 0,
             elapsed_ms: 4,
+            site_fetch: Some(site_fetch()),
             redirects: vec!["http://h/items/7".into()],
             headers: [("etag".to_owned(), "\"x\"".to_owned())].into(),
             body: "iVBORw0KGgo=".into(),
@@ -142,6 +155,7 @@ fn built_records() -> Vec<Record> {
             attempt: 1,
             http_attempts: Some(2),
             elapsed_ms: Some(31),
+            site_fetch: Some(site_fetch()),
             errors: vec![entry()],
             fields,
         }),

@@ -14,7 +14,7 @@ use rip_core::{
     ErrorCategory, ErrorEntry, Failure, Kind, Line, NdjsonWriter, Phase, ReadError, Record, Ref,
     Status, Summary,
 };
-use rip_http::Fetcher;
+use rip_http::{Fetcher, HttpConfig};
 use rip_url::{Url, natural_cmp};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -319,7 +319,10 @@ where
 {
     let started_at = Utc::now();
     let start = tokio::time::Instant::now();
-    let fetcher = Fetcher::new(cfg.http.clone())?;
+    let fetcher = Fetcher::new(HttpConfig {
+        stage: STAGE.into(),
+        ..cfg.http.clone()
+    })?;
     let shared = Arc::new(Shared {
         fetcher: fetcher.clone(),
         canon: cfg.canon.clone(),

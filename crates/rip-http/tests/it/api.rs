@@ -133,10 +133,23 @@ async fn items_are_cached_one_by_one_under_the_callers_keys() {
     let f = Fetcher::new(cfg.clone()).unwrap();
     assert!(f.cached(key).await.is_none());
     assert!(!f.cache_only());
-    f.remember(key, &item("{{Infobox creature}}")).await;
-    let hit = f.cached(key).await.expect("a fresh entry");
+    let site = rip_core::SiteFetch {
+        fetched_by: "rip-fetch".into(),
+        http_attempts: 2,
+        statuses: vec![Some(200), Some(200)],
+        faults: vec!["wiki.api.maxlag".into()],
+        ..Default::default()
+    };
+    f.remember(key, &item("{{Infobox creature}}"), Some(&site))
+        .await;
+    let (hit, origin) = f.cached(key).await.expect("a fresh entry");
     assert_eq!(hit.body, "{{Infobox creature}}".as_bytes());
     assert_eq!(hit.content_type(), Some("text/x-wiki; charset=utf-8"));
+    assert_eq!(
+        origin,
+        Some(site),
+        "the batch's site fetch, kept with the item"
+    );
     assert_eq!(f.stats().cache_hits, 1);
 
     // Stale: a miss for read-write, served for read-only; write-only never reads.
@@ -156,6 +169,6 @@ async fn items_are_cached_one_by_one_under_the_callers_keys() {
     cfg.cache.mode = CacheMode::WriteOnly;
     let wo = Fetcher::new(cfg).unwrap();
     assert!(wo.cached(key).await.is_none());
-    wo.remember(key, &item("new")).await;
-    assert_eq!(ro.cached(key).await.unwrap().body, "new".as_bytes());
+    wo.remember(key, &item("new"), None).await;
+    assert_eq!(ro.cached(key).await.unwrap().0.body, "new".as_bytes());
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 use rip_core::ErrorCategory;
 use rip_http::cache::{DiskCache, Lookup};
 use rip_http::{CacheMode, Fetcher, HttpConfig};
-use rip_testserver::TestServer;
+use rip_testserver::{Fault, RetryAfter, Rule, TestServer};
 
 use crate::{HTML, config, fail, page};
 
@@ -39,6 +39,102 @@ async fn a_second_run_makes_no_request() {
 }
 
 #[tokio::test]
+async fn a_cache_hit_carries_the_fetch_that_went_to_the_site() {
+    // rip-discover fetches a slow page after a 503, a reset and a 429; rip-fetch reads it
+    // from the cache: its page must say what the site did, not "0 requests, 0 ms".
+    let slow = Duration::from_millis(150);
+    let server = TestServer::builder()
+        .file("/s", HTML)
+        .rule(
+            Rule::path("/s")
+                .once(Fault::status(503))
+                .once(Fault::reset())
+                .once(Fault::retry_after(429, RetryAfter::Seconds(1)))
+                .then(Fault::serve().delay(slow)),
+        )
+        .start()
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut c = cached(dir.path(), CacheMode::ReadWrite);
+    c.retry.max_attempts = 4;
+    let discover = Fetcher::new(HttpConfig {
+        stage: "rip-discover".into(),
+        ..c.clone()
+    })
+    .unwrap();
+    let url = server.url("/s");
+    let got = discover.fetch(&url).await;
+    page(&got);
+    let site = got
+        .stats
+        .site
+        .clone()
+        .expect("a network fetch records itself");
+    assert_eq!(site.fetched_by, "rip-discover");
+    assert_eq!(site.http_attempts, 4);
+    assert_eq!(site.statuses, [Some(503), None, Some(429), Some(200)]);
+    assert_eq!(
+        site.faults,
+        [
+            "httpError.transient",
+            "network.reset",
+            "httpError.throttled"
+        ]
+    );
+    assert!(site.waited_ms >= 1000, "the Retry-After second: {site:?}");
+    assert!(site.latency_ms >= slow.as_millis() as u64, "{site:?}");
+    assert!(site.latency_ms < site.elapsed_ms, "{site:?}");
+
+    let fetch = Fetcher::new(HttpConfig {
+        stage: "rip-fetch".into(),
+        ..c
+    })
+    .unwrap();
+    let hit = fetch.fetch(&url).await;
+    assert!(hit.stats.from_cache && hit.stats.http_attempts == 0);
+    assert_eq!(hit.stats.site.as_ref(), Some(&site), "carried by the entry");
+    let r = rip_core::Ref::new(url.clone());
+    let rec = rip_http::records::page_record(&r, page(&hit), &hit.stats);
+    assert_eq!((rec.from_cache, rec.http_attempts), (true, 0));
+    assert_eq!(rec.site_fetch, Some(site));
+    assert_eq!(server.count("/s"), 4);
+}
+
+#[tokio::test]
+async fn an_entry_of_an_earlier_version_is_read_without_a_site_fetch() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = "http://old.invalid/page";
+    // The metadata line as versions before `siteFetch` wrote it.
+    let meta = format!(
+        r#"{{"url":"{url}","finalUrl":"{url}","status":200,"headers":[["content-type","text/html"]],"redirects":[],"fetchedAt":"2026-12-01T09:00:00Z","storedAtMs":{now},"etag":null,"lastModified":null,"truncated":false,"bodyLen":0,"bodySha256":""}}"#,
+        now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis()
+    );
+    let old: rip_http::cache::CacheMeta = serde_json::from_str(&meta).unwrap();
+    assert_eq!(old.site_fetch, None);
+    DiskCache::new(dir.path())
+        .put(old, HTML.as_bytes())
+        .unwrap();
+    let (pack, offset, _) = DiskCache::new(dir.path()).location(url).unwrap().unwrap();
+    let bytes = std::fs::read(pack).unwrap();
+    assert!(
+        !String::from_utf8_lossy(&bytes[offset as usize..]).contains("siteFetch"),
+        "no field written when there is nothing to say"
+    );
+    let f = Fetcher::new(cached(dir.path(), CacheMode::ReadOnly)).unwrap();
+    let hit = f.fetch(url).await;
+    assert_eq!(page(&hit).body, HTML.as_bytes());
+    assert!(hit.stats.from_cache);
+    assert_eq!(hit.stats.site, None);
+    let rec = rip_http::records::page_record(&rip_core::Ref::new(url), page(&hit), &hit.stats);
+    let json = serde_json::to_value(&rec).unwrap();
+    assert!(json.get("siteFetch").is_none(), "{json}");
+}
+
+#[tokio::test]
 async fn an_expired_entry_with_an_etag_is_revalidated_by_a_304() {
     let server = TestServer::builder()
         .file("/e", HTML)
@@ -64,9 +160,13 @@ async fn an_expired_entry_with_an_etag_is_revalidated_by_a_304() {
     assert_eq!(reqs[1].header("if-none-match"), Some(etag.as_str()));
     assert_eq!(reqs[1].status, Some(304));
     assert_eq!(f.stats().revalidated, 1);
+    // The 304 was the fetch that went to the site: the entry carries it from now on.
+    let site = got.stats.site.clone().expect("the revalidation");
+    assert_eq!(site.statuses, [Some(304)]);
     // The 304 refreshed the entry: fresh again, no request.
     let got = f.fetch(&server.url("/e")).await;
     assert!(got.stats.from_cache);
+    assert_eq!(got.stats.site, Some(site));
     assert_eq!(server.count("/e"), 2);
 }
 
