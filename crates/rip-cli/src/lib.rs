@@ -16,8 +16,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 pub mod progress;
+pub mod size;
 pub mod usage;
 
+pub use size::{MibOrSize, parse_size};
 pub use usage::{Renamed, parse, parse_from};
 
 /// Arguments every record-at-a-time stage takes.

@@ -54,6 +54,11 @@ pub struct Renamed {
 }
 
 impl Renamed {
+    /// `old` renamed `new` in `program`.
+    pub const fn new(program: &'static str, old: &'static str, new: &'static str) -> Self {
+        Self { program, old, new }
+    }
+
     /// The warning, e.g. `rip-write: warning: --target is now --name (the old spelling
     /// still works)`.
     pub fn warning(&self) -> String {
@@ -101,11 +106,7 @@ mod tests {
 
     #[test]
     fn renamed_prefers_what_was_given() {
-        let r = Renamed {
-            program: "t",
-            old: "--old",
-            new: "--new",
-        };
+        let r = Renamed::new("t", "--old", "--new");
         assert_eq!(r.take(Some(1), None, true), Some(1));
         assert_eq!(r.take(None, Some(2), true), Some(2));
         assert_eq!(r.take::<u32>(None, None, true), None);

@@ -65,7 +65,10 @@ impl Line {
             let why = without_position(&message);
             match self.blame() {
                 Some((field, value)) => {
-                    format!("bad `{}` record: field `{field}` = {value}: {why}", self.kind)
+                    format!(
+                        "bad `{}` record: field `{field}` = {value}: {why}",
+                        self.kind
+                    )
                 }
                 None => format!("bad `{}` record: {why}", self.kind),
             }
@@ -81,9 +84,14 @@ impl Line {
             return None;
         };
         let decode = |m: serde_json::Map<String, serde_json::Value>| {
-            serde_json::from_value::<Record>(serde_json::Value::Object(m)).map_err(|e| e.to_string())
+            serde_json::from_value::<Record>(serde_json::Value::Object(m))
+                .map_err(|e| e.to_string())
         };
         let error = decode(map.clone()).err()?;
+        if error.starts_with("missing field") {
+            // It names the field already, and no value is to blame.
+            return None;
+        }
         let mut changed = Vec::new();
         for key in map.keys().filter(|k| *k != "_type") {
             let mut without = map.clone();
@@ -524,7 +532,11 @@ mod tests {
                 "\"soon\"",
             ),
             (r#"{"_type":"ref","url":5,"depth":1}"#, "url", "5"),
-            (r#"{"_type":"ref","url":"http://x/","depth":"deep"}"#, "depth", "\"deep\""),
+            (
+                r#"{"_type":"ref","url":"http://x/","depth":"deep"}"#,
+                "depth",
+                "\"deep\"",
+            ),
             (
                 r#"{"_type":"page","url":"http://x/","finalUrl":"http://x/","status":"ok","body":""}"#,
                 "status",
@@ -536,8 +548,16 @@ mod tests {
             assert!(err.contains(&want), "{text}: {err}");
             assert!(!err.contains(" at line "), "{text}: {err}");
         }
-        let err = Line::from_text(r#"{"_type":"ref"}"#).unwrap().decode().unwrap_err();
+        let err = Line::from_text(r#"{"_type":"ref"}"#)
+            .unwrap()
+            .decode()
+            .unwrap_err();
         assert_eq!(err, "bad `ref` record: missing field `url`");
+        let err = Line::from_text(r#"{"_type":"error","url":"http://h/x"}"#)
+            .unwrap()
+            .decode()
+            .unwrap_err();
+        assert_eq!(err, "bad `error` record: missing field `errors`");
     }
 
     #[test]

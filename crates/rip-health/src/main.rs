@@ -10,7 +10,7 @@ use std::process::ExitCode;
 /// Is everything captured? Write crawl-health.json from a reconciled stream or folder.
 ///
 /// Reads the records (stdin, --input, or the record files of --dir) and writes the
-/// report: stdout by default, `<dir>/crawl-health.json` with --dir, or --out. A summary
+/// report: stdout by default, `<dir>/crawl-health.json` with --dir, or --json. A summary
 /// fitting one screen goes to stderr. Exit code 0 when nothing is missing and every URL
 /// that entered is accounted for; 2 otherwise (so it can gate a scheduled scrape).
 #[derive(Debug, Parser)]
@@ -24,31 +24,54 @@ struct Cli {
     dir: Option<PathBuf>,
 
     /// Where to write crawl-health.json (`-`: stdout).
-    #[arg(long, short = 'o', value_name = "FILE")]
-    out: Option<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// The old spelling of --json.
+    #[arg(
+        long = "out",
+        short = 'o',
+        value_name = "FILE",
+        hide = true,
+        conflicts_with = "json"
+    )]
+    old_out: Option<PathBuf>,
 
     /// Also write a self-contained HTML report here.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
 
-    /// The target's name in the report (default: the folder's name, or the first host).
-    #[arg(long)]
-    target: Option<String>,
+    /// The scrape's name in the report (default: the folder's name, or the first host).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// The old spelling of --name.
+    #[arg(
+        long = "target",
+        value_name = "NAME",
+        hide = true,
+        conflicts_with = "name"
+    )]
+    old_target: Option<String>,
 
     /// Do not require ledger records (the books are then not checked URL by URL).
     #[arg(long)]
     no_ledger: bool,
 }
 
+const PROGRAM: &str = "rip-health";
+
 fn main() -> ExitCode {
-    let cli: Cli = rip_cli::parse();
+    let mut cli: Cli = rip_cli::parse();
     cli.common.init_logging();
-    rip_cli::exit_with("rip-health", run(cli))
+    let quiet = cli.common.quiet;
+    let renamed = |old, new| rip_cli::Renamed::new(PROGRAM, old, new);
+    cli.name = renamed("--target", "--name").take(cli.name, cli.old_target.take(), quiet);
+    cli.json = renamed("--out", "--json").take(cli.json, cli.old_out.take(), quiet);
+    rip_cli::exit_with(PROGRAM, run(cli))
 }
 
 fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
     let mut tally = Tally::default();
-    let mut target = cli.target.clone();
+    let mut target = cli.name.clone();
     if let Some(dir) = &cli.dir {
         rip_health::dir::tally_dir(dir, &mut tally, cli.common.strict)?;
         if target.is_none() {
@@ -66,7 +89,7 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
     };
     let report = rip_health::build(&tally, &config);
     let json = serde_json::to_string_pretty(&report)? + "\n";
-    let out = match (&cli.out, &cli.dir) {
+    let out = match (&cli.json, &cli.dir) {
         (Some(p), _) if p.as_os_str() == "-" => None,
         (Some(p), _) => Some(p.clone()),
         (None, Some(dir)) => Some(dir.join("crawl-health.json")),

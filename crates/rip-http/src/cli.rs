@@ -70,7 +70,7 @@ pub struct HttpArgs {
     pub timeout: Duration,
     /// Largest body kept, after decompression (e.g. 16MiB, 500k); longer ones are cut and
     /// marked `truncated`.
-    #[arg(long, default_value = "16MiB", value_parser = parse_size)]
+    #[arg(long, default_value = "16MiB", value_parser = rip_cli::parse_size)]
     pub max_body: usize,
     /// Redirect hops followed at most.
     #[arg(long, default_value_t = 10)]
@@ -196,25 +196,6 @@ fn parse_header(s: &str) -> Result<(String, String), String> {
         return Err(format!("bad header name in `{s}` (hint: `Name: value`)"));
     }
     Ok((k.to_owned(), v.trim().to_owned()))
-}
-
-/// A byte size: `16MiB`, `500k`, `1G`, `4096`.
-pub fn parse_size(s: &str) -> Result<usize, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (n, unit) = t.split_at(split);
-    let n: usize = n
-        .parse()
-        .map_err(|_| format!("bad size `{s}` (e.g. 16MiB, 500k)"))?;
-    let mult: usize = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        _ => return Err(format!("bad size unit in `{s}` (use k, M or G)")),
-    };
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("size `{s}` is too large"))
 }
 
 #[cfg(test)]

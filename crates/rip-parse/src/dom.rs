@@ -43,7 +43,7 @@ pub enum DomError {
     )]
     TooSlow(Duration),
     /// The element tree is deeper than the limit.
-    #[error("elements nested deeper than {0} levels (hint: raise --max-depth)")]
+    #[error("elements nested deeper than {0} levels (hint: raise --max-nesting)")]
     TooDeep(usize),
 }
 

@@ -81,23 +81,44 @@ struct Cli {
     #[arg(long, value_name = "MIB", default_value_t = 16)]
     window_mib: usize,
 
-    /// Pages whose body is larger than this many MiB become failures.
-    #[arg(long, value_name = "MIB", default_value_t = 32)]
-    max_body: usize,
+    /// Pages whose body is larger than this become failures (e.g. 32MiB, 500k, as
+    /// rip-fetch's --max-body; a bare number is read as MiB, with a warning).
+    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::MibOrSize::parse)]
+    max_body: rip_cli::MibOrSize,
 
-    /// Pages nested deeper than this many elements become failures.
+    /// Pages whose elements nest deeper than this become failures.
     #[arg(long, value_name = "N", default_value_t = 1024)]
-    max_depth: usize,
+    max_nesting: usize,
+    /// The old spelling of --max-nesting (--max-depth is rip-discover's link depth).
+    #[arg(
+        long = "max-depth",
+        value_name = "N",
+        hide = true,
+        conflicts_with = "max_nesting"
+    )]
+    old_max_depth: Option<usize>,
 
     /// Pages whose HTML takes longer than this to parse become failures.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
     parse_timeout: Duration,
 }
 
+const PROGRAM: &str = "rip-parse";
+
 fn main() -> ExitCode {
-    let cli: Cli = rip_cli::parse();
+    let mut cli: Cli = rip_cli::parse();
     cli.common.init_logging();
-    rip_cli::exit_with("rip-parse", run(cli))
+    let quiet = cli.common.quiet;
+    let renamed = rip_cli::Renamed::new(PROGRAM, "--max-depth", "--max-nesting");
+    cli.max_nesting = renamed
+        .take(Some(cli.max_nesting), cli.old_max_depth.take(), quiet)
+        .unwrap_or(cli.max_nesting);
+    if let Some(warning) = cli.max_body.warning(PROGRAM, "--max-body")
+        && !quiet
+    {
+        eprintln!("{warning}");
+    }
+    rip_cli::exit_with(PROGRAM, run(cli))
 }
 
 fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
@@ -153,10 +174,10 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
             rules,
             markdown: cli.markdown,
             limits: rip_parse::dom::ParseLimits {
-                max_depth: cli.max_depth,
+                max_depth: cli.max_nesting,
                 time_budget: cli.parse_timeout,
             },
-            max_body: cli.max_body.saturating_mul(1 << 20),
+            max_body: cli.max_body.bytes,
             keep_other: cli.keep_other,
             output_schema,
         },

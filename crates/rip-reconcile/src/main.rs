@@ -19,8 +19,16 @@ struct Cli {
     common: rip_cli::StageArgs,
 
     /// Reconciler configuration (JSON): identity key, name match, dead rules.
-    #[arg(long, short = 'c', value_name = "FILE", env = "RIP_RECONCILER")]
+    #[arg(long, value_name = "FILE", env = "RIP_RECONCILER")]
     config: Option<PathBuf>,
+    /// The old spelling of --config (`-c` is the concurrency of the stages that fetch).
+    #[arg(
+        short = 'c',
+        value_name = "FILE",
+        hide = true,
+        conflicts_with = "config"
+    )]
+    old_config: Option<PathBuf>,
 
     /// Print the JSON Schema of reconciler configurations and exit.
     #[arg(long, exclusive = true)]
@@ -32,10 +40,14 @@ struct Cli {
     dir: Option<PathBuf>,
 }
 
+const PROGRAM: &str = "rip-reconcile";
+
 fn main() -> ExitCode {
-    let cli: Cli = rip_cli::parse();
+    let mut cli: Cli = rip_cli::parse();
     cli.common.init_logging();
-    rip_cli::exit_with("rip-reconcile", run(cli))
+    let renamed = rip_cli::Renamed::new(PROGRAM, "-c", "--config");
+    cli.config = renamed.take(cli.config, cli.old_config.take(), cli.common.quiet);
+    rip_cli::exit_with(PROGRAM, run(cli))
 }
 
 fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 /// Persist docs, error documents and expected records as files while passing every record
 /// through unchanged.
 ///
-/// Files go to <OUT>/<TARGET>/<slug>.json (or <OUT>/<slug>.json without --target), written
+/// Files go to <OUT>/<NAME>/<slug>.json (or <OUT>/<slug>.json without --name), written
 /// atomically. A record that cannot be written is still passed on, followed by a `failure`
 /// (category RESOURCE, phase write) saying so; the run goes on and exits 2.
 #[derive(Debug, Parser)]
@@ -21,9 +21,18 @@ struct Cli {
     #[arg(long, short = 'o', value_name = "DIR", env = "RIP_OUT")]
     out: PathBuf,
 
-    /// A subfolder of --out for this target, e.g. the site's name.
-    #[arg(long, short = 't', value_name = "NAME")]
-    target: Option<String>,
+    /// A subfolder of --out for this scrape, e.g. the site's name.
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// The old spelling of --name.
+    #[arg(
+        long = "target",
+        short = 't',
+        value_name = "NAME",
+        hide = true,
+        conflicts_with = "name"
+    )]
+    old_target: Option<String>,
 
     /// Append records to docs.jsonl, errors.jsonl and expected.jsonl instead of one file
     /// per record (each file replaced atomically at the end of the run).
@@ -48,17 +57,21 @@ struct Cli {
     sync: bool,
 }
 
+const PROGRAM: &str = "rip-write";
+
 fn main() -> ExitCode {
-    let cli: Cli = rip_cli::parse();
+    let mut cli: Cli = rip_cli::parse();
     cli.common.init_logging();
-    rip_cli::exit_with("rip-write", run(cli))
+    let renamed = rip_cli::Renamed::new(PROGRAM, "--target", "--name");
+    cli.name = renamed.take(cli.name, cli.old_target.take(), cli.common.quiet);
+    rip_cli::exit_with(PROGRAM, run(cli))
 }
 
 fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
     let stop = rip_cli::install_interrupt()?;
     let (input, input_name) = cli.common.open_input()?;
     let mut config = Config::new(cli.out);
-    config.target = cli.target;
+    config.target = cli.name;
     config.mode = if cli.jsonl { Mode::Jsonl } else { Mode::Files };
     config.markdown = cli.markdown;
     config.raw = cli.raw;

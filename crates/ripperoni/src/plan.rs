@@ -4,8 +4,8 @@
 //!
 //! ```text
 //! rip-discover START… --state DIR … | rip-fetch … | rip-route --max-retries K-1 …   (K rounds)
-//!   | rip-parse [--rules R] | rip-route … | rip-write --out STAGING --target T > STAGING/T/stream.ndjson
-//! rip-reconcile [-c RECONCILER] --dir STAGING/T
+//!   | rip-parse [--rules R] | rip-route … | rip-write --out STAGING --name T > STAGING/T/stream.ndjson
+//! rip-reconcile [--config RECONCILER] --dir STAGING/T
 //! rip-health --dir STAGING/T --html STAGING/T/report.html
 //! ```
 //!
@@ -287,7 +287,7 @@ impl Plan {
 
         let mut reconcile = Stage::new("rip-reconcile");
         if let Some(c) = &st.reconciler {
-            reconcile.path("-c", c);
+            reconcile.path("--config", c);
         }
         reconcile.path("--dir", &next.dir);
         let mut health = Stage::new("rip-health");
@@ -371,7 +371,7 @@ fn route(l: &Loaded) -> Stage {
 
 fn write(l: &Loaded, base: &Path) -> Stage {
     let mut w = Stage::new("rip-write");
-    w.path("--out", base).flag("--target", l.target.clone());
+    w.path("--out", base).flag("--name", l.target.clone());
     if l.state.output.format == Format::Jsonl {
         w.arg("--jsonl");
     }

@@ -316,7 +316,7 @@ pub fn json_schema() -> String {
 }
 
 /// What a target's name may be, as error messages say it. The name becomes the output
-/// folder's and the argument of `rip-write --target`; a leading `-` would read as an
+/// folder's and the argument of `rip-write --name`; a leading `-` would read as an
 /// option, a leading `.` as a hidden folder (and `.<target>.staging` is ripperoni's).
 pub const TARGET_NAME_RULE: &str =
     "letters, digits, `-`, `_` and `.`, not starting with `-` or `.`";

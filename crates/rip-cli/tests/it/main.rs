@@ -4,6 +4,7 @@
 
 mod codes;
 mod messages;
+mod renamed;
 
 use std::process::Command;
 
@@ -17,14 +18,18 @@ pub struct Ran {
     pub stderr: String,
 }
 
-/// Runs a workspace binary with `input` as its stdin (a file, so no writer thread).
+/// Runs a workspace binary with `input` as its stdin (a file, so no writer thread), in
+/// a folder of its own (what a stage leaves in its working folder, e.g. `.rip-cache`, goes
+/// with it).
 pub fn run(bin: &str, args: &[&str], input: &[u8]) -> Ran {
+    let cwd = tempfile::tempdir().unwrap();
     let mut stdin = tempfile::tempfile().unwrap();
     std::io::Write::write_all(&mut stdin, input).unwrap();
     std::io::Seek::rewind(&mut stdin).unwrap();
     let out = Command::new(rip_testkit::bin(bin))
         .args(args)
         .stdin(stdin)
+        .current_dir(cwd.path())
         .output()
         .unwrap();
     Ran {

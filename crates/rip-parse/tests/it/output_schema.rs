@@ -93,7 +93,7 @@ fn a_bad_output_schema_file_is_refused_before_input_is_read_naming_the_file() {
 #[test]
 fn on_schema_error_needs_an_output_schema() {
     let r = run(&["--on-schema-error", "warn"], b"");
-    assert_eq!(r.code, 2, "a usage error: {}", r.stderr);
+    assert_eq!(r.code, 1, "a usage error is fatal: {}", r.stderr);
     assert!(r.stderr.contains("--output-schema"), "{}", r.stderr);
 }
 

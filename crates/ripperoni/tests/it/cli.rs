@@ -161,10 +161,14 @@ fn pipeline_prints_the_stages_with_rounds_unrolled() {
         "{text}"
     );
     assert!(text.contains("--state "), "{text}");
+    // Each flag spelled as it means the same on every binary: rip-write's subfolder is
+    // --name (--target is rip-discover's regex), rip-reconcile's file --config (-c is
+    // concurrency).
     assert!(
-        text.contains("--target emberfall > ") && text.contains("emberfall/stream.ndjson"),
+        text.contains("--name emberfall > ") && text.contains("emberfall/stream.ndjson"),
         "{text}"
     );
+    assert!(text.contains("rip-reconcile --config "), "{text}");
     assert!(text.contains("rip-health --dir "), "{text}");
 }
 

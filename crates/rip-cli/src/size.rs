@@ -1,0 +1,90 @@
+//! Byte sizes on the command line, one syntax for every binary: `16MiB`, `500k`, `1G`,
+//! `4096` (bytes).
+
+/// A byte size: `16MiB`, `500k`, `1G`, or a bare number of bytes (`4096`). Units are
+/// binary (k = 1,024) and case-insensitive; `KB`/`KiB`, `MB`/`MiB`, `GB`/`GiB` are the same.
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (n, unit) = t.split_at(split);
+    let n: usize = n
+        .parse()
+        .map_err(|_| format!("bad size `{s}` (e.g. 16MiB, 500k)"))?;
+    let mult: usize = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => return Err(format!("bad size unit in `{s}` (use k, M or G)")),
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| format!("size `{s}` is too large"))
+}
+
+/// A size flag that once took a bare number of MiB (rip-parse's `--max-body 32`): the
+/// common syntax ([`parse_size`]), and a bare number still read as MiB, with a warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MibOrSize {
+    /// The size, in bytes.
+    pub bytes: usize,
+    /// The bare number given (read as MiB), for the warning.
+    pub bare_mib: Option<usize>,
+}
+
+impl MibOrSize {
+    /// Parses `16MiB`, `500k`… as [`parse_size`] does, and a bare `16` as 16 MiB.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let t = s.trim();
+        if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+            let n: usize = t.parse().map_err(|_| format!("size `{s}` is too large"))?;
+            let bytes = n
+                .checked_mul(1 << 20)
+                .ok_or_else(|| format!("size `{s}` is too large"))?;
+            return Ok(Self {
+                bytes,
+                bare_mib: Some(n),
+            });
+        }
+        Ok(Self {
+            bytes: parse_size(s)?,
+            bare_mib: None,
+        })
+    }
+
+    /// The warning for a bare number, e.g. `rip-parse: warning: --max-body 16 is read as
+    /// 16MiB (as before); write 16MiB (a bare number is bytes in every other size flag)`.
+    pub fn warning(&self, program: &str, flag: &str) -> Option<String> {
+        self.bare_mib.map(|n| {
+            format!(
+                "{program}: warning: {flag} {n} is read as {n}MiB (as before); write {n}MiB \
+                 (a bare number is bytes in every other size flag)"
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("16MiB"), Ok(16 << 20));
+        assert_eq!(parse_size("500k"), Ok(500 << 10));
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("12parsecs").unwrap_err().contains("12parsecs"));
+        assert!(parse_size("99999999999999999999G").is_err());
+    }
+
+    #[test]
+    fn a_bare_number_is_mib_with_a_warning() {
+        let bare = MibOrSize::parse("16").unwrap();
+        assert_eq!(bare.bytes, 16 << 20);
+        let warning = bare.warning("rip-parse", "--max-body").unwrap();
+        assert!(warning.contains("write 16MiB"), "{warning}");
+        let unit = MibOrSize::parse("500k").unwrap();
+        assert_eq!((unit.bytes, unit.warning("p", "--f")), (500 << 10, None));
+        assert!(MibOrSize::parse("16 parsecs").is_err());
+    }
+}
