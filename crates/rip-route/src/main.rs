@@ -11,7 +11,8 @@ use std::time::Duration;
 ///
 /// Default policy: retry while the failure is retryable and its round is at most
 /// --max-retries, else capture. In a pipeline with k rounds of `rip-fetch | rip-route`,
-/// give every rip-route `--max-retries k-1`, so that the last one captures what is left.
+/// give every rip-route `--max-retries k-1`, so that the last one captures what is left,
+/// or give the last one (and the one after rip-parse) `--final`.
 #[derive(Debug, Parser)]
 #[command(version, about)]
 struct Cli {

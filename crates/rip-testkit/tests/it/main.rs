@@ -1,0 +1,3 @@
+//! Tests across the workspace's binaries: the README's commands, run as printed.
+
+mod readme;
