@@ -24,10 +24,10 @@
 //!
 //! # Refs scheduled for later
 //!
-//! A ref's `notBefore` is waited for, at most as long as a Retry-After would be
-//! (`--give-up-after` when shorter, else `--max-retry-after`); a ref scheduled further
-//! away becomes a `THROTTLED` failure (`fetch.notBefore`) at once, and waits of a second
-//! or more are said on stderr. See [`not_before`].
+//! A ref's `notBefore` is waited for, at most as long as the longest Retry-After honoured
+//! (`--max-retry-after`); a ref scheduled further away becomes a `THROTTLED` failure
+//! (`fetch.notBefore`) at once, and waits of a second or more are said on stderr. See
+//! [`not_before`].
 
 pub mod not_before;
 mod summary;
@@ -427,10 +427,9 @@ where
     if too_far > 0 {
         counters.insert("notBeforeTooFar".into(), too_far);
         tracing::warn!(
-            "{too_far} {} scheduled (notBefore) further away than rip-fetch waits ({} {}): \
-             written as THROTTLED failures (fetch.notBefore), not fetched",
+            "{too_far} {} scheduled (notBefore) further away than rip-fetch waits \
+             (--max-retry-after {}): written as THROTTLED failures (fetch.notBefore), not fetched",
             if too_far == 1 { "ref was" } else { "refs were" },
-            bound.flag,
             not_before::short(bound.wait)
         );
     }

@@ -1,16 +1,17 @@
 //! Refs scheduled for later: a ref's `notBefore` (written by `rip-route` from a
-//! Retry-After hint) is waited for, but never longer than rip-fetch would wait for a
-//! Retry-After itself, and never silently.
+//! Retry-After hint) is waited for, but never longer than the longest Retry-After rip-fetch
+//! honours, and never silently.
 //!
-//! - **The bound** is `--give-up-after` when it is set and shorter, else
-//!   `--max-retry-after` (default 5 minutes). A ref whose `notBefore` is further away
-//!   than that is not fetched and not waited for: it becomes at once a `failure`
-//!   (`THROTTLED`, retryable, code `fetch.notBefore`, `retryAfterMs` the wait left), the
-//!   record `--give-up-after` already makes of a Retry-After too long to wait for. Fetching
-//!   it now would break the promise the `notBefore` stands for (the site asked not to be
-//!   asked before then), and waiting years helps nobody; as a failure it is data: the next
-//!   `rip-route` retries it after its own `maxRetryAfter`, or captures it as an error
-//!   document in the last round.
+//! - **The bound** is `--max-retry-after` (default 5 minutes, as `rip-route`'s
+//!   `maxRetryAfter`, which caps the `notBefore` it writes). A ref whose `notBefore` is
+//!   further away than that is not fetched and not waited for: it becomes at once a
+//!   `failure` (`THROTTLED`, retryable, code `fetch.notBefore`, `retryAfterMs` the wait
+//!   left), the record `--give-up-after` makes of a Retry-After it will not wait for.
+//!   Fetching it now would break the promise the `notBefore` stands for (the site asked not
+//!   to be asked before then), and waiting years helps nobody; as a failure it is data: the
+//!   next `rip-route` retries it after its own `maxRetryAfter`, or captures it as an error
+//!   document in the last round. `--give-up-after` does not bound it: that flag hands long
+//!   waits to `rip-route`, and the `notBefore` is how `rip-route` hands them back.
 //! - **Waits are said**: while refs wait a second or more, a line on stderr says for how
 //!   many refs and how long (the next and the last), when the wait begins and every
 //!   [`SAY_EVERY`] after.
@@ -27,28 +28,18 @@ pub const SAY_FROM: Duration = Duration::from_secs(1);
 /// How often a wait still going on is said again.
 pub const SAY_EVERY: Duration = Duration::from_secs(30);
 
-/// The longest `notBefore` wait, and the flag that set it.
+/// The longest `notBefore` wait (`--max-retry-after`).
 #[derive(Debug, Clone, Copy)]
 pub struct Bound {
     /// The longest wait.
     pub wait: Duration,
-    /// `--give-up-after` or `--max-retry-after`.
-    pub flag: &'static str,
 }
 
 impl Bound {
     /// The bound an HTTP configuration sets.
     pub fn of(http: &HttpConfig) -> Self {
-        let max = http.retry.max_retry_after;
-        match http.retry.give_up_after {
-            Some(g) if g < max => Self {
-                wait: g,
-                flag: "--give-up-after",
-            },
-            _ => Self {
-                wait: max,
-                flag: "--max-retry-after",
-            },
+        Self {
+            wait: http.retry.max_retry_after,
         }
     }
 }
@@ -80,11 +71,11 @@ pub fn schedule(r: &Ref, bound: Bound, now: DateTime<Utc>, operation: &str) -> S
         };
     }
     let message = format!(
-        "notBefore {} is {} away, longer than rip-fetch waits ({} {}): not fetched \
-         (hint: rip-route schedules it again within its maxRetryAfter, or captures it)",
+        "notBefore {} is {} away, longer than rip-fetch waits (--max-retry-after {}): not \
+         fetched (hint: a longer --max-retry-after waits for it; else rip-route schedules it \
+         again within its maxRetryAfter, or captures it)",
         nb.to_rfc3339_opts(SecondsFormat::Secs, true),
         short(wait),
-        bound.flag,
         short(bound.wait),
     );
     let failure = FetchFailure {
@@ -167,7 +158,6 @@ mod tests {
     fn bound(secs: u64) -> Bound {
         Bound {
             wait: Duration::from_secs(secs),
-            flag: "--max-retry-after",
         }
     }
 
@@ -199,13 +189,10 @@ mod tests {
     }
 
     #[test]
-    fn the_bound_is_the_shorter_of_give_up_after_and_max_retry_after() {
+    fn the_bound_is_max_retry_after_whatever_give_up_after_says() {
         let mut h = HttpConfig::default();
         h.retry.max_retry_after = Duration::from_secs(300);
-        assert_eq!(Bound::of(&h).flag, "--max-retry-after");
         h.retry.give_up_after = Some(Duration::from_secs(2));
-        assert_eq!(Bound::of(&h).wait, Duration::from_secs(2));
-        h.retry.give_up_after = Some(Duration::from_secs(900));
         assert_eq!(Bound::of(&h).wait, Duration::from_secs(300));
     }
 

@@ -1,6 +1,6 @@
 //! Refs scheduled for later (`notBefore`, written by rip-route from a Retry-After): a wait
-//! is said on stderr, and one past the longest wait rip-fetch honours (`--give-up-after`,
-//! else `--max-retry-after`) is not waited for: it becomes a THROTTLED failure at once.
+//! is said on stderr, and one past the longest wait rip-fetch honours (`--max-retry-after`)
+//! is not waited for: it becomes a THROTTLED failure at once.
 
 use std::process::Output;
 use std::time::{Duration, Instant};
@@ -81,23 +81,30 @@ fn a_not_before_years_away_is_a_failure_at_once_not_a_wait() {
 }
 
 #[test]
-fn give_up_after_bounds_the_wait_too() {
-    let server = server(1).start_background().unwrap();
+fn max_retry_after_bounds_the_wait_and_give_up_after_does_not() {
+    let server = server(2).start_background().unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let soon = chrono::Utc::now() + chrono::Duration::seconds(30);
-    let input = scheduled(&server.url("/p0"), soon);
-    let out = fetch_within(
-        &["--give-up-after", "2s"],
-        dir.path(),
-        &input,
-        Duration::from_secs(20),
-    );
-    let recs = records(&out);
+    let run = |path: &str, in_ms: i64, args: &[&str]| {
+        let at = chrono::Utc::now() + chrono::Duration::milliseconds(in_ms);
+        let input = scheduled(&server.url(path), at);
+        records(&fetch_within(
+            args,
+            dir.path(),
+            &input,
+            Duration::from_secs(20),
+        ))
+    };
+    let recs = run("/p0", 30_000, &["--max-retry-after", "2s"]);
     let Some(Record::Failure(f)) = recs.first() else {
         panic!("{recs:?}")
     };
     let e = f.errors.last().unwrap();
-    assert!(e.message.contains("--give-up-after 2s"), "{}", e.message);
+    assert!(e.message.contains("--max-retry-after 2s"), "{}", e.message);
+
+    // --give-up-after hands long Retry-After waits to rip-route, whose notBefore then
+    // brings them back: it is waited for.
+    let recs = run("/p1", 1500, &["--give-up-after", "500ms"]);
+    assert!(matches!(recs.first(), Some(Record::Page(_))), "{recs:?}");
 }
 
 #[test]
