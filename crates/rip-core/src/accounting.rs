@@ -42,9 +42,14 @@ pub struct Summary {
     /// Records read, by `_type` (summaries and ledgers of upstream stages included).
     #[serde(default)]
     pub input: BTreeMap<String, u64>,
-    /// Records written, by `_type`, this summary excluded.
+    /// Records written, by `_type`, this summary excluded (what passed through included).
     #[serde(default)]
     pub output: BTreeMap<String, u64>,
+    /// Of `output`, the records written back unchanged, by `_type`: what only passed
+    /// through this stage (upstream summaries and ledgers included). What the stage made
+    /// is `output` less these ([`Summary::made`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub passed_through: BTreeMap<String, u64>,
     /// Input lines that were not valid records and were skipped.
     #[serde(default)]
     pub bad_lines: u64,
@@ -59,4 +64,25 @@ pub struct Summary {
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl Summary {
+    /// Records of `kind` the stage wrote itself: its output less what passed through.
+    pub fn made(&self, kind: &str) -> u64 {
+        let n = |m: &BTreeMap<String, u64>| m.get(kind).copied().unwrap_or(0);
+        n(&self.output).saturating_sub(n(&self.passed_through))
+    }
+
+    /// `passed through: failure 2, page 48, summary 1`, for a stage's stderr line; `None`
+    /// when nothing passed through.
+    pub fn passed_through_text(&self) -> Option<String> {
+        (!self.passed_through.is_empty()).then(|| {
+            let kinds: Vec<String> = self
+                .passed_through
+                .iter()
+                .map(|(kind, n)| format!("{kind} {n}"))
+                .collect();
+            format!("passed through: {}", kinds.join(", "))
+        })
+    }
 }

@@ -360,12 +360,14 @@ impl<R: BufRead> Iterator for NdjsonReader<R> {
 /// How often a writer flushes at the latest while records keep coming.
 pub const DEFAULT_FLUSH_INTERVAL: Duration = Duration::from_millis(100);
 
-/// The buffered NDJSON writer of a process: compact records, one per line, counted by kind.
+/// The buffered NDJSON writer of a process: compact records, one per line, counted by
+/// kind, and apart, by kind, the lines passed through unchanged.
 pub struct NdjsonWriter<W: Write> {
     out: BufWriter<W>,
     last_flush: Instant,
     interval: Duration,
     counts: BTreeMap<String, u64>,
+    passed: BTreeMap<String, u64>,
 }
 
 impl<W: Write> NdjsonWriter<W> {
@@ -376,6 +378,7 @@ impl<W: Write> NdjsonWriter<W> {
             last_flush: Instant::now(),
             interval: DEFAULT_FLUSH_INTERVAL,
             counts: BTreeMap::new(),
+            passed: BTreeMap::new(),
         }
     }
 
@@ -389,7 +392,16 @@ impl<W: Write> NdjsonWriter<W> {
     pub fn write(&mut self, record: &Record) -> io::Result<()> {
         serde_json::to_writer(&mut self.out, record)?;
         self.out.write_all(b"\n")?;
-        self.count(record.kind().as_str());
+        count(&mut self.counts, record.kind().as_str());
+        self.maybe_flush()
+    }
+
+    /// Writes a record of this stage already serialised as a line (e.g. on a worker
+    /// thread): counted as written, not as passed through.
+    pub fn write_line(&mut self, line: &Line) -> io::Result<()> {
+        self.out.write_all(line.text.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        count(&mut self.counts, line.kind.as_str());
         self.maybe_flush()
     }
 
@@ -397,17 +409,9 @@ impl<W: Write> NdjsonWriter<W> {
     pub fn pass(&mut self, line: &Line) -> io::Result<()> {
         self.out.write_all(line.text.as_bytes())?;
         self.out.write_all(b"\n")?;
-        self.count(line.kind.as_str());
+        count(&mut self.counts, line.kind.as_str());
+        count(&mut self.passed, line.kind.as_str());
         self.maybe_flush()
-    }
-
-    fn count(&mut self, kind: &str) {
-        match self.counts.get_mut(kind) {
-            Some(n) => *n += 1,
-            None => {
-                self.counts.insert(kind.to_owned(), 1);
-            }
-        }
     }
 
     fn maybe_flush(&mut self) -> io::Result<()> {
@@ -423,14 +427,28 @@ impl<W: Write> NdjsonWriter<W> {
         self.out.flush()
     }
 
-    /// Records written so far, by `_type`.
+    /// Records written so far, by `_type` (lines passed through included).
     pub fn counts(&self) -> &BTreeMap<String, u64> {
         &self.counts
+    }
+
+    /// Lines passed through so far ([`NdjsonWriter::pass`]), by `_type`.
+    pub fn passed(&self) -> &BTreeMap<String, u64> {
+        &self.passed
     }
 
     /// Flushes and returns the underlying writer.
     pub fn into_inner(self) -> io::Result<W> {
         self.out.into_inner().map_err(|e| e.into_error())
+    }
+}
+
+fn count(counts: &mut BTreeMap<String, u64>, kind: &str) {
+    match counts.get_mut(kind) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(kind.to_owned(), 1);
+        }
     }
 }
 
@@ -568,6 +586,8 @@ mod tests {
         w.write(&Record::Ref(crate::Ref::new("http://x/"))).unwrap();
         assert_eq!(w.counts().get("zzz"), Some(&1));
         assert_eq!(w.counts().get("ref"), Some(&1));
+        assert_eq!(w.passed().get("zzz"), Some(&1));
+        assert_eq!(w.passed().get("ref"), None);
         let out = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let mut lines = out.lines();
         assert_eq!(lines.next(), Some("{\"_type\":\"zzz\", \"a\" : [1, 2.50]}"));

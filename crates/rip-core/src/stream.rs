@@ -301,7 +301,12 @@ impl<W: Write> Pipe<W> {
         Ok(self.out.write(record)?)
     }
 
-    /// Writes an input line back unchanged.
+    /// Writes a record this stage made, already serialised as a line.
+    pub fn emit_line(&mut self, line: &Line) -> Result<(), PipeError> {
+        Ok(self.out.write_line(line)?)
+    }
+
+    /// Writes an input line back unchanged (counted as passed through).
     pub fn pass(&mut self, line: &Line) -> Result<(), PipeError> {
         Ok(self.out.pass(line)?)
     }
@@ -381,6 +386,7 @@ impl<W: Write> Pipe<W> {
             ended_at: Utc::now(),
             input: std::mem::take(&mut self.input_counts),
             output: self.out.counts().clone(),
+            passed_through: self.out.passed().clone(),
             bad_lines: self.bad_lines,
             status: status.unwrap_or_else(|| self.status()),
             counters: std::mem::take(&mut self.counters),
@@ -429,6 +435,9 @@ mod tests {
         assert_eq!(summary.status, Status::Partial);
         assert_eq!(summary.input.get("ref"), Some(&1));
         assert_eq!(summary.output.get("ledger"), Some(&1));
+        assert_eq!(summary.passed_through.get("ref"), Some(&1));
+        assert_eq!(summary.passed_through.get("ledger"), None);
+        assert_eq!((summary.made("ledger"), summary.made("ref")), (1, 0));
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 4, "{text}");

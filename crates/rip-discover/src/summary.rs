@@ -64,20 +64,31 @@ impl Counters {
     }
 }
 
-/// `rip-discover: 47 targets from 50 pages fetched (2 failed, 1 disallowed by robots.txt),
-/// 512 links (130 duplicates, 2 off-domain), max depth 2; 52 requests, 0 from cache;
-/// 1.2s, 41.7 pages/s`, plus the notes (budget exhausted, …).
+/// `rip-discover: 47 targets from 50 pages fetched, 3 failure records (2 pages could not be
+/// fetched, 1 of them a target left to rip-fetch), 1 disallowed by robots.txt, 512 links
+/// (130 duplicates, 2 off-domain), max depth 2; 52 requests, 0 from cache; 1.2s, 41.7
+/// pages/s; passed through: failure 2`, plus the notes (budget exhausted, …). The failure
+/// records are those it wrote (start URLs, listing pages, sitemaps), not those that passed
+/// through; a target that could not be fetched is written as a ref, for rip-fetch to record.
 pub fn summary_line(s: &Summary) -> String {
     let c = |k: &str| s.counters.get(k).copied().unwrap_or(0);
     let secs = (s.ended_at - s.started_at).num_milliseconds().max(1) as f64 / 1000.0;
     let done = c("fetched") + c("failed");
+    let mut unfetched = format!("{} pages could not be fetched", c("failed"));
+    if c("targetsFailed") > 0 {
+        unfetched.push_str(&format!(
+            ", {} of them targets left to rip-fetch",
+            c("targetsFailed")
+        ));
+    }
     let mut line = format!(
-        "{}: {} targets from {} pages fetched ({} failed, {} disallowed by robots.txt), {} links \
-         ({} duplicates, {} off-domain, {} not followed, {} nofollow), max depth {}",
+        "{}: {} targets from {} pages fetched, {} failure records ({unfetched}), {} disallowed \
+         by robots.txt, {} links ({} duplicates, {} off-domain, {} not followed, {} nofollow), \
+         max depth {}",
         s.stage,
         c("targets"),
         c("fetched"),
-        c("failed"),
+        s.made("failure"),
         c("robotsDenied"),
         c("links"),
         c("duplicates"),
@@ -101,6 +112,9 @@ pub fn summary_line(s: &Summary) -> String {
     ));
     if s.bad_lines > 0 {
         line.push_str(&format!("; {} bad input lines", s.bad_lines));
+    }
+    if let Some(passed) = s.passed_through_text() {
+        line.push_str(&format!("; {passed}"));
     }
     for n in &s.notes {
         line.push_str(&format!("\n{}: {n}", s.stage));

@@ -448,6 +448,7 @@ where
         ended_at: Utc::now(),
         input: input_counts,
         output: st.out.counts().clone(),
+        passed_through: st.out.passed().clone(),
         bad_lines,
         status,
         counters,

@@ -3,10 +3,12 @@
 use rip_core::Summary;
 
 /// `rip-fetch: 120 refs: 112 pages (30 from cache, 2 revalidated), 6 failed (TIMEOUT 2,
-/// TRANSIENT 4), 2 expected; 15 requests, 3 retries; 4.2s, 28.6 refs/s`.
+/// TRANSIENT 4), 2 expected; 15 requests, 3 retries; 4.2s, 28.6 refs/s; passed through:
+/// page 48, summary 1`. Pages, failures and expected are the records made for the refs,
+/// not those that only passed through (a second round's input holds the first's pages).
 pub fn summary_line(s: &Summary) -> String {
     let c = |k: &str| s.counters.get(k).copied().unwrap_or(0);
-    let o = |k: &str| s.output.get(k).copied().unwrap_or(0);
+    let o = |k: &str| s.made(k);
     let refs = s.input.get("ref").copied().unwrap_or(0);
     let secs = (s.ended_at - s.started_at).num_milliseconds().max(1) as f64 / 1000.0;
     let failed: Vec<String> = s
@@ -42,6 +44,9 @@ pub fn summary_line(s: &Summary) -> String {
     }
     if s.bad_lines > 0 {
         line.push_str(&format!("; {} bad input lines", s.bad_lines));
+    }
+    if let Some(passed) = s.passed_through_text() {
+        line.push_str(&format!("; {passed}"));
     }
     line
 }

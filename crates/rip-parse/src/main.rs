@@ -191,7 +191,9 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
     progress.finish();
     let report = report?;
     if !cli.common.quiet {
-        eprintln!("rip-parse: {}", report.stats.line());
+        let passed = report.summary.passed_through_text();
+        let passed = passed.map(|p| format!("; {p}")).unwrap_or_default();
+        eprintln!("rip-parse: {}{passed}", report.stats.line());
     }
     if report.summary.status == rip_core::Status::Failed {
         // Why the run stopped (onSchemaError = "halt"), as the last line on stderr.

@@ -392,7 +392,7 @@ impl<W: Write> Stage<W> {
                     }
                 }
                 *self.stats.docs.entry(concept).or_default() += 1;
-                self.pipe.pass(&line)?;
+                self.pipe.emit_line(&line)?;
             }
             Written::Failure { line, halt } => {
                 self.stats.failures += 1;
@@ -400,7 +400,7 @@ impl<W: Write> Stage<W> {
                 if halt.is_some() && self.halted.is_none() {
                     self.halted = halt;
                 }
-                self.pipe.pass(&line)?;
+                self.pipe.emit_line(&line)?;
             }
             Written::Bad { line, message } => self.pipe.bad_record(&line, message)?,
         }

@@ -246,6 +246,7 @@ pub fn run_dir<W: Write>(reconciler: &Reconciler, dir: &Path, output: W) -> Resu
         ended_at: chrono::Utc::now(),
         input,
         output: BTreeMap::new(),
+        passed_through: BTreeMap::new(),
         bad_lines: bad,
         status: if bad > 0 {
             Status::Partial

@@ -5,6 +5,7 @@
 mod codes;
 mod messages;
 mod renamed;
+mod summaries;
 
 use std::process::Command;
 

@@ -210,6 +210,7 @@ fn built_records() -> Vec<Record> {
             ended_at: at,
             input: [("ref".to_owned(), 2)].into(),
             output: [("page".to_owned(), 1), ("failure".to_owned(), 1)].into(),
+            passed_through: Default::default(),
             bad_lines: 1,
             status: Status::Partial,
             counters: [("retries".to_owned(), 4)].into(),

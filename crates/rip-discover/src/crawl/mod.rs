@@ -298,6 +298,7 @@ impl<W: Write> Crawl<W> {
             ended_at: Utc::now(),
             input: self.input_counts.clone(),
             output: self.out.counts().clone(),
+            passed_through: self.out.passed().clone(),
             bad_lines: self.bad_lines,
             status,
             counters,

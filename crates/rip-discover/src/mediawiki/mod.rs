@@ -477,6 +477,7 @@ pub async fn run<W: Write>(
         ended_at: Utc::now(),
         input: Default::default(),
         output: out.counts().clone(),
+        passed_through: out.passed().clone(),
         bad_lines: 0,
         status,
         counters,
