@@ -259,10 +259,7 @@ fn empty_input_is_not_complete_and_says_nothing_was_scraped() {
     // would ship an empty result.
     let tmp = tempfile::tempdir().unwrap();
     let html = tmp.path().join("report.html");
-    let r = run(
-        &["--name", "empty", "--html", html.to_str().unwrap()],
-        None,
-    );
+    let r = run(&["--name", "empty", "--html", html.to_str().unwrap()], None);
     assert_eq!(r.code, 2, "{}", r.stderr);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(

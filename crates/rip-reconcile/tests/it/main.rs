@@ -371,7 +371,10 @@ fn the_reconciled_goldens_of_rip_health_are_current() {
 #[test]
 fn ctrl_c_writes_what_was_read_unreconciled_and_exits_130() {
     let mut child = Command::new(BIN)
-        .args(["--config", testdata("reconcile/site.json").to_str().unwrap()])
+        .args([
+            "--config",
+            testdata("reconcile/site.json").to_str().unwrap(),
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
