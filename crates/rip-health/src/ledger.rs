@@ -115,6 +115,7 @@ pub fn check(tally: &Tally, require: bool) -> Ledger {
     duplicated.sort_by(|a, b| a.url.cmp(&b.url));
     entered_twice.sort();
 
+    unfetched_refs_hint(&unaccounted, &in_flight, &mut problems);
     stage_problems(tally, &mut problems, &mut notes);
     if !tally.not_persisted.is_empty() {
         problems.push(format!(
@@ -272,4 +273,26 @@ fn diff(a: &BTreeMap<String, u64>, b: &BTreeMap<String, u64>) -> Vec<(String, u6
             (x != y).then(|| (k.clone(), x, y))
         })
         .collect()
+}
+
+/// URLs whose last record is a `ref` were handed to a fetch that never came: a retry or a
+/// resolve candidate after the last round, or a pipeline cut short. Says how to fix it.
+fn unfetched_refs_hint(
+    unaccounted: &[Unaccounted],
+    in_flight: &[Unaccounted],
+    problems: &mut Vec<String>,
+) {
+    let refs = unaccounted
+        .iter()
+        .chain(in_flight)
+        .filter(|u| u.last_seen.as_deref() == Some("ref"))
+        .count();
+    if refs > 0 {
+        problems.push(format!(
+            "{refs} URL(s) last seen as a `ref`: nothing fetched them (a retry or resolve \
+             candidate written after the last fetch round, or a pipeline cut short; hint: \
+             give the last round's rip-route and the one after rip-parse `--final`, or add \
+             a `rip-fetch | rip-route` round)"
+        ));
+    }
 }

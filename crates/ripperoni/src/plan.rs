@@ -3,8 +3,8 @@
 //! these commands.
 //!
 //! ```text
-//! rip-discover START… --state DIR … | rip-fetch … | rip-route --max-retries K-1 …   (K rounds)
-//!   | rip-parse [--rules R] | rip-route … | rip-write --out STAGING --name T > STAGING/T/stream.ndjson
+//! rip-discover START… --state DIR … | rip-fetch … | rip-route --max-retries K-1 …   (K rounds,
+//!   the last rip-route --final) | rip-parse [--rules R] | rip-route --final … | rip-write --out STAGING --name T > STAGING/T/stream.ndjson
 //! rip-reconcile [--config RECONCILER] --dir STAGING/T
 //! rip-health --dir STAGING/T --html STAGING/T/report.html
 //! ```
@@ -264,7 +264,7 @@ impl Plan {
             http(&mut fetch, st.rate_limit_ms, st.jitter_ms);
             fetch.flag("--retry-max", format!("{}ms", st.retry_max_delay_ms));
             stages.push((Role::Fetch(round), fetch));
-            stages.push((Role::Route(round), route(l)));
+            stages.push((Role::Route(round), route(l, round == rounds)));
         }
         if st.include_raw_content {
             let mut raw = write(l, &staging);
@@ -282,7 +282,7 @@ impl Plan {
             }
         }
         stages.push((Role::Parse, parse));
-        stages.push((Role::Route(0), route(l)));
+        stages.push((Role::Route(0), route(l, true)));
         stages.push((Role::Write, write(l, &staging)));
 
         let mut reconcile = Stage::new("rip-reconcile");
@@ -360,12 +360,17 @@ impl Plan {
 /// target's name cannot start with `.`).
 pub const PREVIOUS: &str = ".previous";
 
-fn route(l: &Loaded) -> Stage {
+/// A `rip-route`; the last round's and the one after rip-parse are `--final`: no fetch
+/// follows them, so what they would retry or resolve is captured instead.
+fn route(l: &Loaded, last: bool) -> Stage {
     let mut r = Stage::new("rip-route");
     if let Some(p) = &l.state.policy {
         r.path("-p", p);
     }
     r.flag("--max-retries", l.max_retries.to_string());
+    if last {
+        r.arg("--final");
+    }
     r
 }
 

@@ -322,6 +322,12 @@ fn without_the_ledger_urls_left_in_flight_or_no_outcome_are_not_complete() {
         "{}",
         r.stderr
     );
+    // The ref nobody fetched comes with the way to fix the pipeline.
+    assert!(
+        r.stderr.contains("1 URL(s) last seen as a `ref`") && r.stderr.contains("--final"),
+        "{}",
+        r.stderr
+    );
     // One doc alone, without the ledger, is complete: every URL seen has its outcome.
     let r = run(&["--no-ledger"], Some(&format!("{doc}\n")));
     assert_eq!(r.code, 0, "{}", r.stderr);

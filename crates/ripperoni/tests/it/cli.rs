@@ -155,6 +155,11 @@ fn pipeline_prints_the_stages_with_rounds_unrolled() {
         "{text}"
     );
     assert_eq!(text.matches("--max-retries 2").count(), 4, "{text}");
+    // No rip-fetch follows the last round's rip-route nor the one after rip-parse: they
+    // capture what they would retry, so no retry ref is left unfetched.
+    let finals: Vec<&str> = text.lines().filter(|l| l.contains("--final")).collect();
+    assert_eq!(finals.len(), 2, "{text}");
+    assert!(finals.iter().all(|l| l.contains("rip-route")), "{text}");
     assert!(text.contains("rip-discover http://127.0.0.1:9/ --max-depth 5 -c 4 --per-host 4"));
     assert!(
         text.contains(" --delay 10ms --jitter 5ms --retry-base 50ms"),
