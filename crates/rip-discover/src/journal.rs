@@ -87,6 +87,8 @@ pub struct Replay {
     pub targets: Vec<Item>,
     /// Items done.
     pub done: u64,
+    /// Items done as targets (written), kept or not.
+    pub targets_done: u64,
     /// Torn or unreadable lines skipped.
     pub bad_lines: u64,
 }
@@ -245,6 +247,7 @@ fn replay(input: impl BufRead, keep_targets: bool) -> io::Result<Replay> {
         }
         if let Some(k) = l.d {
             r.done += 1;
+            r.targets_done += u64::from(l.t);
             if let Some(entry) = pending.remove(&k)
                 && l.t
                 && keep_targets

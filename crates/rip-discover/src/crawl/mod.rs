@@ -40,6 +40,10 @@ struct Crawl<W: Write> {
     /// In-flight items by depth (the breadth-first barrier).
     inflight: BTreeMap<u32, usize>,
     inflight_targets: u64,
+    /// Targets a resumed crawl wrote in its earlier runs and does not write again (with
+    /// `--sorted` they are written again, at the end, and counted in this run's): they
+    /// count against `--max-pages`, which is the crawl's budget, not each run's.
+    targets_before: u64,
     fetches: u64,
     dispatched: u64,
     sitemap_files: usize,
@@ -150,11 +154,12 @@ impl<W: Write> Crawl<W> {
                 break;
             }
             if let Some(m) = self.cfg.max_pages {
-                if self.c.targets >= m {
+                let written = self.c.targets + self.targets_before;
+                if written >= m {
                     self.exhaust(format!("maxPages ({m} targets written)"));
                     break;
                 }
-                let room = self.c.targets + self.inflight_targets < m;
+                let room = written + self.inflight_targets < m;
                 let Some(item) = self.frontier.pop_if(barrier, |i| room || !i.t) else {
                     break;
                 };
@@ -351,6 +356,7 @@ where
         tasks: JoinSet::new(),
         inflight: BTreeMap::new(),
         inflight_targets: 0,
+        targets_before: 0,
         fetches: 0,
         dispatched: 0,
         sitemap_files: 0,
@@ -392,6 +398,9 @@ where
         }
         crawl.sorted = replay.targets.into_iter().map(|i| i.r).collect();
         crawl.c.targets = crawl.sorted.len() as u64;
+        if !crawl.cfg.sorted {
+            crawl.targets_before = replay.targets_done;
+        }
     }
     for s in crawl.cfg.starts.clone() {
         crawl.start(Ref::new(s))?;

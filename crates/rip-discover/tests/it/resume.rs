@@ -213,6 +213,49 @@ fn a_state_folder_of_another_crawl_is_refused() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("different crawl"));
 }
 
+#[test]
+fn max_pages_holds_across_resumed_runs() {
+    // The budget is the crawl's, not each run's: a rerun of a crawl that spent it writes
+    // nothing more, with or without --sorted.
+    let (_, server) = slow_graph();
+    for sorted in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (state, cache) = (dir.path().join("state"), dir.path().join("cache"));
+        let out = dir.path().join("o.ndjson");
+        let mut extra = vec!["--max-pages", "10"];
+        if sorted {
+            extra.push("--sorted");
+        }
+        let url = server.url("/");
+        let r = command(&url, &state, &cache, &extra, &out)
+            .output()
+            .unwrap();
+        assert_eq!(
+            r.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        let first = refs_in(&out);
+        assert_eq!(first.len(), 10, "sorted={sorted}: {first:?}");
+        let r = command(&url, &state, &cache, &extra, &out)
+            .output()
+            .unwrap();
+        assert_eq!(
+            r.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        let second = refs_in(&out);
+        let expected: Vec<String> = if sorted { first.clone() } else { Vec::new() };
+        assert_eq!(
+            second, expected,
+            "sorted={sorted}: the rerun went past the budget"
+        );
+    }
+}
+
 /// The refs of an output file with their depth; a torn last line (the kill) is ignored.
 fn refs_with_depth(path: &Path) -> Vec<(String, u32)> {
     let text = std::fs::read_to_string(path).unwrap();

@@ -77,18 +77,6 @@ const SKIPPED: &[(&str, &str)] = &[
         "rip-testserver --dir testdata/site --bind 127.0.0.1:8080 &",
         "the test's own server (the same site, with the fault plan, on port 0) stands in for it",
     ),
-    (
-        "rip-discover http://shop.test/",
-        "an illustrative host: there is no shop.test",
-    ),
-    (
-        "rip-discover http://big.test/",
-        "an illustrative host: there is no big.test",
-    ),
-    (
-        "rip-discover --mediawiki \"$API\" --retry-failures",
-        "an elided pipeline (`| …`), not a command",
-    ),
 ];
 
 /// The URLs the plan and the site make gaps of, by path: failures (error documents) and
