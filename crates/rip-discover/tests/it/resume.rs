@@ -227,27 +227,17 @@ fn max_pages_holds_across_resumed_runs() {
             extra.push("--sorted");
         }
         let url = server.url("/");
-        let r = command(&url, &state, &cache, &extra, &out)
-            .output()
-            .unwrap();
-        assert_eq!(
-            r.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&r.stderr)
-        );
-        let first = refs_in(&out);
+        let run = || {
+            let r = command(&url, &state, &cache, &extra, &out)
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&r.stderr);
+            assert_eq!(r.status.code(), Some(0), "{err}");
+            refs_in(&out)
+        };
+        let first = run();
         assert_eq!(first.len(), 10, "sorted={sorted}: {first:?}");
-        let r = command(&url, &state, &cache, &extra, &out)
-            .output()
-            .unwrap();
-        assert_eq!(
-            r.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&r.stderr)
-        );
-        let second = refs_in(&out);
+        let second = run();
         let expected: Vec<String> = if sorted { first.clone() } else { Vec::new() };
         assert_eq!(
             second, expected,
