@@ -72,11 +72,10 @@ mod task;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use regex::Regex;
-use rip_core::{ReadError, Summary};
+use rip_core::{PipeOptions, ReadError, Summary};
 use rip_http::{HttpConfig, StatsSnapshot};
 use rip_url::Canonicalizer;
 
@@ -121,12 +120,11 @@ pub struct Config {
     pub state_dir: Option<PathBuf>,
     /// Items (pages, sitemaps) in flight at most.
     pub concurrency: usize,
-    /// The input's name in messages (`-` for stdin).
-    pub input_name: String,
-    /// Stop at the first malformed line.
-    pub strict: bool,
-    /// Set by a signal handler: stop, write what is done, end `interrupted`.
-    pub stop: Option<Arc<AtomicBool>>,
+    /// What every stage is told about its input (`ref` records on stdin, or none): its
+    /// name in messages (`-` for stdin), `strict` (stop at the first malformed line) and
+    /// `stop` (set by a signal handler: stop, write what is done, end `interrupted`). Its
+    /// `read_ahead_bytes` is not read: refs are small.
+    pub pipe: PipeOptions,
     /// Called about ten times a second with the counters so far.
     pub on_progress: Option<ProgressFn>,
 }
@@ -164,9 +162,7 @@ impl Default for Config {
             sorted: false,
             state_dir: None,
             concurrency: 64,
-            input_name: "-".into(),
-            strict: false,
-            stop: None,
+            pipe: PipeOptions::new(STAGE),
             on_progress: None,
         }
     }

@@ -47,9 +47,9 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         ));
     });
     let mut config = cli.config()?;
-    config.input_name = input_name;
-    config.strict = cli.common.strict;
-    config.stop = Some(stop);
+    config.pipe.input_name = input_name;
+    config.pipe.strict = cli.common.strict;
+    config.pipe.stop = Some(stop);
     config.on_progress = progress.is_visible().then_some(on_progress);
     let quiet = cli.common.quiet;
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -36,10 +36,11 @@ pub mod wiki;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use chrono::Utc;
+use rip_core::PipeOptions;
 use rip_core::stream::{LEDGER_BATCH, spawn_reader};
 use rip_core::{Kind, Ledger, Line, NdjsonWriter, Phase, ReadError, Record, Ref, Status, Summary};
 use rip_http::{FetchOptions, Fetcher, HttpConfig, StatsSnapshot, records};
@@ -60,12 +61,11 @@ pub struct Config {
     pub window: usize,
     /// Write records in input order instead of as fetches end.
     pub ordered: bool,
-    /// The input's name in messages (`-` for stdin).
-    pub input_name: String,
-    /// Stop at the first malformed line.
-    pub strict: bool,
-    /// Set by a signal handler: stop reading, write what is done, end `interrupted`.
-    pub stop: Option<Arc<AtomicBool>>,
+    /// What every stage is told about its input: its name in messages (`-` for stdin),
+    /// `strict` (stop at the first malformed line) and `stop` (set by a signal handler:
+    /// stop reading, write what is done, end `interrupted`). Its `read_ahead_bytes` is not
+    /// read: [`Config::window`] bounds what is read ahead, in refs.
+    pub pipe: PipeOptions,
     /// Called about ten times a second with the counters so far (for a progress bar).
     pub on_progress: Option<ProgressFn>,
 }
@@ -86,9 +86,7 @@ impl Default for Config {
             http: HttpConfig::default(),
             window: 256,
             ordered: false,
-            input_name: "-".into(),
-            strict: false,
-            stop: None,
+            pipe: PipeOptions::new(STAGE),
             on_progress: None,
         }
     }
@@ -224,7 +222,7 @@ where
     })?;
     let window = config.window.max(1);
     let (tx, mut rx) = mpsc::channel::<Result<Line, ReadError>>(window.min(1024));
-    spawn_reader(input, config.input_name.as_str().into(), move |item| {
+    spawn_reader(input, config.pipe.input_name.as_str().into(), move |item| {
         tx.blocking_send(item).is_ok()
     })
     .map_err(|e| {
@@ -262,6 +260,7 @@ where
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let stopped = || {
         config
+            .pipe
             .stop
             .as_ref()
             .is_some_and(|s| s.load(Ordering::Relaxed))
@@ -299,7 +298,7 @@ where
                     Err(ReadError::Malformed(m)) => {
                         bad_lines += 1;
                         rip_core::ndjson::report_bad_line(&m);
-                        if config.strict {
+                        if config.pipe.strict {
                             return Err(FetchError::Strict(m.to_string()));
                         }
                         continue;
@@ -318,9 +317,9 @@ where
                     Ok(_) => unreachable!("a line of kind ref decodes to a ref"),
                     Err(message) => {
                         bad_lines += 1;
-                        let m = format!("{}:{}: {message}", config.input_name, line.number());
+                        let m = format!("{}:{}: {message}", config.pipe.input_name, line.number());
                         rip_core::ndjson::report_bad_line(&m);
-                        if config.strict {
+                        if config.pipe.strict {
                             return Err(FetchError::Strict(m));
                         }
                         // Keep the numbering dense for --ordered.

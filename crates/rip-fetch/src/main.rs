@@ -55,13 +55,15 @@ fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
             p.http.retries
         ));
     });
+    let mut pipe = rip_core::PipeOptions::new(rip_fetch::STAGE);
+    pipe.input_name = input_name;
+    pipe.strict = cli.common.strict;
+    pipe.stop = Some(stop);
     let config = rip_fetch::Config {
         http: cli.http.config(),
         window: cli.http.concurrency.max(1) * 4,
         ordered: cli.ordered,
-        input_name,
-        strict: cli.common.strict,
-        stop: Some(stop),
+        pipe,
         on_progress: progress.is_visible().then_some(on_progress),
     };
     let mut builder = match cli.threads {

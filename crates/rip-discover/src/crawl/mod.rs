@@ -410,9 +410,11 @@ where
     let mut input_open = false;
     if let Some(input) = input {
         input_open = true;
-        spawn_reader(input, crawl.cfg.input_name.as_str().into(), move |item| {
-            tx.blocking_send(item).is_ok()
-        })
+        spawn_reader(
+            input,
+            crawl.cfg.pipe.input_name.as_str().into(),
+            move |item| tx.blocking_send(item).is_ok(),
+        )
         .map_err(|e| {
             DiscoverError::Read(ReadError::Io {
                 input: "reader".into(),
@@ -445,7 +447,7 @@ where
                     Err(ReadError::Malformed(m)) => {
                         crawl.bad_lines += 1;
                         rip_core::ndjson::report_bad_line(&m);
-                        if crawl.cfg.strict {
+                        if crawl.cfg.pipe.strict {
                             return Err(DiscoverError::Strict(m.to_string()));
                         }
                         continue;
@@ -466,9 +468,9 @@ where
                     Ok(_) => unreachable!("a line of kind ref decodes to a ref"),
                     Err(message) => {
                         crawl.bad_lines += 1;
-                        let m = format!("{}:{}: {message}", crawl.cfg.input_name, line.number());
+                        let m = format!("{}:{}: {message}", crawl.cfg.pipe.input_name, line.number());
                         rip_core::ndjson::report_bad_line(&m);
-                        if crawl.cfg.strict {
+                        if crawl.cfg.pipe.strict {
                             return Err(DiscoverError::Strict(m));
                         }
                     }
@@ -491,7 +493,7 @@ where
                 }
             }
             _ = tick.tick() => {
-                if crawl.cfg.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                if crawl.cfg.pipe.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
                     interrupted = true;
                     break;
                 }
