@@ -8,6 +8,7 @@
 //! - [`ndjson`]: the streaming reader ([`NdjsonReader`], yielding [`Line`]s whose kind is
 //!   peeked without decoding) and the buffered writer ([`NdjsonWriter`]).
 //! - [`stream`]: [`Pipe`], the read-process-write loop of record-at-a-time stages.
+//! - [`folder`]: the record files of an output folder, for the stages that read one whole.
 //! - [`exit`]: the exit codes and [`Status`].
 
 pub mod accounting;
@@ -15,6 +16,7 @@ pub mod category;
 pub mod context;
 pub mod exit;
 pub mod fetch;
+pub mod folder;
 pub mod ndjson;
 pub mod outcome;
 pub mod published_schema;

@@ -9,123 +9,90 @@
 //! records are read (a stream saved beside the files, for instance); without them the
 //! ledger cannot be checked (see `--no-ledger`).
 
-use rip_core::{Kind, NdjsonReader, ReadError};
-use serde::Deserialize;
-use std::io::BufReader;
-use std::path::{Path, PathBuf};
+use rip_core::Kind;
+use rip_core::folder::{self, Folder};
+use std::path::Path;
 
-use crate::{Error, Tally};
-
-/// Files over this size are skipped with a message.
-pub const MAX_FILE: u64 = 256 << 20;
-
-const REPORT_FILES: &[&str] = &["crawl-health.json", "failures.json"];
-
-#[derive(Deserialize)]
-struct Peek {
-    #[serde(rename = "_type", default)]
-    kind: Option<String>,
-    #[serde(default)]
-    url: Option<serde_json::Value>,
-}
+use crate::{BadInput, Error, Tally};
 
 /// Reads the folder `dir` into `tally`. Bad files and lines are reported and skipped,
 /// or with `strict` stop the reading ([`Error::Strict`]).
 pub fn tally_dir(dir: &Path, tally: &mut Tally, strict: bool) -> Result<(), Error> {
-    let io = |source| Error::Io {
-        path: dir.to_owned(),
-        source,
-    };
-    let mut json: Vec<PathBuf> = Vec::new();
-    let mut ndjson: Vec<PathBuf> = Vec::new();
-    let mut jsonl: Vec<PathBuf> = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        if !entry.file_type().map_err(io)?.is_file() {
-            continue;
-        }
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".ndjson") {
-            ndjson.push(entry.path());
-        } else if name.ends_with(".jsonl") {
-            jsonl.push(entry.path());
-        } else if name.ends_with(".json") && !REPORT_FILES.contains(&name.as_str()) {
-            json.push(entry.path());
-        }
-    }
-    json.sort();
-    ndjson.sort();
-    jsonl.sort();
-    let mut doc_files = 0;
-    for path in &json {
-        match record_file(path) {
-            Ok(Some((kind, text))) => {
-                if kind == Kind::Doc {
-                    doc_files += 1;
-                }
-                if let Err(m) = tally.text(&kind, &text) {
-                    tally.bad_input(format!("{}: {m}", path.display()), strict)?;
-                }
-            }
-            Ok(None) => {}
-            Err(m) => tally.bad_input(m, strict)?,
-        }
-    }
-    for path in &jsonl {
-        let f = std::fs::File::open(path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
+    let folder = Folder::list(dir)?;
+    let mut doc_files = tally_record_files(&folder.records, tally, strict)?;
+    for path in &folder.jsonl {
         let docs_before = tally.records.get("doc").copied().unwrap_or(0);
-        crate::tally_stream(f, &path.display().to_string(), tally, strict)?;
+        crate::tally_lines(folder::open_stream(path)?, tally, strict, |_| true)?;
         doc_files += tally.records.get("doc").copied().unwrap_or(0) - docs_before;
     }
     tally.doc_files = Some(doc_files);
-    for path in &ndjson {
-        let f = std::fs::File::open(path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        let name = path.display().to_string();
-        for item in NdjsonReader::new(BufReader::new(f), name.as_str()) {
-            match item {
-                Ok(line) if matches!(line.kind(), Kind::Ledger | Kind::Summary) => {
-                    if let Err(m) = tally.line(&line) {
-                        tally.bad_input(format!("{name}:{}: {m}", line.number()), strict)?;
-                    }
-                }
-                Ok(_) => {}
-                Err(ReadError::Malformed(m)) => tally.bad_input(m.to_string(), strict)?,
-                Err(e) => return Err(e.into()),
-            }
-        }
+    // A stream saved beside the files: only its bookkeeping.
+    let bookkeeping = |kind: &Kind| matches!(kind, Kind::Ledger | Kind::Summary);
+    for path in &folder.ndjson {
+        crate::tally_lines(folder::open_stream(path)?, tally, strict, bookkeeping)?;
     }
     Ok(())
 }
 
-/// One record file: its kind and text, `None` when it holds no record.
-fn record_file(path: &Path) -> Result<Option<(Kind, String)>, String> {
-    let shown = path.display();
-    let len = std::fs::metadata(path)
-        .map_err(|e| format!("{shown}: {e}"))?
-        .len();
-    if len > MAX_FILE {
-        return Err(format!(
-            "{shown}: {len} bytes, over the {MAX_FILE}-byte limit; skipped"
-        ));
+/// Reads the `*.json` record files into `tally`; returns how many hold a doc.
+fn tally_record_files(
+    paths: &[std::path::PathBuf],
+    tally: &mut Tally,
+    strict: bool,
+) -> Result<u64, Error> {
+    let mut doc_files = 0;
+    for path in paths {
+        let file = match folder::read_record(path) {
+            Ok(file) => file,
+            Err(e) => {
+                tally.bad_input(e, strict)?;
+                continue;
+            }
+        };
+        let Some(kind) = file.kind else { continue };
+        doc_files += u64::from(kind == Kind::Doc);
+        if let Err(source) = tally.text(&kind, &file.text) {
+            let path = path.clone();
+            tally.bad_input(BadInput::RecordFile { path, source }, strict)?;
+        }
     }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
-    let peek: Peek = match serde_json::from_str(&text) {
-        Ok(p) => p,
-        Err(e) if e.is_data() => return Ok(None), // valid JSON, not a record object
-        Err(e) => return Err(format!("{shown}: not JSON: {e}")),
-    };
-    let kind = match peek.kind.as_deref() {
-        Some("doc") => Kind::Doc,
-        Some("error") => Kind::Error,
-        Some("expected") => Kind::Expected,
-        None if peek.url.as_ref().is_some_and(serde_json::Value::is_string) => Kind::Doc,
-        _ => return Ok(None),
-    };
-    Ok(Some((kind, text)))
+    Ok(doc_files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The folder is read as `rip-reconcile --dir` reads it (one reader, in
+    /// `rip_core::folder`): a link to a record file is a record, a file cut short is a
+    /// bad file, and a `_type` that is not a kind's name is not a doc.
+    #[test]
+    fn the_folder_is_read_as_rip_reconcile_reads_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, elsewhere) = (tmp.path().join("t"), tmp.path().join("elsewhere"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let doc = r#"{"_type":"doc","url":"http://h/a","concept":"page"}"#;
+        std::fs::write(elsewhere.join("a.json"), doc).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("a.json"), dir.join("a.json")).unwrap();
+        std::fs::write(dir.join("cut.json"), "[1, 2").unwrap();
+        std::fs::write(
+            dir.join("null.json"),
+            r#"{"_type":null,"url":"http://h/n"}"#,
+        )
+        .unwrap();
+
+        let mut tally = Tally::default();
+        tally_dir(&dir, &mut tally, false).unwrap();
+        assert_eq!(tally.doc_files, Some(1));
+        assert_eq!(tally.first_url.as_deref(), Some("http://h/a"));
+        assert_eq!(tally.bad_lines, 1, "the file cut short");
+
+        let err = tally_dir(&dir, &mut Tally::default(), true).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("cut.json: not JSON: EOF while parsing a list at line 1 column 5 (stopping: --strict)"),
+            "{err}"
+        );
+    }
 }

@@ -49,12 +49,12 @@ pub mod tally;
 pub mod text;
 
 pub use report::Report;
-pub use tally::Tally;
+pub use tally::{BadInput, BadRecord, Tally};
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use rip_core::{NdjsonReader, ReadError};
-use std::io::{BufReader, Read};
-use std::path::PathBuf;
+use rip_core::folder::FolderError;
+use rip_core::{Kind, NdjsonReader, ReadError};
+use std::io::{BufRead, BufReader, Read};
 
 use report::{
     Bucket, Counters, ExpectedGaps, FailuresBy, InputStats, Latency, Outcomes, Retries, Totals,
@@ -89,18 +89,13 @@ pub enum Error {
     /// A bad line (or record file) under `--strict`, as `<input>:<line>: <what is wrong>`:
     /// the report is not made, as every stage stops at the first bad line with `--strict`.
     #[error("{0} (stopping: --strict)")]
-    Strict(String),
+    Strict(BadInput),
     /// The input could not be read.
     #[error(transparent)]
     Read(#[from] ReadError),
-    /// A folder or file could not be read.
-    #[error("cannot read {path}: {source}")]
-    Io {
-        /// The file or folder.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
+    /// A folder or a stream in it could not be read.
+    #[error(transparent)]
+    Folder(#[from] FolderError),
 }
 
 /// Reads a stream of records into a [`Tally`]. Bad lines are reported on stderr as
@@ -112,13 +107,27 @@ pub fn tally_stream<R: Read>(
     tally: &mut Tally,
     strict: bool,
 ) -> Result<(), Error> {
-    for item in NdjsonReader::new(BufReader::with_capacity(256 * 1024, input), name) {
+    let lines = NdjsonReader::new(BufReader::with_capacity(256 * 1024, input), name);
+    tally_lines(lines, tally, strict, |_| true)
+}
+
+/// Reads the lines of `reader` whose kind `wanted` takes into a [`Tally`], as
+/// [`tally_stream`] does.
+pub(crate) fn tally_lines<R: BufRead>(
+    reader: NdjsonReader<R>,
+    tally: &mut Tally,
+    strict: bool,
+    wanted: impl Fn(&Kind) -> bool,
+) -> Result<(), Error> {
+    let name = reader.name().clone();
+    for item in reader {
         let bad = match item {
+            Ok(line) if !wanted(line.kind()) => continue,
             Ok(line) => match tally.line(&line) {
                 Ok(()) => continue,
-                Err(message) => format!("{name}:{}: {message}", line.number()),
+                Err(source) => BadInput::line(&name, &line, source),
             },
-            Err(ReadError::Malformed(m)) => m.to_string(),
+            Err(ReadError::Malformed(m)) => BadInput::Malformed(m),
             Err(e) => return Err(e.into()),
         };
         tally.bad_input(bad, strict)?;

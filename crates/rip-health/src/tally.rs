@@ -1,11 +1,14 @@
 //! [`Tally`]: one pass over the records, keeping counts and, per URL, only its key and
 //! the kinds of record seen for it (never a record's body).
 
+use rip_core::folder::FolderError;
+use rip_core::ndjson::MalformedLine;
 use rip_core::{
     ErrorDoc, Expected, Kind, Ledger, Line, Phase, Record, Resolution, SiteFetch, Summary,
 };
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 
 use crate::report::{
     BriefError, CapturedElsewhere, Dead, ExpectedItem, Missing, NotPersisted, SiteFetches,
@@ -29,6 +32,57 @@ struct Brief {
     from_cache: bool,
     #[serde(default)]
     site_fetch: Option<SiteFetch>,
+}
+
+/// A record of a known kind that does not decode.
+#[derive(Debug, thiserror::Error)]
+#[error("bad `{kind}` record: {source}")]
+pub struct BadRecord {
+    /// The kind its `_type` names.
+    pub kind: Kind,
+    /// What the decoder said.
+    #[source]
+    pub source: serde_json::Error,
+}
+
+/// Input that is not a valid record: the line or file, and what is wrong with it.
+#[derive(Debug, thiserror::Error)]
+pub enum BadInput {
+    /// A line that is not a record at all.
+    #[error("{0}")]
+    Malformed(MalformedLine),
+    /// A line whose record does not decode.
+    #[error("{input}:{line}: {source}")]
+    Line {
+        /// The input's name (`-` for stdin).
+        input: String,
+        /// The 1-based line number.
+        line: u64,
+        /// What is wrong.
+        source: BadRecord,
+    },
+    /// A record file whose record does not decode.
+    #[error("{}: {source}", path.display())]
+    RecordFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        source: BadRecord,
+    },
+    /// A record file that cannot be read, or is not JSON.
+    #[error(transparent)]
+    File(#[from] FolderError),
+}
+
+impl BadInput {
+    /// The bad record on line `line` of `input`.
+    pub fn line(input: &str, line: &Line, source: BadRecord) -> Self {
+        Self::Line {
+            input: input.to_owned(),
+            line: line.number(),
+            source,
+        }
+    }
 }
 
 /// Everything health accumulates from a stream or a folder.
@@ -84,14 +138,17 @@ pub struct Tally {
 
 impl Tally {
     /// Takes in one NDJSON line. A record of a known kind that does not decode is an
-    /// error message (the caller reports it, counts it with [`Tally::bad`] and goes on).
-    pub fn line(&mut self, line: &Line) -> Result<(), String> {
+    /// error (the caller reports it, counts it with [`Tally::bad`] and goes on).
+    pub fn line(&mut self, line: &Line) -> Result<(), BadRecord> {
         self.text(line.kind(), line.text())
     }
 
     /// Takes in one record's JSON text of kind `kind`.
-    pub fn text(&mut self, kind: &Kind, text: &str) -> Result<(), String> {
-        let bad = |e: serde_json::Error| format!("bad `{kind}` record: {e}");
+    pub fn text(&mut self, kind: &Kind, text: &str) -> Result<(), BadRecord> {
+        let bad = |source| BadRecord {
+            kind: kind.clone(),
+            source,
+        };
         match kind {
             Kind::Doc | Kind::Page => {
                 let b: Brief = serde_json::from_str(text).map_err(bad)?;
@@ -138,14 +195,19 @@ impl Tally {
         self.bad_lines += 1;
     }
 
-    /// A line or file that was not a valid record, `message` naming it
-    /// (`<input>:<line>: <what is wrong>`): reported on stderr and counted, or with
-    /// `strict` the error that stops the reading.
-    pub fn bad_input(&mut self, message: String, strict: bool) -> Result<(), crate::Error> {
+    /// A line or file that was not a valid record: reported on stderr
+    /// (`<input>:<line>: <what is wrong>`) and counted, or with `strict` the error that
+    /// stops the reading.
+    pub fn bad_input(
+        &mut self,
+        bad: impl Into<BadInput>,
+        strict: bool,
+    ) -> Result<(), crate::Error> {
+        let bad = bad.into();
         if strict {
-            return Err(crate::Error::Strict(message));
+            return Err(crate::Error::Strict(bad));
         }
-        rip_core::ndjson::report_bad_line(&message);
+        rip_core::ndjson::report_bad_line(&bad);
         self.bad();
         Ok(())
     }

@@ -13,79 +13,81 @@
 //! way, every other line kept byte for byte.
 //! Like the stream mode, it reads docs twice and keeps only what the index needs.
 
+use rip_core::folder::{self, Folder, FolderError, RecordFile};
 use rip_core::ndjson::MalformedLine;
-use rip_core::{Kind, Line, NdjsonReader, ReadError, Record, Resolution, Status, Summary};
-use serde_json::Value;
+use rip_core::{Kind, Line, ReadError, Record, Resolution, Status, Summary};
 use std::collections::BTreeMap;
+use std::fmt::Display;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::reconciler::Reconciler;
+use crate::reconciler::{Index, Reconciler};
 use crate::{Error, count_verdicts, pick};
 
-/// Files over this size are not records and are skipped (with a message).
-pub const MAX_FILE: u64 = 256 << 20;
-
-/// File names in an output folder that are reports, not records.
-pub const REPORT_FILES: &[&str] = &["crawl-health.json", "failures.json"];
-
-/// What one file in the folder holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
-    /// A doc (a "concept").
-    Doc,
-    /// An error document.
-    Error,
-    /// Something else: a report, an array, another record kind.
-    Other,
+/// A record file that could not be read or given its verdict: reported, counted as a bad
+/// line, and skipped (the rest of the folder is reconciled).
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// The file could not be read, or is not JSON.
+    #[error(transparent)]
+    Folder(#[from] FolderError),
+    /// A `*.json` file says it is an error document but does not decode as one.
+    #[error("{}: bad `error` record: {source}", path.display())]
+    BadErrorFile {
+        /// The file.
+        path: PathBuf,
+        /// What the decoder said.
+        source: serde_json::Error,
+    },
+    /// An error document on a line of a JSONL file does not decode.
+    #[error("{}:{line}: {message}", path.display())]
+    BadErrorLine {
+        /// The file.
+        path: PathBuf,
+        /// The 1-based line number.
+        line: u64,
+        /// What the decoder said.
+        message: String,
+    },
+    /// The file changed between reading it and writing its verdict.
+    #[error("{}: changed while reconciling; not rewritten", path.display())]
+    Changed {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The error document with its verdict could not be encoded.
+    #[error("{}: {source}", path.display())]
+    Encode {
+        /// The file.
+        path: PathBuf,
+        /// What the encoder said.
+        source: serde_json::Error,
+    },
+    /// The file could not be rewritten.
+    #[error("{}: cannot write the verdict: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
 }
 
-/// The `*.json` files directly in `dir`, sorted by name, reports excluded.
-pub fn record_files(dir: &Path) -> Result<Vec<PathBuf>, Error> {
-    Ok(folder_files(dir)?.0)
-}
-
-/// The `*.json` record files and the `*.jsonl` files directly in `dir`, each sorted.
-fn folder_files(dir: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), Error> {
-    let io = |source| Error::Io {
-        path: dir.to_owned(),
-        source,
-    };
-    let mut files = Vec::new();
-    let mut jsonl = Vec::new();
-    let mut subdirs_with_json = false;
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        let path = entry.path();
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let ty = entry.file_type().map_err(io)?;
-        if ty.is_dir() {
-            subdirs_with_json |= has_json(&path);
-        } else if name.ends_with(".json") && !REPORT_FILES.contains(&name.as_ref()) {
-            files.push(path);
-        } else if name.ends_with(".jsonl") {
-            jsonl.push(path);
-        }
-    }
-    if files.is_empty() && jsonl.is_empty() && subdirs_with_json {
+/// The record files and JSONL files of `dir`; a folder whose records are all in
+/// sub-folders is an error with a hint.
+fn folder_files(dir: &Path) -> Result<Folder, Error> {
+    let folder = Folder::list(dir)?;
+    if folder.records_are_in_subfolders() {
         return Err(Error::NoRecords {
             dir: dir.to_owned(),
         });
     }
-    files.sort();
-    jsonl.sort();
-    Ok((files, jsonl))
+    Ok(folder)
 }
 
 /// Hands each line of a JSONL file to `f` (malformed lines as `Err`).
 fn each_line(path: &Path, mut f: impl FnMut(Result<Line, MalformedLine>)) -> Result<(), Error> {
-    let file = std::fs::File::open(path).map_err(|source| Error::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let name = path.display().to_string();
-    for item in NdjsonReader::new(std::io::BufReader::new(file), name.as_str()) {
+    for item in folder::open_stream(path)? {
         match item {
             Ok(line) => f(Ok(line)),
             Err(ReadError::Malformed(m)) => f(Err(m)),
@@ -95,168 +97,18 @@ fn each_line(path: &Path, mut f: impl FnMut(Result<Line, MalformedLine>)) -> Res
     Ok(())
 }
 
-fn has_json(dir: &Path) -> bool {
-    std::fs::read_dir(dir).is_ok_and(|it| {
-        it.flatten()
-            .any(|e| e.file_name().to_string_lossy().ends_with(".json"))
-    })
-}
-
-/// Reads one record file: its text and what it holds. A file that is not a JSON object,
-/// or too large, is an error naming it (the caller reports it and goes on).
-pub fn read_record(path: &Path) -> Result<(String, FileKind), String> {
-    let shown = path.display();
-    let len = std::fs::metadata(path)
-        .map_err(|e| format!("{shown}: {e}"))?
-        .len();
-    if len > MAX_FILE {
-        return Err(format!(
-            "{shown}: {len} bytes, over the {MAX_FILE}-byte limit; skipped"
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
-    let kind = match serde_json::from_str::<Value>(&text).map(|_| ()) {
-        Err(e) => return Err(format!("{shown}: not JSON: {e}")),
-        Ok(()) => match pick::pick(&text, &["_type", "url"]) {
-            Err(_) => FileKind::Other,
-            Ok(f) => match f.get("_type").map(|t| t.as_str()) {
-                Some(Some("error")) => FileKind::Error,
-                Some(Some("doc")) => FileKind::Doc,
-                None if f.get("url").is_some_and(Value::is_string) => FileKind::Doc,
-                _ => FileKind::Other,
-            },
-        },
-    };
-    Ok((text, kind))
-}
-
 /// Reconciles the folder `dir` in place, then writes this stage's summary record to
 /// `output`. Bad files are reported on stderr and counted; the run goes on.
 pub fn run_dir<W: Write>(reconciler: &Reconciler, dir: &Path, output: W) -> Result<Summary, Error> {
     let started_at = chrono::Utc::now();
-    let (files, jsonl) = folder_files(dir)?;
-    let mut bad = 0u64;
-    let mut input: BTreeMap<String, u64> = BTreeMap::new();
-    let report = |message: String, bad: &mut u64| {
-        rip_core::ndjson::report_bad_line(&message);
-        *bad += 1;
-    };
-
-    // Pass 1: the failures.
-    let mut index = reconciler.empty_index();
-    let mut error_files = Vec::new();
-    for path in &files {
-        match read_record(path) {
-            Err(m) => report(m, &mut bad),
-            Ok((text, FileKind::Error)) => match serde_json::from_str::<Record>(&text) {
-                Ok(Record::Error(e)) => {
-                    index.push(&e);
-                    error_files.push(path.clone());
-                    *input.entry("error".into()).or_default() += 1;
-                }
-                Ok(_) => {}
-                Err(e) => report(
-                    format!("{}: bad `error` record: {e}", path.display()),
-                    &mut bad,
-                ),
-            },
-            Ok((_, FileKind::Doc)) => *input.entry("doc".into()).or_default() += 1,
-            Ok((_, FileKind::Other)) => {}
-        }
-    }
-
-    let mut jsonl_with_errors = Vec::new();
-    for path in &jsonl {
-        let mut has_errors = false;
-        each_line(path, |item| match item {
-            Err(m) => report(m.to_string(), &mut bad),
-            Ok(line) => {
-                *input.entry(line.kind().to_string()).or_default() += 1;
-                if line.kind() == &Kind::Error {
-                    match line.decode() {
-                        Ok(Record::Error(e)) => {
-                            index.push(&e);
-                            has_errors = true;
-                        }
-                        Ok(_) => {}
-                        Err(m) => report(
-                            format!("{path}:{}: {m}", line.number(), path = path.display()),
-                            &mut bad,
-                        ),
-                    }
-                }
-            }
-        })?;
-        if has_errors {
-            jsonl_with_errors.push(path.clone());
-        }
-    }
-
-    // Pass 2: the docs.
-    if reconciler.needs_docs() && !index.is_empty() {
-        let fields = index.doc_fields();
-        let wanted: Vec<&str> = fields.iter().map(String::as_str).collect();
-        for path in &files {
-            if let Ok((text, FileKind::Doc)) = read_record(path)
-                && let Ok(fields) = pick::pick(&text, &wanted)
-            {
-                index.add_doc(&fields);
-            }
-        }
-        for path in &jsonl {
-            each_line(path, |item| {
-                if let Ok(line) = item
-                    && line.kind() == &Kind::Doc
-                    && let Ok(fields) = pick::pick(line.text(), &wanted)
-                {
-                    index.add_doc(&fields);
-                }
-            })?;
-        }
-    }
-
-    // Pass 3: each verdict into its file.
-    let verdicts = index.verdicts();
-    let mut written = 0u64;
-    for (path, verdict) in error_files.iter().zip(&verdicts) {
-        match write_verdict(path, verdict) {
-            Ok(true) => written += 1,
-            Ok(false) => {}
-            Err(m) => report(m, &mut bad),
-        }
-    }
-    let mut rest = verdicts.get(error_files.len()..).unwrap_or_default();
-    for path in &jsonl_with_errors {
-        match write_jsonl_verdicts(path, &mut rest) {
-            Ok(true) => written += 1,
-            Ok(false) => {}
-            Err(m) => report(m, &mut bad),
-        }
-    }
-
-    let mut counters: BTreeMap<String, u64> = count_verdicts(&verdicts)
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
-    counters.insert("filesWritten".into(), written);
-    let summary = Summary {
-        stage: "rip-reconcile".into(),
-        pid: std::process::id(),
-        started_at,
-        ended_at: chrono::Utc::now(),
-        input,
-        output: BTreeMap::new(),
-        passed_through: BTreeMap::new(),
-        bad_lines: bad,
-        status: if bad > 0 {
-            Status::Partial
-        } else {
-            Status::Complete
-        },
-        counters,
-        notes: vec![format!("reconciled folder {}", dir.display())],
-        extra: Default::default(),
-    };
+    let folder = folder_files(dir)?;
+    let mut run = DirRun::new(reconciler);
+    run.index_error_files(&folder.records);
+    run.index_jsonl_errors(&folder.jsonl)?;
+    run.show_docs(&folder)?;
+    let verdicts = run.index.verdicts();
+    let written = run.write_verdicts(&verdicts);
+    let summary = run.summary(dir, started_at, &verdicts, written);
     let mut w = rip_core::NdjsonWriter::new(output);
     w.write(&Record::Summary(summary.clone()))
         .and_then(|()| w.flush())
@@ -264,13 +116,205 @@ pub fn run_dir<W: Write>(reconciler: &Reconciler, dir: &Path, output: W) -> Resu
     Ok(summary)
 }
 
+/// One reconciliation of a folder: pass 1 indexes the failures, pass 2 shows the index
+/// the docs, pass 3 writes each verdict into its file.
+struct DirRun<'r> {
+    reconciler: &'r Reconciler,
+    index: Index<'r>,
+    /// Records read, by kind.
+    input: BTreeMap<String, u64>,
+    /// Bad files and lines.
+    bad: u64,
+    /// The `*.json` files holding error documents, in index order.
+    error_files: Vec<PathBuf>,
+    /// The JSONL files holding error documents, in index order (after `error_files`).
+    jsonl_with_errors: Vec<PathBuf>,
+}
+
+impl<'r> DirRun<'r> {
+    fn new(reconciler: &'r Reconciler) -> Self {
+        Self {
+            reconciler,
+            index: reconciler.empty_index(),
+            input: BTreeMap::new(),
+            bad: 0,
+            error_files: Vec::new(),
+            jsonl_with_errors: Vec::new(),
+        }
+    }
+
+    fn report(&mut self, problem: impl Display) {
+        rip_core::ndjson::report_bad_line(&problem);
+        self.bad += 1;
+    }
+
+    fn count(&mut self, kind: &str) {
+        *self.input.entry(kind.to_owned()).or_default() += 1;
+    }
+
+    /// Pass 1, `*.json` files: indexes each error document, counts the docs.
+    fn index_error_files(&mut self, files: &[PathBuf]) {
+        for path in files {
+            match folder::read_record(path) {
+                Err(e) => self.report(e),
+                Ok(RecordFile {
+                    text,
+                    kind: Some(Kind::Error),
+                }) => match serde_json::from_str::<Record>(&text) {
+                    Ok(Record::Error(e)) => {
+                        self.index.push(&e);
+                        self.error_files.push(path.clone());
+                        self.count("error");
+                    }
+                    Ok(_) => {}
+                    Err(source) => self.report(FileError::BadErrorFile {
+                        path: path.clone(),
+                        source,
+                    }),
+                },
+                Ok(RecordFile {
+                    kind: Some(Kind::Doc),
+                    ..
+                }) => self.count("doc"),
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// Pass 1, JSONL files: counts every record, indexes the error documents.
+    fn index_jsonl_errors(&mut self, jsonl: &[PathBuf]) -> Result<(), Error> {
+        for path in jsonl {
+            let mut has_errors = false;
+            each_line(path, |item| match item {
+                Err(m) => self.report(m),
+                Ok(line) => {
+                    self.count(line.kind().as_str());
+                    has_errors |= self.index_error_line(path, &line);
+                }
+            })?;
+            if has_errors {
+                self.jsonl_with_errors.push(path.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// Indexes the error document on `line`, if it is one; true when it was.
+    fn index_error_line(&mut self, path: &Path, line: &Line) -> bool {
+        if line.kind() != &Kind::Error {
+            return false;
+        }
+        match line.decode() {
+            Ok(Record::Error(e)) => {
+                self.index.push(&e);
+                true
+            }
+            Ok(_) => false,
+            Err(message) => {
+                self.report(FileError::BadErrorLine {
+                    path: path.to_owned(),
+                    line: line.number(),
+                    message,
+                });
+                false
+            }
+        }
+    }
+
+    /// Pass 2: shows the index every doc's key fields, when the reconciler reads docs and
+    /// there is a failure to match.
+    fn show_docs(&mut self, folder: &Folder) -> Result<(), Error> {
+        if !self.reconciler.needs_docs() || self.index.is_empty() {
+            return Ok(());
+        }
+        let fields = self.index.doc_fields();
+        let wanted: Vec<&str> = fields.iter().map(String::as_str).collect();
+        for path in &folder.records {
+            if let Ok(RecordFile {
+                text,
+                kind: Some(Kind::Doc),
+            }) = folder::read_record(path)
+                && let Ok(fields) = pick::pick(&text, &wanted)
+            {
+                self.index.add_doc(&fields);
+            }
+        }
+        for path in &folder.jsonl {
+            each_line(path, |item| {
+                if let Ok(line) = item
+                    && line.kind() == &Kind::Doc
+                    && let Ok(fields) = pick::pick(line.text(), &wanted)
+                {
+                    self.index.add_doc(&fields);
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Pass 3: each verdict into its file. Returns the number of files rewritten.
+    fn write_verdicts(&mut self, verdicts: &[Resolution]) -> u64 {
+        let mut written = 0u64;
+        let error_files = std::mem::take(&mut self.error_files);
+        for (path, verdict) in error_files.iter().zip(verdicts) {
+            match write_verdict(path, verdict) {
+                Ok(changed) => written += u64::from(changed),
+                Err(e) => self.report(e),
+            }
+        }
+        let mut rest = verdicts.get(error_files.len()..).unwrap_or_default();
+        for path in std::mem::take(&mut self.jsonl_with_errors) {
+            match write_jsonl_verdicts(&path, &mut rest) {
+                Ok(changed) => written += u64::from(changed),
+                Err(e) => self.report(e),
+            }
+        }
+        written
+    }
+
+    /// This stage's summary: what was read, the verdicts, the files rewritten.
+    fn summary(
+        self,
+        dir: &Path,
+        started_at: chrono::DateTime<chrono::Utc>,
+        verdicts: &[Resolution],
+        written: u64,
+    ) -> Summary {
+        let mut counters: BTreeMap<String, u64> = count_verdicts(verdicts)
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
+        counters.insert("filesWritten".into(), written);
+        Summary {
+            stage: "rip-reconcile".into(),
+            pid: std::process::id(),
+            started_at,
+            ended_at: chrono::Utc::now(),
+            input: self.input,
+            output: BTreeMap::new(),
+            passed_through: BTreeMap::new(),
+            bad_lines: self.bad,
+            status: if self.bad > 0 {
+                Status::Partial
+            } else {
+                Status::Complete
+            },
+            counters,
+            notes: vec![format!("reconciled folder {}", dir.display())],
+            extra: Default::default(),
+        }
+    }
+}
+
 /// Rewrites the JSONL file at `path` with the next verdicts of `verdicts` given to its
 /// error documents, in order, atomically. Returns false when nothing changed.
-fn write_jsonl_verdicts(path: &Path, verdicts: &mut &[Resolution]) -> Result<bool, String> {
-    let shown = path.display();
+fn write_jsonl_verdicts(path: &Path, verdicts: &mut &[Resolution]) -> Result<bool, FileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| FolderError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
     let mut out = Vec::new();
     let mut changed = false;
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: {e}"))?;
     for raw in text.lines() {
         let decoded = Line::from_text(raw)
             .ok()
@@ -278,16 +322,20 @@ fn write_jsonl_verdicts(path: &Path, verdicts: &mut &[Resolution]) -> Result<boo
             .map(|l| l.decode());
         match decoded {
             Some(Ok(Record::Error(mut e))) => {
-                let (verdict, rest) = verdicts
-                    .split_first()
-                    .ok_or_else(|| format!("{shown}: changed while reconciling; not rewritten"))?;
+                let (verdict, rest) = verdicts.split_first().ok_or_else(|| FileError::Changed {
+                    path: path.to_owned(),
+                })?;
                 *verdicts = rest;
                 if e.resolution.as_ref() != Some(verdict) {
                     changed = true;
                     e.resolution = Some(verdict.clone());
                 }
-                serde_json::to_writer(&mut out, &Record::Error(e))
-                    .map_err(|e| format!("{shown}: {e}"))?;
+                serde_json::to_writer(&mut out, &Record::Error(e)).map_err(|source| {
+                    FileError::Encode {
+                        path: path.to_owned(),
+                        source,
+                    }
+                })?;
             }
             _ => out.extend_from_slice(raw.as_bytes()),
         }
@@ -301,11 +349,12 @@ fn write_jsonl_verdicts(path: &Path, verdicts: &mut &[Resolution]) -> Result<boo
 
 /// Writes `verdict` into the error document at `path`, atomically. Returns false when
 /// the file already held that verdict.
-fn write_verdict(path: &Path, verdict: &Resolution) -> Result<bool, String> {
-    let shown = path.display();
-    let (text, _) = read_record(path)?;
+fn write_verdict(path: &Path, verdict: &Resolution) -> Result<bool, FileError> {
+    let RecordFile { text, .. } = folder::read_record(path)?;
     let Ok(Record::Error(mut e)) = serde_json::from_str::<Record>(&text) else {
-        return Err(format!("{shown}: changed while reconciling; not rewritten"));
+        return Err(FileError::Changed {
+            path: path.to_owned(),
+        });
     };
     if e.resolution.as_ref() == Some(verdict) {
         return Ok(false);
@@ -318,7 +367,10 @@ fn write_verdict(path: &Path, verdict: &Resolution) -> Result<bool, String> {
     } else {
         serde_json::to_vec(&record)
     }
-    .map_err(|e| format!("{shown}: {e}"))?;
+    .map_err(|source| FileError::Encode {
+        path: path.to_owned(),
+        source,
+    })?;
     if text.ends_with('\n') {
         bytes.push(b'\n');
     }
@@ -328,13 +380,15 @@ fn write_verdict(path: &Path, verdict: &Resolution) -> Result<bool, String> {
 
 /// Replaces the file at `path` by `bytes` atomically (a temporary file in the same
 /// folder, synced, then renamed over it), keeping its permissions.
-fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let shown = path.display();
+fn replace_file(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let fail = |e: std::io::Error| format!("{shown}: cannot write the verdict: {e}");
+    let fail = |source: std::io::Error| FileError::Write {
+        path: path.to_owned(),
+        source,
+    };
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
     tmp.write_all(bytes).map_err(fail)?;
     tmp.as_file().sync_all().map_err(fail)?;

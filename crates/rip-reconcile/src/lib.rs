@@ -9,7 +9,7 @@
 //! [`Resolution`] into its `resolution` field.
 //!
 //! The verdicts come from a [`Reconciler`], configured, not coded
-//! ([`ReconcilerConfig`], a JSON file; schema in `reconciler.schema.json`):
+//! ([`ReconcilerConfig`], a JSON file; schema in `docs/schemas/reconciler.schema.json`):
 //!
 //! - **No configuration** (or `{}`) is the reference's `DefaultReconciler`: every
 //!   failure is `missing`. Conservative, and the report is still complete.
@@ -57,14 +57,17 @@ pub enum Error {
     /// The input could not be read again.
     #[error(transparent)]
     Read(#[from] rip_core::ReadError),
-    /// A file or folder could not be read.
+    /// The input file could not be read.
     #[error("cannot read {path}: {source}")]
     Io {
-        /// The file or folder.
+        /// The file.
         path: PathBuf,
         /// The cause.
         source: std::io::Error,
     },
+    /// The folder, or a stream in it, could not be read.
+    #[error(transparent)]
+    Folder(#[from] rip_core::folder::FolderError),
     /// The temporary copy of stdin could not be written or read.
     #[error("cannot use the temporary copy of the input (hint: is $TMPDIR full?): {0}")]
     Spill(#[source] std::io::Error),

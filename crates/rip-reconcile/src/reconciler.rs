@@ -21,7 +21,9 @@ use rip_core::{ErrorDoc, Resolution};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
 
-use crate::config::{ConfigError, NameSource, ReconcilerConfig, regex};
+use crate::config::{
+    ConfigError, DeadRuleConfig, KeyConfig, NameConfig, NameSource, ReconcilerConfig, regex,
+};
 use crate::pick;
 
 /// A compiled reconciler configuration.
@@ -73,86 +75,28 @@ impl Reconciler {
 
     /// Compiles a configuration; `origin` (the file) names it in errors.
     pub fn from_config(config: &ReconcilerConfig, origin: &str) -> Result<Self, ConfigError> {
-        let invalid = |field: &str, message: &str| ConfigError::Invalid {
-            path: origin.to_owned(),
-            field: field.to_owned(),
-            message: message.to_owned(),
-        };
-        let key = match &config.key {
-            None => None,
-            Some(k) => {
-                let source = match (&k.url_pattern, k.path_tail) {
-                    (Some(p), false) => KeySource::Pattern(regex(origin, "key.urlPattern", p)?),
-                    (None, true) => KeySource::PathTail,
-                    (Some(_), true) => {
-                        return Err(invalid(
-                            "key",
-                            "give either `urlPattern` or `pathTail`, not both",
-                        ));
-                    }
-                    (None, false) => {
-                        return Err(invalid(
-                            "key",
-                            "needs `urlPattern` (a regex) or `pathTail: true`",
-                        ));
-                    }
-                };
-                Some(KeyRule {
-                    source,
-                    doc_field: k.doc_field.clone(),
-                })
-            }
-        };
+        let key = config
+            .key
+            .as_ref()
+            .map(|k| KeyRule::compile(k, origin))
+            .transpose()?;
         let name = match &config.name {
-            None => None,
-            Some(n) => {
-                if key.is_none() {
-                    return Err(invalid(
-                        "name",
-                        "a name is matched together with a key: add a `key` section",
-                    ));
-                }
-                if n.from.is_empty() {
-                    return Err(invalid(
-                        "name.from",
-                        "must list `linkText`, `docLinks` or both",
-                    ));
-                }
-                Some(NameRule {
-                    doc_field: n.doc_field.clone(),
-                    doc_pattern: n
-                        .doc_pattern
-                        .as_deref()
-                        .map(|p| regex(origin, "name.docPattern", p))
-                        .transpose()?,
-                    from_link_text: n.from.contains(&NameSource::LinkText),
-                    from_doc_links: n.from.contains(&NameSource::DocLinks),
-                    links_field: n.links.field.clone(),
-                    href: n.links.href.clone(),
-                    text: n.links.text.clone(),
-                    case_sensitive: n.case_sensitive,
-                })
-            }
-        };
-        let mut dead = Vec::new();
-        for (i, d) in config.dead.iter().enumerate() {
-            if d.status.is_empty() && d.code.is_empty() && d.url.is_none() {
+            Some(_) if key.is_none() => {
                 return Err(invalid(
-                    &format!("dead[{i}]"),
-                    "needs at least one condition: `status`, `code` or `url`",
+                    origin,
+                    "name",
+                    "a name is matched together with a key: add a `key` section",
                 ));
             }
-            dead.push(DeadRule {
-                status: d.status.clone(),
-                code: d.code.clone(),
-                url: d
-                    .url
-                    .as_deref()
-                    .map(|p| regex(origin, &format!("dead[{i}].url"), p))
-                    .transpose()?,
-                reason: d.reason.clone(),
-            });
-        }
+            Some(n) => Some(NameRule::compile(n, origin)?),
+            None => None,
+        };
+        let dead = config
+            .dead
+            .iter()
+            .enumerate()
+            .map(|(i, d)| DeadRule::compile(i, d, origin))
+            .collect::<Result<_, _>>()?;
         Ok(Self {
             key,
             name,
@@ -219,6 +163,93 @@ impl Reconciler {
                     && d.url.as_ref().is_none_or(|re| re.is_match(&f.url))
             })
             .map(|d| d.reason.as_str())
+    }
+}
+
+/// The error for a value of `field` in `origin` that makes no sense.
+fn invalid(origin: &str, field: &str, message: &str) -> ConfigError {
+    ConfigError::Invalid {
+        path: origin.to_owned(),
+        field: field.to_owned(),
+        message: message.to_owned(),
+    }
+}
+
+impl KeyRule {
+    /// The `key` section: a URL pattern or the path's tail, not both.
+    fn compile(k: &KeyConfig, origin: &str) -> Result<Self, ConfigError> {
+        let source = match (&k.url_pattern, k.path_tail) {
+            (Some(p), false) => KeySource::Pattern(regex(origin, "key.urlPattern", p)?),
+            (None, true) => KeySource::PathTail,
+            (Some(_), true) => {
+                return Err(invalid(
+                    origin,
+                    "key",
+                    "give either `urlPattern` or `pathTail`, not both",
+                ));
+            }
+            (None, false) => {
+                return Err(invalid(
+                    origin,
+                    "key",
+                    "needs `urlPattern` (a regex) or `pathTail: true`",
+                ));
+            }
+        };
+        Ok(Self {
+            source,
+            doc_field: k.doc_field.clone(),
+        })
+    }
+}
+
+impl NameRule {
+    /// The `name` section: where names come from, and the doc field they must equal.
+    fn compile(n: &NameConfig, origin: &str) -> Result<Self, ConfigError> {
+        if n.from.is_empty() {
+            return Err(invalid(
+                origin,
+                "name.from",
+                "must list `linkText`, `docLinks` or both",
+            ));
+        }
+        Ok(Self {
+            doc_field: n.doc_field.clone(),
+            doc_pattern: n
+                .doc_pattern
+                .as_deref()
+                .map(|p| regex(origin, "name.docPattern", p))
+                .transpose()?,
+            from_link_text: n.from.contains(&NameSource::LinkText),
+            from_doc_links: n.from.contains(&NameSource::DocLinks),
+            links_field: n.links.field.clone(),
+            href: n.links.href.clone(),
+            text: n.links.text.clone(),
+            case_sensitive: n.case_sensitive,
+        })
+    }
+}
+
+impl DeadRule {
+    /// The `i`-th `dead` rule: at least one condition, and its reason.
+    fn compile(i: usize, d: &DeadRuleConfig, origin: &str) -> Result<Self, ConfigError> {
+        if d.status.is_empty() && d.code.is_empty() && d.url.is_none() {
+            return Err(invalid(
+                origin,
+                &format!("dead[{i}]"),
+                "needs at least one condition: `status`, `code` or `url`",
+            ));
+        }
+        Ok(Self {
+            status: d.status.clone(),
+            code: d.code.clone(),
+            url: d
+                .url
+                .as_deref()
+                .map(|p| regex(origin, &format!("dead[{i}].url"), p))
+                .transpose()?,
+            reason: d.reason.clone(),
+        })
     }
 }
 

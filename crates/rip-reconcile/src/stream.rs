@@ -26,7 +26,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use crate::reconciler::Reconciler;
+use crate::reconciler::{Index, Reconciler};
 use crate::{Error, count_verdicts, pick};
 
 /// Where the stream comes from.
@@ -70,7 +70,32 @@ pub fn run_stream<W: Write>(
     output: W,
 ) -> Result<Summary, Error> {
     let name = opts.input_name.clone();
-    let (reader, source): (Box<dyn Read + Send>, Source) = match input {
+    let (reader, source) = open(input)?;
+    let mut pipe = Pipe::new(opts, reader, output)?;
+    let (mut index, last_line) = index_failures(reconciler, &mut pipe, &source)?;
+    let again = Reread {
+        source: &source,
+        name: &name,
+        last_line,
+    };
+    let verdicts = if pipe.interrupted() {
+        None
+    } else {
+        show_docs(reconciler, &mut index, &again)?;
+        Some(index.verdicts())
+    };
+    write_reconciled(&mut pipe, &again, verdicts.as_deref())?;
+    if let Some(verdicts) = &verdicts {
+        for (name, n) in count_verdicts(verdicts) {
+            pipe.count(name, n);
+        }
+    }
+    Ok(pipe.finish(None)?)
+}
+
+/// The reader of the first pass, and where the later passes read the input again.
+fn open(input: StreamInput) -> Result<(Box<dyn Read + Send>, Source), Error> {
+    Ok(match input {
         StreamInput::Reader(r) => (
             r,
             Source::Spill(tempfile::tempfile().map_err(Error::Spill)?),
@@ -82,11 +107,18 @@ pub fn run_stream<W: Write>(
             })?;
             (Box::new(f), Source::File(p))
         }
-    };
-    let mut pipe = Pipe::new(opts, reader, output)?;
+    })
+}
 
-    // Pass 1: index the failures (and copy the input when it cannot be read again).
-    let mut spill = match &source {
+/// Pass 1: indexes the failures, and copies the input when it cannot be read again.
+/// Returns the index and the last line the later passes read (the copy holds exactly
+/// the lines this pass processed; a file may hold more, after a Ctrl-C).
+fn index_failures<'r, W: Write>(
+    reconciler: &'r Reconciler,
+    pipe: &mut Pipe<W>,
+    source: &Source,
+) -> Result<(Index<'r>, u64), Error> {
+    let mut spill = match source {
         Source::Spill(f) => Some(BufWriter::new(f.try_clone().map_err(Error::Spill)?)),
         Source::File(_) => None,
     };
@@ -115,32 +147,51 @@ pub fn run_stream<W: Write>(
             .flush()
             .map_err(Error::Spill)?;
     }
-    let interrupted = pipe.interrupted();
-    // The copy holds exactly the lines pass 1 processed; a file may hold more (Ctrl-C).
     let last_line = match source {
         Source::Spill(_) => u64::MAX,
         Source::File(_) => last_line,
     };
+    Ok((index, last_line))
+}
 
-    // Pass 2: show the index the docs.
-    if !interrupted && reconciler.needs_docs() && !index.is_empty() {
-        let fields = index.doc_fields();
-        let wanted: Vec<&str> = fields.iter().map(String::as_str).collect();
-        reread(&source, &name, last_line, |line| {
-            if line.kind() == &Kind::Doc
-                && let Ok(fields) = pick::pick(line.text(), &wanted)
-            {
-                index.add_doc(&fields);
-            }
-            Ok(())
-        })?;
+/// Where the later passes read the input again, and up to which line.
+struct Reread<'s> {
+    source: &'s Source,
+    name: &'s str,
+    last_line: u64,
+}
+
+/// Pass 2: shows the index the docs (only with a key reconciler and a failure to match).
+fn show_docs(
+    reconciler: &Reconciler,
+    index: &mut Index<'_>,
+    again: &Reread<'_>,
+) -> Result<(), Error> {
+    if !reconciler.needs_docs() || index.is_empty() {
+        return Ok(());
     }
-    let verdicts: Option<Vec<Resolution>> = (!interrupted).then(|| index.verdicts());
+    let fields = index.doc_fields();
+    let wanted: Vec<&str> = fields.iter().map(String::as_str).collect();
+    again.each_line(|line| {
+        if line.kind() == &Kind::Doc
+            && let Ok(fields) = pick::pick(line.text(), &wanted)
+        {
+            index.add_doc(&fields);
+        }
+        Ok(())
+    })
+}
 
-    // Pass 3: write everything out, error documents with their verdicts.
+/// Pass 3: writes everything out, error documents with their verdicts (none when
+/// interrupted).
+fn write_reconciled<W: Write>(
+    pipe: &mut Pipe<W>,
+    again: &Reread<'_>,
+    verdicts: Option<&[Resolution]>,
+) -> Result<(), Error> {
     let mut next = 0;
-    reread(&source, &name, last_line, |line| {
-        match (line.kind(), &verdicts) {
+    again.each_line(|line| {
+        match (line.kind(), verdicts) {
             (Kind::Error, Some(verdicts)) => {
                 // Bad error records were reported in pass 1 (and not copied).
                 if let Ok(Record::Error(mut e)) = line.decode() {
@@ -152,32 +203,23 @@ pub fn run_stream<W: Write>(
             _ => pipe.pass(&line)?,
         }
         Ok(())
-    })?;
-    if let Some(verdicts) = &verdicts {
-        for (name, n) in count_verdicts(verdicts) {
-            pipe.count(name, n);
-        }
-    }
-    Ok(pipe.finish(None)?)
+    })
 }
 
-/// Reads `source` again up to line `last_line`, handing every valid line to `f`.
-/// Malformed lines were reported by the first pass and are skipped silently here.
-fn reread(
-    source: &Source,
-    name: &str,
-    last_line: u64,
-    mut f: impl FnMut(Line) -> Result<(), Error>,
-) -> Result<(), Error> {
-    for item in NdjsonReader::new(BufReader::new(source.open()?), name) {
-        match item {
-            Ok(line) if line.number() > last_line => break,
-            Ok(line) => f(line)?,
-            Err(ReadError::Malformed(_)) => {}
-            Err(e) => return Err(Error::Read(e)),
+impl Reread<'_> {
+    /// Reads the input again up to line `last_line`, handing every valid line to `f`.
+    /// Malformed lines were reported by the first pass and are skipped silently here.
+    fn each_line(&self, mut f: impl FnMut(Line) -> Result<(), Error>) -> Result<(), Error> {
+        for item in NdjsonReader::new(BufReader::new(self.source.open()?), self.name) {
+            match item {
+                Ok(line) if line.number() > self.last_line => break,
+                Ok(line) => f(line)?,
+                Err(ReadError::Malformed(_)) => {}
+                Err(e) => return Err(Error::Read(e)),
+            }
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// True when `path` names a regular file that can be read more than once.
