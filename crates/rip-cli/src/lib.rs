@@ -1,13 +1,16 @@
 //! Glue shared by the ripperoni binaries, so that every `main` stays a few lines:
 //! parsing the command line ([`parse`]: a usage error exits 1), logging on stderr, the
 //! mapping from a run's result to an exit code (a broken pipe is a clean exit), Ctrl-C
-//! handling, input opening, and the arguments every stage takes.
+//! handling, input opening, the arguments every stage takes ([`StageArgs`]) and the HTTP
+//! flags of the stages that fetch ([`http::HttpArgs`]).
 //!
-//! Stage libraries never depend on this crate; only their `main.rs` does.
+//! With the binaries' own argument modules in the top-level `bin/` package, this is the
+//! only crate that knows clap. Stage libraries never depend on it: each takes a config
+//! struct, which `bin/<program>/main.rs` builds from the parsed arguments.
 
 use anyhow::Context as _;
 use clap::Args;
-use rip_core::Status;
+use rip_core::{PipeOptions, Status};
 use std::fs::File;
 use std::io::{self, IsTerminal, Read};
 use std::path::PathBuf;
@@ -15,6 +18,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+pub mod http;
 pub mod progress;
 pub mod size;
 pub mod usage;
@@ -51,6 +55,30 @@ impl StageArgs {
     /// Opens the input: the file, or stdin. Returns the reader and its name for messages.
     pub fn open_input(&self) -> anyhow::Result<(Box<dyn Read + Send>, String)> {
         open_input(self.input.as_deref())
+    }
+
+    /// Starts a record-at-a-time `stage`: installs the Ctrl-C handler
+    /// ([`install_interrupt`]), then opens the input. Returns the reader and the
+    /// [`PipeOptions`] these arguments describe.
+    pub fn open_pipe(&self, stage: &str) -> anyhow::Result<(Box<dyn Read + Send>, PipeOptions)> {
+        let stop = install_interrupt()?;
+        let (input, input_name) = self.open_input()?;
+        Ok((input, self.pipe_options(stage, input_name, stop)))
+    }
+
+    /// The [`PipeOptions`] of `stage` reading the input named `input_name` (as
+    /// [`open_input`] names it), stopped by `stop` ([`install_interrupt`]'s flag).
+    pub fn pipe_options(
+        &self,
+        stage: &str,
+        input_name: String,
+        stop: Arc<AtomicBool>,
+    ) -> PipeOptions {
+        let mut pipe = PipeOptions::new(stage);
+        pipe.input_name = input_name;
+        pipe.strict = self.strict;
+        pipe.stop = Some(stop);
+        pipe
     }
 }
 

@@ -72,8 +72,6 @@
 
 pub mod cache;
 pub mod classify;
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod client;
 pub mod config;
 pub mod decode;

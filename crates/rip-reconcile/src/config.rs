@@ -3,7 +3,7 @@
 //! An empty object `{}` is the **default reconciler**: every failure is `missing`. A `key`
 //! makes it a **key reconciler**; `name` adds a name that must match as well; `dead` rules
 //! say which failures are known not to exist. The JSON Schema is
-//! `crates/rip-reconcile/reconciler.schema.json`. Example (the reference's AON site):
+//! `docs/schemas/reconciler.schema.json`. Example (the reference's AON site):
 //!
 //! ```json
 //! {

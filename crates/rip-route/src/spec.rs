@@ -171,6 +171,13 @@ impl<T> OneOrMany<T> {
     }
 }
 
+/// The JSON Schema of policy files, as committed in `docs/schemas/policy.schema.json` and
+/// printed by `rip-route --policy-schema`.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(PolicySpec);
+    serde_json::to_string_pretty(&schema).expect("a schema serialises") + "\n"
+}
+
 /// A status: a number, or a string `"4xx"`, `"500-599"` or `"404"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]

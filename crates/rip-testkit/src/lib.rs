@@ -1,9 +1,11 @@
 //! Test support for tests that run several stages: find the workspace's binaries and
 //! run real shell pipelines of them, exactly as a user types them.
 //!
-//! `cargo test --workspace` (and `make test`) builds every binary before any test runs.
-//! When a single package's tests run alone (`cargo test -p rip-route`), build the other
-//! stages first: `cargo build --workspace --bins`. Binaries are looked up next to the
+//! The binaries live in one package, `rip-bin` (the top-level `bin/`), not in the stages'
+//! library packages: `cargo test --workspace` (and `make test`) builds them all before any
+//! test runs (`rip-bin` has tests of its own, which need them). When a single package's
+//! tests run alone (`cargo test -p rip-route`), build the binaries first, the stage's own
+//! included: `cargo build --workspace --bins`. Binaries are looked up next to the
 //! running test executable (`target/<profile>/`), so the profile and target directory
 //! always match the test's own.
 

@@ -163,6 +163,7 @@
 //!
 //! # The binary
 //!
+//! `bin/rip-testserver/` (package `rip-bin`) serves this crate's server as a process:
 //! `rip-testserver [--dir DIR | --graph PAGES [graph options]] [--faults plan.json]
 //! [--log FILE] [--bind ADDR]` prints `listening on http://127.0.0.1:PORT` as its first
 //! stdout line (flushed), serves until SIGINT or SIGTERM, then exits 0. See `--help`.

@@ -6,7 +6,10 @@ use rip_core::{Kind, Line, Record, Status};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_rip-check");
+/// The `rip-check` binary (build it first: `cargo build --workspace --bins`; `make test` does).
+fn bin() -> std::path::PathBuf {
+    rip_testkit::bin("rip-check")
+}
 
 struct Run {
     code: i32,
@@ -15,7 +18,7 @@ struct Run {
 }
 
 fn run(args: &[&str], input: &str) -> Run {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -138,7 +141,7 @@ fn missing_input_file_is_a_fatal_error_naming_it() {
 #[test]
 fn a_reader_that_goes_away_ends_the_stage_quietly_with_zero() {
     // As in `rip-check < big | head -1`: read one line, close the pipe.
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -177,7 +180,7 @@ fn a_reader_that_goes_away_ends_the_stage_quietly_with_zero() {
 #[test]
 fn output_is_flushed_while_input_is_still_open() {
     // A downstream stage must not starve while this one waits for more input.
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -110,7 +110,7 @@ fn the_schemas_the_hints_name_are_printed_by_the_binaries() {
         (
             "rip-reconcile",
             "--config-schema",
-            "crates/rip-reconcile/reconciler.schema.json",
+            "docs/schemas/reconciler.schema.json",
         ),
         (
             "rip-parse",

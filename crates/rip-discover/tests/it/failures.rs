@@ -54,7 +54,7 @@ fn an_unreachable_start_url_is_not_ready() {
 
 #[test]
 fn a_bad_start_url_is_refused_before_anything_runs() {
-    let out = std::process::Command::new(BIN)
+    let out = std::process::Command::new(bin())
         .args(["mailto:someone@example.com"])
         .output()
         .unwrap();

@@ -19,7 +19,10 @@ use std::process::{Command, Stdio};
 use rip_core::{Expected, Failure, Line, Record, Ref, Status, Summary};
 use rip_testserver::{LinkGraph, TestServer};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_rip-discover");
+/// The `rip-discover` binary (build it first: `cargo build --workspace --bins`; `make test` does).
+pub fn bin() -> std::path::PathBuf {
+    rip_testkit::bin("rip-discover")
+}
 pub const SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/site");
 
 /// A finished run, its stdout decoded.
@@ -104,7 +107,7 @@ pub fn decode(stdout: &str) -> (Vec<Record>, Summary) {
 /// Runs the binary with `args` (plus no politeness delay and a private cache unless the
 /// caller passes `--cache-dir`), feeding `stdin` when given.
 pub fn run_with(args: &[&str], cache: &Path, stdin: Option<&str>) -> Run {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(bin());
     cmd.args([
         "--delay",
         "0",

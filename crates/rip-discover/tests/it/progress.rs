@@ -25,7 +25,8 @@ fn progress_on_a_terminal_and_a_summary_line() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.ndjson");
     let cmd = format!(
-        "{BIN} {} --delay 0 --jitter 0 -c 4 --cache-dir {} > {}",
+        "{} {} --delay 0 --jitter 0 -c 4 --cache-dir {} > {}",
+        bin().display(),
         server.url("/"),
         dir.path().join("cache").display(),
         out.display()
@@ -63,7 +64,7 @@ fn no_progress_off_a_terminal_and_quiet_is_quiet() {
         "-c".into(),
         "4".into(),
     ];
-    let r = Command::new(BIN)
+    let r = Command::new(bin())
         .args(&base)
         .arg("--cache-dir")
         .arg(dir.path().join("c1"))
@@ -78,7 +79,7 @@ fn no_progress_off_a_terminal_and_quiet_is_quiet() {
     );
     assert!(err.contains("pages/s"), "{err}");
 
-    let r = Command::new(BIN)
+    let r = Command::new(bin())
         .args(&base)
         .arg("-q")
         .arg("--cache-dir")

@@ -33,7 +33,7 @@ fn slow_graph() -> (LinkGraph, TestServer) {
 }
 
 fn command(url: &str, state: &Path, cache: &Path, extra: &[&str], out: &Path) -> Command {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(bin());
     cmd.args(["--delay", "0", "--jitter", "0", "-q", url])
         .args(["-c", &CONCURRENCY.to_string()])
         .arg("--state")

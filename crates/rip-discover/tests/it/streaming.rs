@@ -21,7 +21,7 @@ fn the_first_target_arrives_while_the_crawl_goes_on() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args([
             &server.url("/"),
             "--delay",

@@ -11,7 +11,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_rip-health");
+/// The `rip-health` binary (build it first: `cargo build --workspace --bins`; `make test` does).
+pub fn bin() -> std::path::PathBuf {
+    rip_testkit::bin("rip-health")
+}
 
 pub fn testdata(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -32,7 +35,7 @@ impl Run {
 }
 
 pub fn run(args: &[&str], stdin: Option<&str>) -> Run {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args(args)
         .stdin(if stdin.is_some() {
             Stdio::piped()

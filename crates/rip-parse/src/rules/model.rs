@@ -224,7 +224,7 @@ pub enum ValueType {
 
 /// What a doc that breaks its concept's JSON Schema (or the stage's
 /// `--output-schema`) becomes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum OnSchemaError {
     /// Stop the run after writing the failure (exit code 1).

@@ -305,7 +305,7 @@ fn the_readmes_policy_rule_makes_pages_that_are_not_html_expected() {
     std::fs::write(dir.path().join("pages.ndjson"), input).unwrap();
     let script = format!(
         "'{}' < pages.ndjson | '{}' --policy policy.toml",
-        BIN,
+        bin().display(),
         rip_testkit::bin("rip-route").display()
     );
     let o = rip_testkit::run_shell(&script, Some(dir.path()));

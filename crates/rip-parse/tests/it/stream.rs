@@ -165,7 +165,7 @@ fn context_attempt_and_error_history_stay_on_docs_and_failures() {
 
 #[test]
 fn docs_are_written_while_the_input_is_idle() {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args(["--threads", "2"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -7,7 +7,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_rip-parse");
+/// The `rip-parse` binary (build it first: `cargo build --workspace --bins`; `make test` does).
+pub fn bin() -> std::path::PathBuf {
+    rip_testkit::bin("rip-parse")
+}
 
 /// The origin fixture pages of the demo site are served from (the test server
 /// substitutes `http://SITE_ORIGIN` with its origin; these fixtures do the same).
@@ -66,7 +69,7 @@ impl Run {
 }
 
 pub fn run(args: &[&str], input: &[u8]) -> Run {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -8,7 +8,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_rip-reconcile");
+/// The `rip-reconcile` binary (build it first: `cargo build --workspace --bins`; `make test` does).
+pub fn bin() -> std::path::PathBuf {
+    rip_testkit::bin("rip-reconcile")
+}
 
 pub fn testdata(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -23,7 +26,7 @@ pub struct Run {
 }
 
 pub fn run(args: &[&str], stdin: Option<&str>) -> Run {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args(args)
         .stdin(if stdin.is_some() {
             Stdio::piped()
@@ -303,7 +306,7 @@ fn a_bad_config_names_the_file_line_and_field() {
 fn the_example_configs_follow_the_published_schema() {
     let schema: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("reconciler.schema.json"),
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas/reconciler.schema.json"),
         )
         .unwrap(),
     )
@@ -370,7 +373,7 @@ fn the_reconciled_goldens_of_rip_health_are_current() {
 
 #[test]
 fn ctrl_c_writes_what_was_read_unreconciled_and_exits_130() {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args([
             "--config",
             testdata("reconcile/site.json").to_str().unwrap(),

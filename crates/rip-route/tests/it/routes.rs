@@ -166,7 +166,7 @@ fn a_bad_policy_file_is_fatal_and_named() {
         "[[rules]]\nstatus = 404\nroute = \"resolve\"\nurl = \"([\"\n",
     )
     .unwrap();
-    let r = std::process::Command::new(BIN)
+    let r = std::process::Command::new(bin())
         .args(["--policy", p.to_str().unwrap()])
         .output()
         .unwrap();

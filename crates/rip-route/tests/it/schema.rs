@@ -2,16 +2,15 @@
 //! must match, and every policy under testdata/policy must validate against it.
 
 use crate::support::testdata;
-use rip_route::PolicySpec;
 
 const SCHEMA_PATH: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../docs/schemas/policy.schema.json"
 );
 
+/// What `rip-route --policy-schema` prints.
 fn generated() -> String {
-    let schema = schemars::schema_for!(PolicySpec);
-    serde_json::to_string_pretty(&schema).unwrap() + "\n"
+    rip_route::spec::json_schema()
 }
 
 #[test]

@@ -4,7 +4,10 @@ use rip_core::{Line, Record, Summary};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_rip-route");
+/// The `rip-route` binary (build it first: `cargo build --workspace --bins`; `make test` does).
+pub fn bin() -> std::path::PathBuf {
+    rip_testkit::bin("rip-route")
+}
 
 pub struct Run {
     pub code: i32,
@@ -25,7 +28,7 @@ impl Run {
 }
 
 pub fn route(args: &[&str], input: &str) -> Run {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

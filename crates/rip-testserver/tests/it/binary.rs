@@ -9,7 +9,10 @@ use rip_testserver::RequestRecord;
 
 use crate::support::{client, io_kind};
 
-const BIN: &str = env!("CARGO_BIN_EXE_rip-testserver");
+/// The `rip-testserver` binary (build it first: `cargo build --workspace --bins`; `make test` does).
+fn bin() -> std::path::PathBuf {
+    rip_testkit::bin("rip-testserver")
+}
 
 /// Kills the child if a test fails before stopping it.
 struct Running(Child);
@@ -47,7 +50,7 @@ async fn the_binary_serves_a_plan_and_exposes_its_log() {
     )
     .unwrap();
     let log_path = dir.path().join("log.ndjson");
-    let child = Command::new(BIN)
+    let child = Command::new(bin())
         .args(["--graph", "20", "--sections", "2", "--faults"])
         .arg(&plan)
         .arg("--log")
@@ -145,7 +148,7 @@ fn a_bad_plan_is_reported_with_its_location() {
         r#"{"rules": [{"path": "/a", "then": {"delay": "soon"}}]}"#,
     )
     .unwrap();
-    let output = Command::new(BIN)
+    let output = Command::new(bin())
         .arg("--faults")
         .arg(&plan)
         .output()
@@ -161,7 +164,7 @@ fn a_bad_plan_is_reported_with_its_location() {
 
 #[test]
 fn the_example_plan_is_printed_and_valid() {
-    let output = Command::new(BIN).arg("--example-plan").output().unwrap();
+    let output = Command::new(bin()).arg("--example-plan").output().unwrap();
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
     assert_eq!(text, rip_testserver::EXAMPLE_PLAN);

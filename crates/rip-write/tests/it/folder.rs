@@ -98,7 +98,7 @@ fn a_full_disk_is_a_resource_failure_too() {
     let script = format!(
         "mount -t tmpfs -o size=64k tmpfs {mnt} && {bin} --out {mnt} --no-failures-file",
         mnt = mnt.display(),
-        bin = BIN
+        bin = bin().display()
     );
     let out = {
         use std::io::Write;

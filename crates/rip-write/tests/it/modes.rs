@@ -203,7 +203,7 @@ fn markdown_and_raw_modes() {
 fn a_target_that_is_not_a_plain_name_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     for bad in ["..", "a/b", ""] {
-        let out = std::process::Command::new(BIN)
+        let out = std::process::Command::new(bin())
             .args(["--out", dir.path().to_str().unwrap(), "--name", bad])
             .output()
             .unwrap();

@@ -5,7 +5,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_rip-write");
+/// The `rip-write` binary (build it first: `cargo build --workspace --bins`; `make test` does).
+pub fn bin() -> std::path::PathBuf {
+    rip_testkit::bin("rip-write")
+}
 
 pub struct Run {
     pub code: i32,
@@ -20,10 +23,10 @@ pub fn write_with(prefix: &[String], args: &[&str], input: &str) -> Run {
     let mut cmd = match prefix.split_first() {
         Some((first, rest)) => {
             let mut c = Command::new(first);
-            c.args(rest).arg(BIN);
+            c.args(rest).arg(bin());
             c
         }
-        None => Command::new(BIN),
+        None => Command::new(bin()),
     };
     let mut child = cmd
         .args(args)

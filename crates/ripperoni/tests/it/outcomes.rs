@@ -176,7 +176,7 @@ fn the_wrappers_files_have_the_umasks_modes() {
     let o = std::process::Command::new("bash")
         .arg("-c")
         .arg(r#"umask 022 && exec "$0" run -q "$1""#)
-        .arg(env!("CARGO_BIN_EXE_ripperoni"))
+        .arg(rip_testkit::bin("ripperoni"))
         .arg(&state)
         .env("RIP_BIN_DIR", rip_testkit::bin_dir())
         .output()

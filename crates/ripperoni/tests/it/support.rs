@@ -11,7 +11,7 @@ pub fn repo() -> PathBuf {
 }
 
 pub fn ripperoni() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_ripperoni"));
+    let mut c = Command::new(rip_testkit::bin("ripperoni"));
     c.env("RIP_BIN_DIR", rip_testkit::bin_dir())
         .stdin(Stdio::null());
     c

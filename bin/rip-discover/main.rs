@@ -1,4 +1,5 @@
-//! `rip-discover`: see the library docs. This file is glue: arguments → config → run.
+//! `rip-discover`: see the `rip_discover` library. This file is glue: arguments → config →
+//! run.
 
 mod args;
 mod wiki_args;
@@ -47,9 +48,9 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         ));
     });
     let mut config = cli.config()?;
-    config.pipe.input_name = input_name;
-    config.pipe.strict = cli.common.strict;
-    config.pipe.stop = Some(stop);
+    config.pipe = cli
+        .common
+        .pipe_options(rip_discover::STAGE, input_name, stop);
     config.on_progress = progress.is_visible().then_some(on_progress);
     let quiet = cli.common.quiet;
     let runtime = tokio::runtime::Builder::new_multi_thread()

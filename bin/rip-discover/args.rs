@@ -1,4 +1,4 @@
-//! The command line: clap derive, doc comments as the help text.
+//! `rip-discover`'s command line: clap derive, doc comments as the help text.
 
 use std::path::PathBuf;
 
@@ -18,7 +18,12 @@ use rip_url::Canonicalizer;
 /// there. Exit code 3 when a start URL cannot be fetched; 2 when a page that is not a
 /// target failed.
 #[derive(Debug, Parser)]
-#[command(version, about)]
+#[command(
+    name = "rip-discover",
+    version,
+    about = "The link crawler: BFS from start URLs within three scope regexes, robots.txt and \
+             sitemaps, streaming `ref` records, resumable."
+)]
 pub struct Cli {
     #[command(flatten)]
     pub common: rip_cli::StageArgs,
@@ -97,7 +102,7 @@ pub struct Cli {
     /// HTTP: politeness, retries, timeouts, headers, proxy, robots.txt, cache (the same
     /// flags as rip-fetch's).
     #[command(flatten)]
-    pub http: rip_http::cli::HttpArgs,
+    pub http: rip_cli::http::HttpArgs,
 }
 
 impl Cli {

@@ -1,66 +1,18 @@
-//! `rip-health`: see the library docs. This file is glue.
+//! `rip-health`: see the `rip_health` library. This file is glue: arguments → report →
+//! exit code.
+
+mod args;
 
 use anyhow::Context as _;
-use clap::Parser;
 use rip_health::{Config, Tally};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
-
-/// Is everything captured? Write crawl-health.json from a reconciled stream or folder.
-///
-/// Reads the records (stdin, --input, or the record files of --dir) and writes the
-/// report: stdout by default, `<dir>/crawl-health.json` with --dir, or --json. A summary
-/// fitting one screen goes to stderr. Exit code 0 when nothing is missing and every URL
-/// that entered is accounted for; 2 otherwise (so it can gate a scheduled scrape).
-#[derive(Debug, Parser)]
-#[command(version, about)]
-struct Cli {
-    #[command(flatten)]
-    common: rip_cli::StageArgs,
-
-    /// Read an output folder written by rip-write instead of a stream.
-    #[arg(long, value_name = "DIR", conflicts_with = "input")]
-    dir: Option<PathBuf>,
-
-    /// Where to write crawl-health.json (`-`: stdout).
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-    /// The old spelling of --json.
-    #[arg(
-        long = "out",
-        short = 'o',
-        value_name = "FILE",
-        hide = true,
-        conflicts_with = "json"
-    )]
-    old_out: Option<PathBuf>,
-
-    /// Also write a self-contained HTML report here.
-    #[arg(long, value_name = "FILE")]
-    html: Option<PathBuf>,
-
-    /// The scrape's name in the report (default: the folder's name, or the first host).
-    #[arg(long, value_name = "NAME")]
-    name: Option<String>,
-    /// The old spelling of --name.
-    #[arg(
-        long = "target",
-        value_name = "NAME",
-        hide = true,
-        conflicts_with = "name"
-    )]
-    old_target: Option<String>,
-
-    /// Do not require ledger records (the books are then not checked URL by URL).
-    #[arg(long)]
-    no_ledger: bool,
-}
 
 const PROGRAM: &str = "rip-health";
 
 fn main() -> ExitCode {
-    let mut cli: Cli = rip_cli::parse();
+    let mut cli: args::Cli = rip_cli::parse();
     cli.common.init_logging();
     let quiet = cli.common.quiet;
     let renamed = |old, new| rip_cli::Renamed::new(PROGRAM, old, new);
@@ -69,7 +21,7 @@ fn main() -> ExitCode {
     rip_cli::exit_with(PROGRAM, run(cli))
 }
 
-fn run(cli: Cli) -> anyhow::Result<rip_core::Status> {
+fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let mut tally = Tally::default();
     let mut target = cli.name.clone();
     if let Some(dir) = &cli.dir {

@@ -1,14 +1,14 @@
-//! The HTTP command-line flags every stage that fetches shares (feature `cli`), so that
-//! `rip-discover` and `rip-fetch` take the same `--proxy`, `--rule`, `--delay`,
-//! `--cache-dir`… with the same defaults and the same meaning. A stage flattens
-//! [`HttpArgs`] into its own clap parser and turns it into an [`HttpConfig`].
+//! The HTTP command-line flags every stage that fetches shares, so that `rip-discover` and
+//! `rip-fetch` take the same `--proxy`, `--rule`, `--delay`, `--cache-dir`… with the same
+//! defaults and the same meaning. A binary flattens [`HttpArgs`] into its own clap parser
+//! and turns it into `rip_http`'s [`HttpConfig`].
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use crate::{BackoffKind, CacheMode, ClassifyRule, HttpConfig, RedirectScope};
+use rip_http::{BackoffKind, CacheMode, ClassifyRule, HttpConfig, RedirectScope};
 
 /// HTTP flags: client, retries, politeness, robots.txt and cache.
 #[derive(Debug, Clone, Args)]
@@ -70,7 +70,7 @@ pub struct HttpArgs {
     pub timeout: Duration,
     /// Largest body kept, after decompression (e.g. 16MiB, 500k); longer ones are cut and
     /// marked `truncated`.
-    #[arg(long, default_value = "16MiB", value_parser = rip_cli::parse_size)]
+    #[arg(long, default_value = "16MiB", value_parser = crate::parse_size)]
     pub max_body: usize,
     /// Redirect hops followed at most.
     #[arg(long, default_value_t = 10)]

@@ -1,0 +1,30 @@
+//! `rip-fetch`'s command line.
+
+use clap::Parser;
+
+/// Fetch every `ref` record on the input: write one `page`, `failure` or `expected` per ref,
+/// pass every other record through, end with a `summary`.
+///
+/// Politeness (a per-host gap, robots.txt, Retry-After) holds across every process that
+/// shares the cache folder. Exit code 2 when any ref failed.
+#[derive(Debug, Parser)]
+#[command(
+    name = "rip-fetch",
+    version,
+    about = "The fetch stage: one page, failure or expected record per ref, polite, cached, \
+             never losing a URL."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub common: rip_cli::StageArgs,
+
+    #[command(flatten)]
+    pub http: rip_cli::http::HttpArgs,
+
+    /// Write records in input order (default: as fetches end).
+    #[arg(long)]
+    pub ordered: bool,
+    /// Worker threads of the async runtime (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}

@@ -1,0 +1,74 @@
+//! `ripperoni`'s command line: one subcommand per thing it does.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Run a whole scrape, described by one state file, as a pipeline of the rip-* stages.
+///
+/// `ripperoni run site.state.json` checks the state file, runs rip-discover | rip-fetch |
+/// rip-route (one pair per round) | rip-parse | rip-route | rip-write, then rip-reconcile
+/// and rip-health, and writes everything to <basePath>/site/. Exit codes: 0 complete,
+/// 1 fatal, 2 partial, 3 not ready, 130 interrupted (the same command resumes).
+#[derive(Debug, Parser)]
+#[command(
+    name = "ripperoni",
+    version,
+    about = "The ripperoni wrapper: runs a whole scrape, described by one state file, as a \
+             pipeline of the rip-* stages."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the scrape a state file describes.
+    Run {
+        /// The state file, `<target>.state.json`.
+        state: PathBuf,
+        /// Start over even when an interrupted run could be resumed.
+        #[arg(long)]
+        restart: bool,
+        /// Only errors on stderr: no progress, no summary.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+        /// Also show every stage's stderr (always saved under <target>/.ripperoni/logs/).
+        #[arg(long, short = 'v')]
+        verbose: bool,
+        /// Use this base URL instead of the state file's (the same scrape against another
+        /// host, e.g. a staging copy or a test server).
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// Where the rip-* binaries are (default: beside ripperoni, else PATH).
+        #[arg(long, env = "RIP_BIN_DIR", value_name = "DIR")]
+        bin_dir: Option<PathBuf>,
+    },
+    /// Print the shell pipeline `run` would run, to copy, change and run by hand.
+    Pipeline {
+        /// The state file.
+        state: PathBuf,
+        /// Use this base URL instead of the state file's.
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+    },
+    /// Check a state file and say what it would do.
+    Check {
+        /// The state file.
+        state: PathBuf,
+    },
+    /// Write a starter state file and rules file that run as they are against the bundled
+    /// demo site (`rip-testserver --dir testdata/site --bind 127.0.0.1:8080`).
+    Scaffold {
+        /// The target's name (the files are `<name>.state.json`, `<name>.rules.toml`).
+        name: String,
+        /// The folder to write them in.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// The site's base URL.
+        #[arg(long, default_value = ripperoni::scaffold::DEMO_BASE_URL)]
+        base_url: String,
+    },
+    /// Print the JSON Schema of state files.
+    Schema,
+}
