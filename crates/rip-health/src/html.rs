@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::Report;
-use crate::report::Verdict;
+use crate::report::{Unaccounted, Verdict};
 
 /// Escapes text for HTML content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -59,14 +59,68 @@ fn outcome_slices(r: &Report) -> Vec<(&'static str, &'static str, u64)> {
     ]
 }
 
-/// Renders the whole report.
+/// Renders the whole report: the header with the verdict, then one section per part
+/// of the story (outcomes, failures, retries, latency, the books, the lists).
+///
+/// Written with small typed builders (`section`, `table`, the charts) rather than a
+/// template engine: the page is one fixed layout, every string from the crawl goes
+/// through [`esc`] at the one place it is written, and no build-time dependency is
+/// needed.
 pub fn render(r: &Report) -> String {
+    let mut h = String::new();
+    header(&mut h, r);
+    outcomes(&mut h, r);
+    for (title, data, colour) in [
+        ("Failures by category", &r.failures_by.category, "#e8590c"),
+        ("Failures by host", &r.failures_by.host, "#7c3aed"),
+        ("Failures by status", &r.failures_by.status, "#b7791f"),
+    ] {
+        section(&mut h, Width::Half, Some(title), |h| {
+            h.push_str(&bars(data, colour, 10));
+        });
+    }
+    section(&mut h, Width::Half, Some("Retries"), |h| retries(h, r));
+    section(
+        &mut h,
+        Width::Half,
+        Some("Fetch latency (the site's)"),
+        |h| {
+            latency(h, r);
+        },
+    );
+    section(&mut h, Width::Wide, Some("The books"), |h| books(h, r));
+    section(&mut h, Width::Wide, None, |h| failure_lists(h, r));
+    h.push_str("</main></body></html>\n");
+    h
+}
+
+/// How much of the page's grid a section takes.
+#[derive(Clone, Copy)]
+enum Width {
+    Half,
+    Wide,
+}
+
+/// A `<section>` with an optional heading (a literal, not escaped) around `body`.
+fn section(h: &mut String, width: Width, title: Option<&str>, body: impl FnOnce(&mut String)) {
+    h.push_str(match width {
+        Width::Half => "<section>",
+        Width::Wide => "<section class=\"wide\">",
+    });
+    if let Some(title) = title {
+        let _ = write!(h, "<h2>{title}</h2>");
+    }
+    body(h);
+    h.push_str("</section>");
+}
+
+/// The document's head and the header: the target, the verdict, when.
+fn header(h: &mut String, r: &Report) {
     let (class, verdict) = match r.verdict() {
         Verdict::Ok => ("ok", "Everything captured or explained".to_owned()),
         Verdict::Incomplete(why) => ("incomplete", format!("Incomplete: {why}")),
         Verdict::Missing => ("missing", "Some content is missing".to_owned()),
     };
-    let mut h = String::new();
     let _ = write!(
         h,
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -76,33 +130,32 @@ pub fn render(r: &Report) -> String {
         t = esc(&r.target),
         g = esc(&r.generated_at),
     );
+}
 
-    // Totals and the outcome bar.
+/// The totals as tiles, and the outcome bar.
+fn outcomes(h: &mut String, r: &Report) {
     let t = &r.totals;
-    h.push_str("<section class=\"wide\"><h2>Outcomes</h2><div class=\"tiles\">");
-    for (label, n) in [
-        ("entered", r.counters.entered),
-        ("docs", t.concepts),
-        ("failures", t.failures),
-        ("captured elsewhere", t.captured_elsewhere),
-        ("missing", t.missing),
-        ("dead", t.dead),
-        ("expected", r.expected.total),
-        ("unaccounted", r.outcomes.unaccounted),
-    ] {
-        let _ = write!(h, "<div class=\"tile\"><b>{n}</b>{label}</div>");
-    }
-    h.push_str("</div>");
-    h.push_str(&stacked_bar(&outcome_slices(r)));
-    h.push_str("</section>");
+    section(h, Width::Wide, Some("Outcomes"), |h| {
+        h.push_str("<div class=\"tiles\">");
+        for (label, n) in [
+            ("entered", r.counters.entered),
+            ("docs", t.concepts),
+            ("failures", t.failures),
+            ("captured elsewhere", t.captured_elsewhere),
+            ("missing", t.missing),
+            ("dead", t.dead),
+            ("expected", r.expected.total),
+            ("unaccounted", r.outcomes.unaccounted),
+        ] {
+            let _ = write!(h, "<div class=\"tile\"><b>{n}</b>{label}</div>");
+        }
+        h.push_str("</div>");
+        h.push_str(&stacked_bar(&outcome_slices(r)));
+    });
+}
 
-    h.push_str("<section><h2>Failures by category</h2>");
-    h.push_str(&bars(&r.failures_by.category, "#e8590c", 10));
-    h.push_str("</section><section><h2>Failures by host</h2>");
-    h.push_str(&bars(&r.failures_by.host, "#7c3aed", 10));
-    h.push_str("</section><section><h2>Failures by status</h2>");
-    h.push_str(&bars(&r.failures_by.status, "#b7791f", 10));
-    h.push_str("</section><section><h2>Retries</h2>");
+/// Routing rounds, HTTP requests per page, and what the site fetches recovered from.
+fn retries(h: &mut String, r: &Report) {
     let rounds = |m: &BTreeMap<u32, u64>, what: &str| -> Vec<(String, u64)> {
         m.iter()
             .map(|(k, v)| match k {
@@ -149,38 +202,39 @@ pub fn render(r: &Report) -> String {
         h.push_str("<h2>Faults recovered inside the fetch</h2>");
         h.push_str(&bars(&r.site_fetches.faults, "#f59e0b", 10));
     }
-    h.push_str("</section>");
+}
 
-    h.push_str("<section><h2>Fetch latency (the site's)</h2>");
-    match &r.latency {
-        None => h.push_str(
+/// The latency histogram and its percentiles.
+fn latency(h: &mut String, r: &Report) {
+    let Some(l) = &r.latency else {
+        h.push_str(
             "<p class=\"muted\">No record carried a site fetch or <code>elapsedMs</code>.</p>",
-        ),
-        Some(l) => {
-            let rows: Vec<(String, u64)> = l
-                .histogram
-                .iter()
-                .map(|b| {
-                    let label =
-                        b.le.map_or_else(|| "more".to_owned(), |le| format!("≤{le}"));
-                    (label, b.count)
-                })
-                .collect();
-            h.push_str(&columns(&rows, "#3b82f6"));
-            let _ = write!(
-                h,
-                "<p>p50 <b>{}</b> ms · p90 <b>{}</b> ms · p95 <b>{}</b> ms · p99 <b>{}</b> ms · max <b>{}</b> ms · {} samples</p>",
-                l.p50, l.p90, l.p95, l.p99, l.max, l.samples
-            );
-        }
-    }
-    h.push_str("</section>");
+        );
+        return;
+    };
+    let rows: Vec<(String, u64)> = l
+        .histogram
+        .iter()
+        .map(|b| {
+            let label =
+                b.le.map_or_else(|| "more".to_owned(), |le| format!("≤{le}"));
+            (label, b.count)
+        })
+        .collect();
+    h.push_str(&columns(&rows, "#3b82f6"));
+    let _ = write!(
+        h,
+        "<p>p50 <b>{}</b> ms · p90 <b>{}</b> ms · p95 <b>{}</b> ms · p99 <b>{}</b> ms · max <b>{}</b> ms · {} samples</p>",
+        l.p50, l.p90, l.p95, l.p99, l.max, l.samples
+    );
+}
 
-    // The books.
+/// The books: the counters, then what is wrong with them, and each stage's account.
+fn books(h: &mut String, r: &Report) {
     let c = &r.counters;
     let _ = write!(
         h,
-        "<section class=\"wide\"><h2>The books</h2><p>consumed <b>{}</b> · persisted <b>{}</b> · failed <b>{}</b> · expected <b>{}</b> · entered <b>{}</b> · {}</p>",
+        "<p>consumed <b>{}</b> · persisted <b>{}</b> · failed <b>{}</b> · expected <b>{}</b> · entered <b>{}</b> · {}</p>",
         c.consumed,
         c.persisted,
         c.failed,
@@ -194,32 +248,28 @@ pub fn render(r: &Report) -> String {
             "<b>incomplete</b>"
         }
     );
+    let ledger = &r.ledger;
+    let last_seen = |u: &Unaccounted| vec![u.url.clone(), u.last_seen.clone().unwrap_or_default()];
     table(
-        &mut h,
+        h,
         "Problems",
         &["problem"],
-        r.ledger.problems.iter().map(|p| vec![p.clone()]),
+        ledger.problems.iter().map(|p| vec![p.clone()]),
     );
     table(
-        &mut h,
+        h,
         "Unaccounted",
         &["url", "last seen as"],
-        r.ledger
-            .unaccounted
-            .iter()
-            .map(|u| vec![u.url.clone(), u.last_seen.clone().unwrap_or_default()]),
+        ledger.unaccounted.iter().map(last_seen),
     );
     table(
-        &mut h,
+        h,
         "In flight (never finished, never entered)",
         &["url", "last seen as"],
-        r.ledger
-            .in_flight
-            .iter()
-            .map(|u| vec![u.url.clone(), u.last_seen.clone().unwrap_or_default()]),
+        ledger.in_flight.iter().map(last_seen),
     );
     table(
-        &mut h,
+        h,
         "Not persisted by rip-write",
         &["url", "why"],
         r.not_persisted
@@ -227,16 +277,21 @@ pub fn render(r: &Report) -> String {
             .map(|n| vec![n.url.clone(), n.message.clone()]),
     );
     table(
-        &mut h,
+        h,
         "Came out more than once",
         &["url", "records"],
-        r.ledger
+        ledger
             .duplicated
             .iter()
             .map(|d| vec![d.url.clone(), d.records.join(", ")]),
     );
+    stages(h, r);
+}
+
+/// Each stage's account of itself, from its summary.
+fn stages(h: &mut String, r: &Report) {
     table(
-        &mut h,
+        h,
         "Stages",
         &["stage", "pid", "status", "read", "wrote", "bad lines", "ms"],
         r.ledger.stages.iter().map(|s| {
@@ -251,9 +306,12 @@ pub fn render(r: &Report) -> String {
             ]
         }),
     );
-    h.push_str("</section><section class=\"wide\">");
+}
+
+/// The failures by verdict, and the known gaps.
+fn failure_lists(h: &mut String, r: &Report) {
     table(
-        &mut h,
+        h,
         "Missing",
         &["url", "errors", "candidates"],
         r.missing.iter().map(|m| {
@@ -266,7 +324,7 @@ pub fn render(r: &Report) -> String {
         }),
     );
     table(
-        &mut h,
+        h,
         "Captured elsewhere",
         &["url", "at"],
         r.captured_elsewhere
@@ -274,13 +332,13 @@ pub fn render(r: &Report) -> String {
             .map(|c| vec![c.url.clone(), c.at.clone()]),
     );
     table(
-        &mut h,
+        h,
         "Dead",
         &["url", "reason"],
         r.dead.iter().map(|d| vec![d.url.clone(), d.reason.clone()]),
     );
     table(
-        &mut h,
+        h,
         "Expected gaps",
         &["url", "reason", "source"],
         r.expected.items.iter().map(|e| {
@@ -291,8 +349,6 @@ pub fn render(r: &Report) -> String {
             ]
         }),
     );
-    h.push_str("</section></main></body></html>\n");
-    h
 }
 
 fn counts(m: &BTreeMap<String, u64>) -> String {

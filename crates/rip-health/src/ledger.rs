@@ -39,67 +39,129 @@ use crate::tally::Tally;
 /// (`checked: false`), but the rest still counts: see the module docs for what complete
 /// means then.
 pub fn check(tally: &Tally, require: bool) -> Ledger {
-    let mut problems = Vec::new();
-    let mut notes = Vec::new();
-    let empty = tally.records.is_empty();
     let checked = require && tally.ledgers > 0;
-    if empty {
-        problems.push(format!(
+    let mut problems: Vec<String> = input_problem(tally, require, checked).into_iter().collect();
+    let mut notes = Vec::new();
+    let urls = if checked {
+        UrlAccounts::of(tally)
+    } else {
+        UrlAccounts::default()
+    };
+    let duplicated = duplicated(tally);
+    let in_flight = in_flight(tally, checked);
+    unfetched_refs_hint(&urls.unaccounted, &in_flight, &mut problems);
+    stage_problems(tally, &mut problems, &mut notes);
+    lost_records_problems(tally, &mut problems);
+    let complete = problems.is_empty()
+        && urls.unaccounted.is_empty()
+        && in_flight.is_empty()
+        && duplicated.is_empty();
+    Ledger {
+        checked,
+        complete,
+        entered: if checked {
+            tally.entered.len() as u64
+        } else {
+            0
+        },
+        accounted: urls.accounted,
+        unaccounted: urls.unaccounted,
+        in_flight,
+        duplicated,
+        entered_twice: urls.entered_twice,
+        not_entered: urls.not_entered,
+        stages: stage_accounts(tally),
+        problems,
+        notes,
+    }
+}
+
+/// What is wrong with the input as a whole: nothing in it, no ledger, a ledger naming no
+/// URL, or (without the ledger) no outcome.
+fn input_problem(tally: &Tally, require: bool, checked: bool) -> Option<String> {
+    if tally.records.is_empty() {
+        Some(format!(
             "{NOTHING_SCRAPED} (an empty stream, or a folder without record files)"
-        ));
+        ))
     } else if require && !checked {
-        problems.push(
+        Some(
             "no ledger records in the input: nothing shows which URLs entered (hint: give \
              rip-health the whole stream, including the stage that fetched the first-round \
              refs; or pass --no-ledger)"
                 .to_owned(),
-        );
+        )
     } else if checked && tally.entered.is_empty() {
-        problems.push("the ledger records name no URL: nothing entered".to_owned());
+        Some("the ledger records name no URL: nothing entered".to_owned())
     } else if !require && tally.terminals.is_empty() {
-        problems.push(
+        Some(
             "no outcome in the input (no doc, error document or expected record): nothing \
              was captured"
                 .to_owned(),
-        );
+        )
+    } else {
+        None
     }
+}
 
-    let mut unaccounted = Vec::new();
-    let mut duplicated = Vec::new();
-    let mut entered_twice = Vec::new();
-    let mut accounted = 0u64;
-    let mut not_entered = 0u64;
-    if checked {
+/// The URL-by-URL check of what entered against what came out.
+#[derive(Default)]
+struct UrlAccounts {
+    /// Entered, never came out (sorted by URL).
+    unaccounted: Vec<Unaccounted>,
+    /// Entered more than once (sorted).
+    entered_twice: Vec<String>,
+    /// Entered and came out exactly once.
+    accounted: u64,
+    /// Terminal records of URLs no ledger names.
+    not_entered: u64,
+}
+
+impl UrlAccounts {
+    fn of(tally: &Tally) -> Self {
+        let mut urls = Self::default();
         for (url, &n) in &tally.entered {
             if n > 1 {
-                entered_twice.push(url.clone());
+                urls.entered_twice.push(url.clone());
             }
             match tally.terminals.get(url).map_or(0, Vec::len) {
-                0 => unaccounted.push(Unaccounted {
+                0 => urls.unaccounted.push(Unaccounted {
                     url: url.clone(),
                     last_seen: tally.last_seen.get(url).map(|k| (*k).to_owned()),
                 }),
-                1 => accounted += 1,
+                1 => urls.accounted += 1,
                 _ => {}
             }
         }
-        not_entered = tally
+        urls.not_entered = tally
             .terminals
             .iter()
             .filter(|(k, _)| !tally.entered.contains_key(*k))
             .map(|(_, kinds)| kinds.len() as u64)
             .sum();
+        urls.unaccounted.sort_by(|a, b| a.url.cmp(&b.url));
+        urls.entered_twice.sort();
+        urls
     }
-    for (url, kinds) in &tally.terminals {
-        if kinds.len() > 1 {
-            duplicated.push(Duplicated {
-                url: url.clone(),
-                records: kinds.iter().map(|k| (*k).to_owned()).collect(),
-            });
-        }
-    }
-    // Work no stage finished: URLs whose last record is a ref, page or failure (those
-    // that entered are already unaccounted).
+}
+
+/// URLs with more than one terminal record, sorted.
+fn duplicated(tally: &Tally) -> Vec<Duplicated> {
+    let mut duplicated: Vec<Duplicated> = tally
+        .terminals
+        .iter()
+        .filter(|(_, kinds)| kinds.len() > 1)
+        .map(|(url, kinds)| Duplicated {
+            url: url.clone(),
+            records: kinds.iter().map(|k| (*k).to_owned()).collect(),
+        })
+        .collect();
+    duplicated.sort_by(|a, b| a.url.cmp(&b.url));
+    duplicated
+}
+
+/// Work no stage finished: URLs whose last record is a ref, page or failure (when the
+/// ledger is checked, those that entered are unaccounted instead), sorted.
+fn in_flight(tally: &Tally, checked: bool) -> Vec<Unaccounted> {
     let mut in_flight: Vec<Unaccounted> = tally
         .last_seen
         .iter()
@@ -111,12 +173,11 @@ pub fn check(tally: &Tally, require: bool) -> Ledger {
         })
         .collect();
     in_flight.sort_by(|a, b| a.url.cmp(&b.url));
-    unaccounted.sort_by(|a, b| a.url.cmp(&b.url));
-    duplicated.sort_by(|a, b| a.url.cmp(&b.url));
-    entered_twice.sort();
+    in_flight
+}
 
-    unfetched_refs_hint(&unaccounted, &in_flight, &mut problems);
-    stage_problems(tally, &mut problems, &mut notes);
+/// Records lost on the way: not persisted by rip-write, or on bad lines rip-health skipped.
+fn lost_records_problems(tally: &Tally, problems: &mut Vec<String>) {
     if !tally.not_persisted.is_empty() {
         problems.push(format!(
             "rip-write could not persist {} record(s): their files are missing from the \
@@ -130,11 +191,11 @@ pub fn check(tally: &Tally, require: bool) -> Ledger {
             tally.bad_lines
         ));
     }
-    let complete = problems.is_empty()
-        && unaccounted.is_empty()
-        && in_flight.is_empty()
-        && duplicated.is_empty();
-    let stages = tally
+}
+
+/// Each stage's account of itself, from its summary.
+fn stage_accounts(tally: &Tally) -> Vec<StageAccount> {
+    tally
         .summaries
         .iter()
         .map(|s| StageAccount {
@@ -146,25 +207,7 @@ pub fn check(tally: &Tally, require: bool) -> Ledger {
             bad_lines: s.bad_lines,
             elapsed_ms: (s.ended_at - s.started_at).num_milliseconds(),
         })
-        .collect();
-    Ledger {
-        checked,
-        complete,
-        entered: if checked {
-            tally.entered.len() as u64
-        } else {
-            0
-        },
-        accounted,
-        unaccounted,
-        in_flight,
-        duplicated,
-        entered_twice,
-        not_entered,
-        stages,
-        problems,
-        notes,
-    }
+        .collect()
 }
 
 /// The start of the problem an empty input gives.

@@ -160,13 +160,68 @@ pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Makes the report from what was read.
 pub fn build(tally: &Tally, config: &Config) -> Report {
     let ledger = ledger::check(tally, config.require_ledger);
-    let totals = Totals {
+    let totals = totals(tally);
+    let expected = expected_gaps(tally);
+    Report {
+        generated_at: config.now.to_rfc3339_opts(SecondsFormat::Millis, true),
+        target: target_name(tally, config),
+        captured_elsewhere: by_url(&tally.captured, |c| &c.url),
+        missing: by_url(&tally.missing, |m| &m.url),
+        dead: by_url(&tally.dead, |d| &d.url),
+        complete: ledger.complete,
+        unreconciled: tally.unreconciled,
+        outcomes: outcomes(tally, &ledger, &expected),
+        failures_by: FailuresBy {
+            category: tally.by_category.clone(),
+            status: tally.by_status.clone(),
+            host: tally.by_host.clone(),
+            phase: tally.by_phase.clone(),
+            code: tally.by_code.clone(),
+        },
+        retries: retries(tally),
+        latency: latency(&tally.latencies),
+        site_fetches: tally.site.clone(),
+        counters: counters(tally, &ledger, &totals, &expected),
+        not_persisted: tally.not_persisted.clone(),
+        ledger,
+        input: InputStats {
+            records: tally.records.clone(),
+            bad_lines: tally.bad_lines,
+        },
+        totals,
+        expected,
+    }
+}
+
+/// The report's name: the configured one, else the host of the first URL seen.
+fn target_name(tally: &Tally, config: &Config) -> String {
+    config
+        .target
+        .clone()
+        .or_else(|| tally.first_url.as_deref().map(tally::host_of))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// A copy of `items`, sorted by URL.
+fn by_url<T: Clone>(items: &[T], url: impl Fn(&T) -> &String) -> Vec<T> {
+    let mut sorted = items.to_vec();
+    sorted.sort_by(|a, b| url(a).cmp(url(b)));
+    sorted
+}
+
+/// The reference's totals: docs, and failures by verdict.
+fn totals(tally: &Tally) -> Totals {
+    Totals {
         concepts: tally.docs,
         failures: (tally.captured.len() + tally.missing.len() + tally.dead.len()) as u64,
         captured_elsewhere: tally.captured.len() as u64,
         missing: tally.missing.len() as u64,
         dead: tally.dead.len() as u64,
-    };
+    }
+}
+
+/// The known gaps, counted by reason and by source.
+fn expected_gaps(tally: &Tally) -> ExpectedGaps {
     let mut expected = ExpectedGaps {
         total: tally.expected.len() as u64,
         items: tally.expected.clone(),
@@ -177,7 +232,12 @@ pub fn build(tally: &Tally, config: &Config) -> Report {
         let source = e.source.clone().unwrap_or_else(|| "unknown".into());
         *expected.by_source.entry(source).or_default() += 1;
     }
-    let outcomes = Outcomes {
+    expected
+}
+
+/// How each URL ended.
+fn outcomes(tally: &Tally, ledger: &report::Ledger, expected: &ExpectedGaps) -> Outcomes {
+    Outcomes {
         first_attempt: tally.first_attempt,
         recovered: tally.recovered,
         resolved: tally.resolved,
@@ -186,16 +246,29 @@ pub fn build(tally: &Tally, config: &Config) -> Report {
         recovered_in_fetch: tally.recovered_in_fetch,
         expected: expected.total,
         unaccounted: ledger.unaccounted.len() as u64,
-    };
+    }
+}
+
+/// The histograms of routing rounds and HTTP requests.
+fn retries(tally: &Tally) -> Retries {
     let rounds = |m: &std::collections::BTreeMap<u32, u64>| -> u64 {
         m.iter().map(|(r, n)| u64::from(*r) * n).sum()
     };
-    let retries = Retries {
+    Retries {
         docs_by_rounds: tally.docs_by_rounds.clone(),
         failures_by_rounds: tally.failures_by_rounds.clone(),
         http_attempts: tally.http_attempts.clone(),
         total_rounds: rounds(&tally.docs_by_rounds) + rounds(&tally.failures_by_rounds),
-    };
+    }
+}
+
+/// Ladon's counters, and whether `consumed + failed + expected == entered` holds.
+fn counters(
+    tally: &Tally,
+    ledger: &report::Ledger,
+    totals: &Totals,
+    expected: &ExpectedGaps,
+) -> Counters {
     let docs_not_persisted = tally
         .not_persisted
         .iter()
@@ -208,7 +281,7 @@ pub fn build(tally: &Tally, config: &Config) -> Report {
         .count() as u64;
     let consumed = tally.docs;
     let entered = ledger.entered;
-    let counters = Counters {
+    Counters {
         consumed,
         persisted: tally
             .doc_files
@@ -219,46 +292,6 @@ pub fn build(tally: &Tally, config: &Config) -> Report {
         not_entered: ledger.not_entered,
         invariant_holds: !ledger.checked
             || consumed + totals.failures + expected.total == entered + ledger.not_entered,
-    };
-    let target = config
-        .target
-        .clone()
-        .or_else(|| tally.first_url.as_deref().map(tally::host_of))
-        .unwrap_or_else(|| "unknown".into());
-    let mut captured = tally.captured.clone();
-    captured.sort_by(|a, b| a.url.cmp(&b.url));
-    let mut missing = tally.missing.clone();
-    missing.sort_by(|a, b| a.url.cmp(&b.url));
-    let mut dead = tally.dead.clone();
-    dead.sort_by(|a, b| a.url.cmp(&b.url));
-    Report {
-        generated_at: config.now.to_rfc3339_opts(SecondsFormat::Millis, true),
-        target,
-        totals,
-        captured_elsewhere: captured,
-        missing,
-        dead,
-        complete: ledger.complete,
-        unreconciled: tally.unreconciled,
-        expected,
-        outcomes,
-        failures_by: FailuresBy {
-            category: tally.by_category.clone(),
-            status: tally.by_status.clone(),
-            host: tally.by_host.clone(),
-            phase: tally.by_phase.clone(),
-            code: tally.by_code.clone(),
-        },
-        retries,
-        latency: latency(&tally.latencies),
-        site_fetches: tally.site.clone(),
-        counters,
-        not_persisted: tally.not_persisted.clone(),
-        ledger,
-        input: InputStats {
-            records: tally.records.clone(),
-            bad_lines: tally.bad_lines,
-        },
     }
 }
 

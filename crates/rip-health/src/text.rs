@@ -5,13 +5,26 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::Report;
-use crate::report::Verdict;
+use crate::report::{Unaccounted, Verdict};
 
 const SHOWN: usize = 4;
 
 /// Renders the summary; `paths` are the files written, shown at the end.
 pub fn summary(r: &Report, paths: &[String]) -> String {
     let mut s = String::new();
+    totals(&mut s, r);
+    lists(&mut s, r);
+    breakdowns(&mut s, r);
+    counters(&mut s, r);
+    stages(&mut s, r);
+    for p in paths {
+        let _ = writeln!(s, "  wrote {p}");
+    }
+    s
+}
+
+/// The verdict, what came out, and how the failures were reconciled.
+fn totals(s: &mut String, r: &Report) {
     let verdict = match r.verdict() {
         Verdict::Ok => "OK: everything captured or explained".to_owned(),
         Verdict::Incomplete(why) => format!("INCOMPLETE: {why}"),
@@ -43,8 +56,16 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
             String::new()
         }
     );
+}
+
+/// What is wrong, URL by URL, a few of each.
+fn lists(s: &mut String, r: &Report) {
+    let last_seen = |u: &Unaccounted| match &u.last_seen {
+        Some(k) => format!("{} (last seen as {k})", u.url),
+        None => u.url.clone(),
+    };
     list(
-        &mut s,
+        s,
         "missing",
         r.missing.iter().map(|m| {
             let why = m
@@ -55,24 +76,10 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
             format!("{}{why}", m.url)
         }),
     );
+    list(s, "unaccounted", r.ledger.unaccounted.iter().map(last_seen));
+    list(s, "in flight", r.ledger.in_flight.iter().map(last_seen));
     list(
-        &mut s,
-        "unaccounted",
-        r.ledger.unaccounted.iter().map(|u| match &u.last_seen {
-            Some(k) => format!("{} (last seen as {k})", u.url),
-            None => u.url.clone(),
-        }),
-    );
-    list(
-        &mut s,
-        "in flight",
-        r.ledger.in_flight.iter().map(|u| match &u.last_seen {
-            Some(k) => format!("{} (last seen as {k})", u.url),
-            None => u.url.clone(),
-        }),
-    );
-    list(
-        &mut s,
+        s,
         "twice",
         r.ledger
             .duplicated
@@ -80,14 +87,18 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
             .map(|d| format!("{} ({})", d.url, d.records.join(", "))),
     );
     list(
-        &mut s,
+        s,
         "unwritten",
         r.not_persisted
             .iter()
             .map(|n| format!("{} ({})", n.url, n.message)),
     );
-    list(&mut s, "problem", r.ledger.problems.iter().cloned());
-    if t.failures > 0 {
+    list(s, "problem", r.ledger.problems.iter().cloned());
+}
+
+/// The failures' top categories and hosts, the latency, the site fetches.
+fn breakdowns(s: &mut String, r: &Report) {
+    if r.totals.failures > 0 {
         let _ = writeln!(
             s,
             "  by category: {} · by host: {}",
@@ -106,6 +117,10 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
     if !site.is_empty() {
         let _ = writeln!(s, "  site fetches: {}", site.join(" · "));
     }
+}
+
+/// Ladon's counters, and whether they balance.
+fn counters(s: &mut String, r: &Report) {
     let c = &r.counters;
     let _ = writeln!(
         s,
@@ -123,34 +138,35 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
             " (does not balance)"
         }
     );
+}
+
+/// The pipeline's stages, and those that did not end complete.
+fn stages(s: &mut String, r: &Report) {
     let stages = &r.ledger.stages;
-    if !stages.is_empty() {
-        let names: Vec<&str> = stages.iter().map(|st| st.stage.as_str()).collect();
-        let not_complete: Vec<String> = stages
-            .iter()
-            .filter(|st| st.status != "complete")
-            .map(|st| format!("{} (pid {}) {}", st.stage, st.pid, st.status))
-            .collect();
-        if not_complete.is_empty() {
-            let _ = writeln!(
-                s,
-                "  stages: all {} complete: {}",
-                stages.len(),
-                names.join(" → ")
-            );
-        } else {
-            let _ = writeln!(
-                s,
-                "  stages: {} · {}",
-                names.join(" → "),
-                not_complete.join(" · ")
-            );
-        }
+    if stages.is_empty() {
+        return;
     }
-    for p in paths {
-        let _ = writeln!(s, "  wrote {p}");
+    let names: Vec<&str> = stages.iter().map(|st| st.stage.as_str()).collect();
+    let not_complete: Vec<String> = stages
+        .iter()
+        .filter(|st| st.status != "complete")
+        .map(|st| format!("{} (pid {}) {}", st.stage, st.pid, st.status))
+        .collect();
+    if not_complete.is_empty() {
+        let _ = writeln!(
+            s,
+            "  stages: all {} complete: {}",
+            stages.len(),
+            names.join(" → ")
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "  stages: {} · {}",
+            names.join(" → "),
+            not_complete.join(" · ")
+        );
     }
-    s
 }
 
 fn list(s: &mut String, label: &str, items: impl Iterator<Item = String>) {
