@@ -373,10 +373,16 @@ impl Index<'_> {
 
     /// Step 2: shows the index one doc's picked fields.
     pub fn add_doc(&mut self, doc: &Map<String, Value>) {
-        let r = self.reconciler;
         let Some(url) = doc.get("url").and_then(Value::as_str) else {
             return;
         };
+        self.note_resolves(url, doc);
+        self.note_link_names(url, doc);
+        self.note_key_candidate(url, doc);
+    }
+
+    /// A doc whose `resolves` names a failed URL stands for it.
+    fn note_resolves(&mut self, url: &str, doc: &Map<String, Value>) {
         if let Some(target) = doc.get("resolves").and_then(Value::as_str)
             && let Some(ids) = self.by_url.get(&normalize_url(target))
         {
@@ -384,35 +390,48 @@ impl Index<'_> {
                 push_unique(&mut self.failed[i].resolved_by, url);
             }
         }
-        if let Some(n) = &r.name
-            && n.from_doc_links
-            && let Some(Value::Array(links)) = doc.get(&n.links_field)
-        {
-            let base = url::Url::parse(url).ok();
-            for link in links {
-                let (Some(href), Some(text)) = (
-                    link.get(&n.href).and_then(Value::as_str),
-                    link.get(&n.text).and_then(Value::as_str),
-                ) else {
-                    continue;
-                };
-                let target = match &base {
-                    Some(b) => b
-                        .join(href)
-                        .map(String::from)
-                        .unwrap_or_else(|_| href.to_owned()),
-                    None => href.to_owned(),
-                };
-                if let Some(ids) = self.by_url.get(&normalize_url(&target))
-                    && !text.trim().is_empty()
-                {
-                    let name = r.normalize_name(text);
-                    for &i in ids {
-                        self.failed[i].names.insert(name.clone());
-                    }
+    }
+
+    /// The texts of the doc's links to failed URLs are names of those failures.
+    fn note_link_names(&mut self, url: &str, doc: &Map<String, Value>) {
+        let r = self.reconciler;
+        let Some(n) = &r.name else { return };
+        let Some(Value::Array(links)) = doc.get(&n.links_field) else {
+            return;
+        };
+        if !n.from_doc_links {
+            return;
+        }
+        let base = url::Url::parse(url).ok();
+        for link in links {
+            let (Some(href), Some(text)) = (
+                link.get(&n.href).and_then(Value::as_str),
+                link.get(&n.text).and_then(Value::as_str),
+            ) else {
+                continue;
+            };
+            let target = match &base {
+                Some(b) => b
+                    .join(href)
+                    .map(String::from)
+                    .unwrap_or_else(|_| href.to_owned()),
+                None => href.to_owned(),
+            };
+            if let Some(ids) = self.by_url.get(&normalize_url(&target))
+                && !text.trim().is_empty()
+            {
+                let name = r.normalize_name(text);
+                for &i in ids {
+                    self.failed[i].names.insert(name.clone());
                 }
             }
         }
+    }
+
+    /// A doc (of a configured concept) with a failure's key, at another URL, is a
+    /// candidate for it, with the names it answers to.
+    fn note_key_candidate(&mut self, url: &str, doc: &Map<String, Value>) {
+        let r = self.reconciler;
         let Some(rule) = &r.key else { return };
         if !r.concepts.is_empty() {
             let concept = doc.get("concept").and_then(Value::as_str).unwrap_or("");
