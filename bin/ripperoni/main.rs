@@ -4,7 +4,8 @@
 mod args;
 
 use args::Command;
-use std::io::Write as _;
+use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -26,33 +27,12 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             let plan = ripperoni::Plan::new(&loaded);
             stdout.write_all(plan.shell(false).as_bytes())?;
         }
-        Command::Check { state } => {
-            let loaded = ripperoni::load(&state)?;
-            let plan = ripperoni::Plan::new(&loaded);
-            writeln!(
-                stdout,
-                "{}: valid; target `{}`, {} fetch round(s), output in {}",
-                state.display(),
-                plan.target,
-                plan.rounds,
-                plan.output.dir.display()
-            )?;
-        }
+        Command::Check { state } => check(&state, &mut stdout)?,
         Command::Scaffold {
             name,
             dir,
             base_url,
-        } => {
-            let written = ripperoni::scaffold::write(&dir, &name, &base_url)?;
-            for p in &written {
-                writeln!(stdout, "{}", p.display())?;
-            }
-            eprintln!(
-                "ripperoni: serve the demo site with `rip-testserver --dir testdata/site --bind \
-                 127.0.0.1:8080`, then `ripperoni run {}`",
-                written[0].display()
-            );
-        }
+        } => scaffold(&dir, &name, &base_url, &mut stdout)?,
         Command::Run {
             state,
             restart,
@@ -61,26 +41,64 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             base_url,
             bin_dir,
         } => {
-            let loaded = ripperoni::validate::load_with(&state, base_url.as_deref())?;
             let opts = ripperoni::runner::Options {
                 quiet,
                 verbose,
                 restart,
                 bin_dir,
             };
-            let outcome = ripperoni::runner::run(&loaded, &opts)?;
-            if !quiet {
-                eprint!("{}", summary(&outcome));
-            }
-            // Said even with -q: the output folder was not replaced.
-            if let Some(note) = &outcome.kept_note {
-                eprintln!("{note}");
-            }
-            return Ok(outcome.exit_code);
+            return scrape(&state, base_url.as_deref(), &opts);
         }
     }
     stdout.flush()?;
     Ok(rip_core::exit::COMPLETE)
+}
+
+/// `ripperoni run`: the scrape, its summary on stderr, and its exit code.
+fn scrape(
+    state: &Path,
+    base_url: Option<&str>,
+    opts: &ripperoni::runner::Options,
+) -> anyhow::Result<u8> {
+    let loaded = ripperoni::validate::load_with(state, base_url)?;
+    let outcome = ripperoni::runner::run(&loaded, opts)?;
+    if !opts.quiet {
+        eprint!("{}", summary(&outcome));
+    }
+    // Said even with -q: the output folder was not replaced.
+    if let Some(note) = &outcome.kept_note {
+        eprintln!("{note}");
+    }
+    Ok(outcome.exit_code)
+}
+
+/// `ripperoni check`: the state file is valid, and what it would do.
+fn check(state: &Path, out: &mut impl Write) -> anyhow::Result<()> {
+    let loaded = ripperoni::load(state)?;
+    let plan = ripperoni::Plan::new(&loaded);
+    writeln!(
+        out,
+        "{}: valid; target `{}`, {} fetch round(s), output in {}",
+        state.display(),
+        plan.target,
+        plan.rounds,
+        plan.output.dir.display()
+    )?;
+    Ok(())
+}
+
+/// `ripperoni scaffold`: the files written, one a line, and what to run next.
+fn scaffold(dir: &Path, name: &str, base_url: &str, out: &mut impl Write) -> anyhow::Result<()> {
+    let written = ripperoni::scaffold::write(dir, name, base_url)?;
+    for p in &written {
+        writeln!(out, "{}", p.display())?;
+    }
+    eprintln!(
+        "ripperoni: serve the demo site with `rip-testserver --dir testdata/site --bind \
+         127.0.0.1:8080`, then `ripperoni run {}`",
+        written[0].display()
+    );
+    Ok(())
 }
 
 /// The end of a run: rip-health's summary, Ladon's counters, the errors, the report.
