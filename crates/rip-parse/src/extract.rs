@@ -49,9 +49,53 @@ pub struct Extracted {
     pub fields: Map<String, Value>,
 }
 
+/// A rule of a concept's field that a page breaks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleBreak {
+    /// A required field found nothing (and has no default).
+    #[error("required field `{field}` is missing ({from})")]
+    Missing {
+        /// The field.
+        field: String,
+        /// Where it was looked for: its selector, infobox key, section, regex.
+        from: String,
+    },
+    /// A value is not of the field's type.
+    #[error("field `{field}`: `{value}` is not {expected}")]
+    WrongType {
+        /// The field.
+        field: String,
+        /// The value found (its first 60 characters).
+        value: String,
+        /// What the type wants (`a number`, `an integer`, `a URL`, …).
+        expected: &'static str,
+    },
+}
+
+/// Every rule a page breaks, in field order (shown joined by `; `).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", join(.0))]
+pub struct BrokenRules(pub Vec<RuleBreak>);
+
+fn join(broken: &[RuleBreak]) -> String {
+    let all: Vec<String> = broken.iter().map(ToString::to_string).collect();
+    all.join("; ")
+}
+
+impl BrokenRules {
+    /// `Ok(extracted)` when nothing is broken.
+    pub(crate) fn or_ok(self, extracted: Extracted) -> Result<Extracted, Self> {
+        if self.0.is_empty() {
+            Ok(extracted)
+        } else {
+            Err(self)
+        }
+    }
+}
+
 /// Extracts `concept`'s fields. `Err` lists every rule the page breaks (required
 /// fields missing, values of the wrong type).
-pub fn apply(concept: &Concept, page: &PageView<'_>) -> Result<Extracted, Vec<String>> {
+pub fn apply(concept: &Concept, page: &PageView<'_>) -> Result<Extracted, BrokenRules> {
     let mut out = Extracted::default();
     let mut broken = Vec::new();
     if let Some(f) = &concept.id {
@@ -69,14 +113,10 @@ pub fn apply(concept: &Concept, page: &PageView<'_>) -> Result<Extracted, Vec<St
             Err(why) => broken.push(why),
         }
     }
-    if broken.is_empty() {
-        Ok(out)
-    } else {
-        Err(broken)
-    }
+    BrokenRules(broken).or_ok(out)
 }
 
-fn fixed(f: &Field, page: &PageView<'_>, broken: &mut Vec<String>) -> Option<String> {
+fn fixed(f: &Field, page: &PageView<'_>, broken: &mut Vec<RuleBreak>) -> Option<String> {
     match value(f, page) {
         Ok(Some(Value::String(s))) => Some(s),
         Ok(Some(other)) => Some(other.to_string()),
@@ -89,7 +129,7 @@ fn fixed(f: &Field, page: &PageView<'_>, broken: &mut Vec<String>) -> Option<Str
 }
 
 /// The field's value: `Ok(None)` when missing and allowed to be.
-fn value(f: &Field, page: &PageView<'_>) -> Result<Option<Value>, String> {
+fn value(f: &Field, page: &PageView<'_>) -> Result<Option<Value>, RuleBreak> {
     if f.wiki.is_some() {
         // A MediaWiki field: nothing to read in HTML.
         return finish(f, Vec::new(), &page.base);
@@ -123,15 +163,18 @@ fn value(f: &Field, page: &PageView<'_>) -> Result<Option<Value>, String> {
 /// The field's value from what was found (each value already through [`refine`]): its
 /// default, a missing-field error or nothing when empty; else converted to its type, one
 /// value or the list.
-pub(crate) fn finish(f: &Field, found: Vec<String>, base: &Url) -> Result<Option<Value>, String> {
+pub(crate) fn finish(
+    f: &Field,
+    found: Vec<String>,
+    base: &Url,
+) -> Result<Option<Value>, RuleBreak> {
     if found.is_empty() {
         return match (&f.default, f.required) {
             (Some(d), _) => Ok(Some(d.clone())),
-            (None, true) => Err(format!(
-                "required field `{}` is missing ({})",
-                f.name,
-                where_from(f)
-            )),
+            (None, true) => Err(RuleBreak::Missing {
+                field: f.name.clone(),
+                from: where_from(f),
+            }),
             (None, false) if f.list => Ok(Some(Value::Array(Vec::new()))),
             (None, false) => Ok(None),
         };
@@ -196,8 +239,12 @@ pub(crate) fn refine(f: &Field, v: String) -> Option<String> {
     (!s.is_empty()).then(|| s.to_owned())
 }
 
-fn convert(f: &Field, v: String, base: &Url) -> Result<Value, String> {
-    let bad = |what: &str| format!("field `{}`: `{}` is not {what}", f.name, clip(&v));
+fn convert(f: &Field, v: String, base: &Url) -> Result<Value, RuleBreak> {
+    let bad = |expected| RuleBreak::WrongType {
+        field: f.name.clone(),
+        value: clip(&v),
+        expected,
+    };
     match f.value_type {
         ValueType::String => Ok(Value::String(v)),
         ValueType::Number | ValueType::Integer => {

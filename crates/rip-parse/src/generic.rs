@@ -189,125 +189,148 @@ fn is_canonical(rel: Option<&str>) -> bool {
     })
 }
 
+/// Elements whose text is never content.
+fn is_script(name: &str) -> bool {
+    matches!(name, "script" | "style" | "template")
+}
+
 struct RawLink<'a> {
     href: &'a str,
     text: TextBuf,
     rel: Option<&'a str>,
 }
 
-/// Extracts the generic fields of a parsed page.
-pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
-    let mut title = None;
-    let mut lang = None;
-    let mut base_href = None;
-    let mut canonical = None;
-    let mut description = None;
-    let mut keywords = None;
-    let mut links: Vec<RawLink> = Vec::new();
-    let mut open_links: Vec<usize> = Vec::new();
-    let mut hidden = 0usize;
+/// The first walk: the head fields (the first of each) and every `<a href>` with its
+/// text, as written in the page (nothing resolved yet).
+#[derive(Default)]
+struct HeadAndLinks<'a> {
+    title: Option<String>,
+    lang: Option<String>,
+    base_href: Option<String>,
+    canonical: Option<String>,
+    description: Option<String>,
+    keywords: Option<String>,
+    links: Vec<RawLink<'a>>,
+    /// The links the walk is inside of (nested `<a>` is possible in a parsed tree).
+    open_links: Vec<usize>,
+    /// How deep the walk is in script, style and template elements.
+    hidden: usize,
+}
 
-    for edge in html.tree.root().traverse() {
-        match edge {
-            Edge::Open(node) => match node.value() {
-                Node::Element(el) => {
-                    let Some(name) = html_name(&node) else {
-                        continue;
-                    };
-                    if matches!(name, "script" | "style" | "template") {
-                        hidden += 1;
-                        continue;
-                    }
-                    match name {
-                        "html" if lang.is_none() => {
-                            lang = attr(el, "lang")
-                                .map(str::trim)
-                                .filter(|l| !l.is_empty())
-                                .map(str::to_owned);
-                        }
-                        "title" if title.is_none() => {
-                            let t = crate::dom::text_of_node(node, &|_, _| false);
-                            title = Some(t).filter(|t| !t.is_empty());
-                        }
-                        "base" if base_href.is_none() => {
-                            base_href = attr(el, "href").map(str::to_owned)
-                        }
-                        "link" if canonical.is_none() && is_canonical(attr(el, "rel")) => {
-                            canonical = attr(el, "href").map(str::to_owned);
-                        }
-                        "meta" => {
-                            let which = attr(el, "name").map(str::to_ascii_lowercase);
-                            let content = attr(el, "content").map(|c| c.trim().to_owned());
-                            match which.as_deref() {
-                                Some("description") if description.is_none() => {
-                                    description = content
-                                }
-                                Some("keywords") if keywords.is_none() => keywords = content,
-                                _ => {}
-                            }
-                        }
-                        "a" => {
-                            if let Some(href) = attr(el, "href") {
-                                open_links.push(links.len());
-                                links.push(RawLink {
-                                    href,
-                                    text: TextBuf::default(),
-                                    rel: attr(el, "rel"),
-                                });
-                            }
-                        }
-                        _ => {}
-                    }
-                    if !open_links.is_empty() {
-                        let f = flow(name);
-                        for &i in &open_links {
-                            links[i].text.brk(f);
-                        }
-                    }
+impl<'a> HeadAndLinks<'a> {
+    fn read(html: &'a Html) -> Self {
+        let mut walk = Self::default();
+        for edge in html.tree.root().traverse() {
+            match edge {
+                Edge::Open(node) => walk.open(node),
+                Edge::Close(node) => walk.close(&node),
+            }
+        }
+        walk
+    }
+
+    fn open(&mut self, node: NodeRef<'a, Node>) {
+        match node.value() {
+            Node::Element(el) => {
+                let Some(name) = html_name(&node) else { return };
+                if is_script(name) {
+                    self.hidden += 1;
+                    return;
                 }
-                Node::Text(t) if hidden == 0 && !open_links.is_empty() => {
-                    for &i in &open_links {
-                        links[i].text.push(t);
+                self.element(name, el, node);
+                if !self.open_links.is_empty() {
+                    let f = flow(name);
+                    for &i in &self.open_links {
+                        self.links[i].text.brk(f);
                     }
-                }
-                _ => {}
-            },
-            Edge::Close(node) => {
-                let Some(name) = html_name(&node) else {
-                    continue;
-                };
-                if matches!(name, "script" | "style" | "template") {
-                    hidden -= 1;
-                } else if name == "a" && node_attr(&node, "href").is_some() {
-                    open_links.pop();
                 }
             }
+            Node::Text(t) if self.hidden == 0 => {
+                for &i in &self.open_links {
+                    self.links[i].text.push(t);
+                }
+            }
+            _ => {}
         }
     }
 
-    let base = base_href
+    /// Takes in what an element holds: a head field, or a link.
+    fn element(&mut self, name: &str, el: &'a scraper::node::Element, node: NodeRef<'a, Node>) {
+        match name {
+            "html" if self.lang.is_none() => {
+                self.lang = attr(el, "lang")
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_owned);
+            }
+            "title" if self.title.is_none() => {
+                let t = crate::dom::text_of_node(node, &|_, _| false);
+                self.title = Some(t).filter(|t| !t.is_empty());
+            }
+            "base" if self.base_href.is_none() => {
+                self.base_href = attr(el, "href").map(str::to_owned);
+            }
+            "link" if self.canonical.is_none() && is_canonical(attr(el, "rel")) => {
+                self.canonical = attr(el, "href").map(str::to_owned);
+            }
+            "meta" => self.meta(el),
+            "a" => {
+                if let Some(href) = attr(el, "href") {
+                    self.open_links.push(self.links.len());
+                    self.links.push(RawLink {
+                        href,
+                        text: TextBuf::default(),
+                        rel: attr(el, "rel"),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `<meta name=description>` and `<meta name=keywords>`, the first of each.
+    fn meta(&mut self, el: &scraper::node::Element) {
+        let which = attr(el, "name").map(str::to_ascii_lowercase);
+        let content = attr(el, "content").map(|c| c.trim().to_owned());
+        match which.as_deref() {
+            Some("description") if self.description.is_none() => self.description = content,
+            Some("keywords") if self.keywords.is_none() => self.keywords = content,
+            _ => {}
+        }
+    }
+
+    fn close(&mut self, node: &NodeRef<'a, Node>) {
+        let Some(name) = html_name(node) else { return };
+        if is_script(name) {
+            self.hidden -= 1;
+        } else if name == "a" && node_attr(node, "href").is_some() {
+            self.open_links.pop();
+        }
+    }
+}
+
+/// Extracts the generic fields of a parsed page.
+pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
+    let walk = HeadAndLinks::read(html);
+    let base = walk
+        .base_href
         .and_then(|h| page_url.join(h.trim()).ok())
         .unwrap_or_else(|| page_url.clone());
     let (root, skip_boilerplate) = content_root(html);
     let (headings, text) = outline_and_text(root, skip_boilerplate);
     let markdown = with_markdown
-        .then(|| {
-            let skip: &dyn Fn(&str, &NodeRef<'_, Node>) -> bool = if skip_boilerplate {
-                &is_boilerplate
-            } else {
-                &is_nav
-            };
-            markdown::convert(root, &base, skip)
-        })
+        .then(|| main_markdown(root, &base, skip_boilerplate))
         .filter(|md| !md.is_empty());
     Generic {
-        title,
-        canonical: canonical
+        title: walk.title,
+        canonical: walk
+            .canonical
             .and_then(|c| base.join(c.trim()).ok())
             .map(String::from),
-        lang,
-        description: description.filter(|d| !d.is_empty()),
-        keywords: keywords
+        lang: walk.lang,
+        description: walk.description.filter(|d| !d.is_empty()),
+        keywords: walk
+            .keywords
             .iter()
             .flat_map(|k| k.split(','))
             .map(str::trim)
@@ -316,18 +339,34 @@ pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
             .collect(),
         headings,
         text,
-        links: links
-            .into_iter()
-            .filter_map(|l| {
-                Some(Link {
-                    href: base.join(l.href.trim()).ok()?.into(),
-                    text: l.text.finish(),
-                    rel: l.rel.filter(|r| !r.trim().is_empty()).map(str::to_owned),
-                })
-            })
-            .collect(),
+        links: resolve_links(walk.links, &base),
         markdown,
     }
+}
+
+/// The links resolved against `base` (those that do not resolve left out).
+fn resolve_links(links: Vec<RawLink<'_>>, base: &Url) -> Vec<Link> {
+    links
+        .into_iter()
+        .filter_map(|l| {
+            Some(Link {
+                href: base.join(l.href.trim()).ok()?.into(),
+                text: l.text.finish(),
+                rel: l.rel.filter(|r| !r.trim().is_empty()).map(str::to_owned),
+            })
+        })
+        .collect()
+}
+
+/// The content region as Markdown, boilerplate (or only navigation, inside a main
+/// element) skipped.
+fn main_markdown(root: NodeRef<'_, Node>, base: &Url, skip_boilerplate: bool) -> String {
+    let skip: &dyn Fn(&str, &NodeRef<'_, Node>) -> bool = if skip_boilerplate {
+        &is_boilerplate
+    } else {
+        &is_nav
+    };
+    markdown::convert(root, base, skip)
 }
 
 /// The headings (`{level, text, id?}`) and the text of the content region.

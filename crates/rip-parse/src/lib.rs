@@ -88,4 +88,4 @@ pub mod wiki;
 pub use process::{ExtractOptions, GENERIC_CONCEPT, NOT_HTML, Outcome};
 pub use rules::{OnSchemaError, Rules, RulesError};
 pub use run::{Config, OnProgress, Report, RunError, Stats, run};
-pub use schema::{OutputSchema, SchemaFileError};
+pub use schema::{OutputSchema, SchemaError, SchemaFileError};

@@ -222,97 +222,25 @@ pub fn convert(
 /// whole and its subtree must be skipped.
 fn open(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) -> bool {
     match name {
-        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-            w.want(Gap::Para);
-            let level = usize::from(name.as_bytes()[1] - b'0');
-            w.raw(&"#".repeat(level));
-            w.want(Gap::Space);
-        }
-        "ul" | "ol" | "menu" => {
-            w.want(if w.lists.is_empty() {
-                Gap::Para
-            } else {
-                Gap::Line
-            });
-            let start = node_attr(&node, "start")
-                .and_then(|s| s.trim().parse().ok())
-                .unwrap_or(1);
-            w.lists.push(List {
-                ordered: name == "ol",
-                next: start,
-            });
-        }
-        "li" => {
-            w.want(Gap::Line);
-            let marker = match w.lists.last_mut() {
-                Some(l) if l.ordered => {
-                    l.next += 1;
-                    format!("{}. ", l.next - 1)
-                }
-                _ => "- ".to_owned(),
-            };
-            w.prefixes
-                .push(if marker.len() == 2 { "  " } else { "   " });
-            w.marker = Some(marker);
-        }
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => w.heading(name),
+        "ul" | "ol" | "menu" => w.open_list(name == "ol", node),
+        "li" => w.list_item(),
         "blockquote" => {
             w.want(Gap::Para);
             w.prefixes.push("> ");
         }
         "pre" => {
-            w.want(Gap::Para);
-            let lang = node
-                .descendants()
-                .filter_map(|n| node_attr(&n, "class"))
-                .flat_map(str::split_ascii_whitespace)
-                .find_map(|c| c.strip_prefix("language-"))
-                .unwrap_or("");
-            let code = raw_text(node);
-            let fence = if code.contains("```") { "~~~~" } else { "```" };
-            w.raw(fence);
-            w.out.push_str(lang);
-            for line in code.trim_end_matches('\n').split('\n') {
-                w.want(Gap::Line);
-                w.flush();
-                w.out.push_str(line);
-            }
-            w.want(Gap::Line);
-            w.raw(fence);
-            w.want(Gap::Para);
+            w.code_block(node);
             return true;
         }
         "code" | "kbd" | "samp" => {
-            let code: String = raw_text(node)
-                .split_ascii_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
-            if !code.is_empty() {
-                let ticks = if code.contains('`') { "``" } else { "`" };
-                w.raw(ticks);
-                if code.starts_with('`') {
-                    w.out.push(' ');
-                }
-                w.out.push_str(&code);
-                if code.ends_with('`') {
-                    w.out.push(' ');
-                }
-                w.out.push_str(ticks);
-            }
+            w.inline_code(node);
             return true;
         }
         "strong" | "b" => w.raw("**"),
         "em" | "i" => w.raw("*"),
         "a" if node_attr(&node, "href").is_some() => w.raw("["),
-        "img" => {
-            if let Some(src) = node_attr(&node, "src") {
-                let alt = node_attr(&node, "alt").unwrap_or("");
-                w.raw("![");
-                escape_into(&mut w.out, alt.trim(), false);
-                w.out.push_str("](");
-                w.out.push_str(&resolve(base, src));
-                w.out.push(')');
-            }
-        }
+        "img" => w.image(node, base),
         "br" => w.want(Gap::Line),
         "hr" => {
             w.want(Gap::Para);
@@ -323,13 +251,7 @@ fn open(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) -> bool
             w.want(Gap::Para);
             w.tables.push(Table { row: 0, cells: 0 });
         }
-        "tr" if !w.tables.is_empty() => {
-            w.want(Gap::Line);
-            w.raw("|");
-            if let Some(t) = w.tables.last_mut() {
-                t.cells = 0;
-            }
-        }
+        "tr" if !w.tables.is_empty() => w.table_row(),
         "td" | "th" if !w.tables.is_empty() => {
             w.out.push(' ');
             w.gap = None;
@@ -347,6 +269,114 @@ fn open(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) -> bool
         },
     }
     false
+}
+
+/// The elements written in their own way.
+impl Writer {
+    /// `#`s for `h1` to `h6`.
+    fn heading(&mut self, name: &str) {
+        self.want(Gap::Para);
+        let level = usize::from(name.as_bytes()[1] - b'0');
+        self.raw(&"#".repeat(level));
+        self.want(Gap::Space);
+    }
+
+    /// A list, numbered from its `start` when `ordered`.
+    fn open_list(&mut self, ordered: bool, node: NodeRef<'_, Node>) {
+        self.want(if self.lists.is_empty() {
+            Gap::Para
+        } else {
+            Gap::Line
+        });
+        let start = node_attr(&node, "start")
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(1);
+        self.lists.push(List {
+            ordered,
+            next: start,
+        });
+    }
+
+    /// A list item: its marker, and the indent of its lines.
+    fn list_item(&mut self) {
+        self.want(Gap::Line);
+        let marker = match self.lists.last_mut() {
+            Some(l) if l.ordered => {
+                l.next += 1;
+                format!("{}. ", l.next - 1)
+            }
+            _ => "- ".to_owned(),
+        };
+        self.prefixes
+            .push(if marker.len() == 2 { "  " } else { "   " });
+        self.marker = Some(marker);
+    }
+
+    /// A fenced code block, with the language of a `language-…` class.
+    fn code_block(&mut self, node: NodeRef<'_, Node>) {
+        self.want(Gap::Para);
+        let lang = node
+            .descendants()
+            .filter_map(|n| node_attr(&n, "class"))
+            .flat_map(str::split_ascii_whitespace)
+            .find_map(|c| c.strip_prefix("language-"))
+            .unwrap_or("");
+        let code = raw_text(node);
+        let fence = if code.contains("```") { "~~~~" } else { "```" };
+        self.raw(fence);
+        self.out.push_str(lang);
+        for line in code.trim_end_matches('\n').split('\n') {
+            self.want(Gap::Line);
+            self.flush();
+            self.out.push_str(line);
+        }
+        self.want(Gap::Line);
+        self.raw(fence);
+        self.want(Gap::Para);
+    }
+
+    /// Inline code, its whitespace collapsed, in enough backticks.
+    fn inline_code(&mut self, node: NodeRef<'_, Node>) {
+        let code: String = raw_text(node)
+            .split_ascii_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if code.is_empty() {
+            return;
+        }
+        let ticks = if code.contains('`') { "``" } else { "`" };
+        self.raw(ticks);
+        if code.starts_with('`') {
+            self.out.push(' ');
+        }
+        self.out.push_str(&code);
+        if code.ends_with('`') {
+            self.out.push(' ');
+        }
+        self.out.push_str(ticks);
+    }
+
+    /// `![alt](src)`, the source resolved.
+    fn image(&mut self, node: NodeRef<'_, Node>, base: &Url) {
+        let Some(src) = node_attr(&node, "src") else {
+            return;
+        };
+        let alt = node_attr(&node, "alt").unwrap_or("");
+        self.raw("![");
+        escape_into(&mut self.out, alt.trim(), false);
+        self.out.push_str("](");
+        self.out.push_str(&resolve(base, src));
+        self.out.push(')');
+    }
+
+    /// A table row's opening `|`.
+    fn table_row(&mut self) {
+        self.want(Gap::Line);
+        self.raw("|");
+        if let Some(t) = self.tables.last_mut() {
+            t.cells = 0;
+        }
+    }
 }
 
 /// Writes what a closing tag stands for.

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 
 use crate::dom::{self, ParseLimits};
-use crate::extract::{self, Extracted, PageView};
+use crate::extract::{self, BrokenRules, Extracted, PageView};
 use crate::generic;
 use crate::page::{self, Body, BodyError};
 use crate::rules::{Concept, OnSchemaError, Rules};
@@ -236,65 +236,88 @@ fn outcome(opts: &ExtractOptions, page: Page) -> Outcome {
             let text = text.into_owned();
             return wiki_outcome(opts, page, &text);
         }
-        Body::Other { media_type, bytes } if !opts.keep_other => {
-            let message = format!(
-                "the page is {media_type} ({bytes} bytes), not HTML: nothing to extract \
-                 (hint: rip-parse --keep-other makes it an `unknown` doc; a rip-route rule \
-                 with code = \"parse.notHtml\" and route = \"expected\" records it as a \
-                 known gap)"
-            );
-            return fail(page, ErrorCategory::Validation, NOT_HTML, message);
-        }
-        Body::Other { media_type, bytes } => {
-            let mut fields = Map::new();
-            fields.insert("contentType".into(), Value::String(media_type));
-            fields.insert("bytes".into(), Value::from(bytes));
-            return Outcome::Doc {
-                doc: Box::new(doc(page, crate::rules::UNKNOWN, None, None, fields)),
-                warnings: Vec::new(),
-            };
-        }
+        Body::Other { media_type, bytes } => return other_outcome(opts, page, media_type, bytes),
     };
     let Ok(page_url) = page::page_url(&page) else {
-        let message = format!(
-            "neither finalUrl `{}` nor url `{}` is a valid URL",
-            page.final_url, page.url
-        );
-        return fail(page, ErrorCategory::Validation, "parse.url", message);
+        return bad_url(page);
     };
     let html = match dom::parse(&text, opts.limits) {
         Ok(h) => h,
         Err(e) => return fail(page, ErrorCategory::Validation, "parse.html", e.to_string()),
     };
     drop(text);
+    match &opts.rules {
+        Some(rules) => rules_outcome(opts, rules, page, &page_url, html),
+        None => {
+            let mut g = generic::extract(&html, &page_url, opts.markdown);
+            drop(html); // the DOM is many times the page's size: free it before building JSON
+            let title = g.title.take();
+            Outcome::Doc {
+                doc: Box::new(doc(page, GENERIC_CONCEPT, None, title, g.into_fields())),
+                warnings: Vec::new(),
+            }
+        }
+    }
+}
 
-    let Some(rules) = &opts.rules else {
-        let mut g = generic::extract(&html, &page_url, opts.markdown);
-        drop(html); // the DOM is many times the page's size: free it before building JSON
-        let title = g.title.take();
-        return Outcome::Doc {
-            doc: Box::new(doc(page, GENERIC_CONCEPT, None, title, g.into_fields())),
-            warnings: Vec::new(),
-        };
-    };
+/// A page that is not HTML nor wikitext: a `parse.notHtml` failure, or with
+/// `keep_other` an `unknown` doc of its media type and size.
+fn other_outcome(opts: &ExtractOptions, page: Page, media_type: String, bytes: usize) -> Outcome {
+    if !opts.keep_other {
+        let message = format!(
+            "the page is {media_type} ({bytes} bytes), not HTML: nothing to extract \
+             (hint: rip-parse --keep-other makes it an `unknown` doc; a rip-route rule \
+             with code = \"parse.notHtml\" and route = \"expected\" records it as a \
+             known gap)"
+        );
+        return fail(page, ErrorCategory::Validation, NOT_HTML, message);
+    }
+    let mut fields = Map::new();
+    fields.insert("contentType".into(), Value::String(media_type));
+    fields.insert("bytes".into(), Value::from(bytes));
+    Outcome::Doc {
+        doc: Box::new(doc(page, crate::rules::UNKNOWN, None, None, fields)),
+        warnings: Vec::new(),
+    }
+}
 
-    let route_url = if page.final_url.is_empty() {
+/// The URL rules route by and read: `finalUrl`, or `url` when it is empty.
+fn route_url(page: &Page) -> String {
+    if page.final_url.is_empty() {
         page.url.clone()
     } else {
         page.final_url.clone()
-    };
-    let mut view = PageView::new(&html, &route_url, generic::base_url(&html, &page_url));
+    }
+}
+
+/// The failure of a page whose URLs do not parse.
+fn bad_url(page: Page) -> Outcome {
+    let message = format!(
+        "neither finalUrl `{}` nor url `{}` is a valid URL",
+        page.final_url, page.url
+    );
+    fail(page, ErrorCategory::Validation, "parse.url", message)
+}
+
+/// An HTML page with rules: routed to a concept, its fields extracted (and the generic
+/// ones, when the concept asks), checked against the concept's schema.
+fn rules_outcome(
+    opts: &ExtractOptions,
+    rules: &Rules,
+    page: Page,
+    page_url: &url::Url,
+    html: scraper::Html,
+) -> Outcome {
+    let route_url = route_url(&page);
+    let mut view = PageView::new(&html, &route_url, generic::base_url(&html, page_url));
     let concept = rules.route(&route_url, &mut view);
     let mut extracted = match extract::apply(concept, &view) {
         Ok(x) => x,
-        Err(broken) => {
-            let message = format!("concept `{}`: {}", concept.name, broken.join("; "));
-            return fail(page, ErrorCategory::Validation, "parse.rule", message);
-        }
+        Err(broken) => return broken_rules(page, concept, &broken),
     };
     let generic = concept
         .generic
-        .then(|| generic::extract(&html, &page_url, opts.markdown));
+        .then(|| generic::extract(&html, page_url, opts.markdown));
     drop(view);
     drop(html);
     if let Some(mut g) = generic {
@@ -308,6 +331,12 @@ fn outcome(opts: &ExtractOptions, page: Page) -> Outcome {
     concept_doc(page, concept, extracted)
 }
 
+/// The `parse.rule` failure of a page that breaks its concept's rules.
+fn broken_rules(page: Page, concept: &Concept, broken: &BrokenRules) -> Outcome {
+    let message = format!("concept `{}`: {broken}", concept.name);
+    fail(page, ErrorCategory::Validation, "parse.rule", message)
+}
+
 /// A MediaWiki page: its wikitext parsed, routed and extracted (see [`crate::wiki`]).
 fn wiki_outcome(opts: &ExtractOptions, page: Page, wikitext: &str) -> Outcome {
     let title = wiki::title_of(&page);
@@ -319,25 +348,14 @@ fn wiki_outcome(opts: &ExtractOptions, page: Page, wikitext: &str) -> Outcome {
             warnings: Vec::new(),
         };
     };
-    let route_url = if page.final_url.is_empty() {
-        page.url.clone()
-    } else {
-        page.final_url.clone()
-    };
+    let route_url = route_url(&page);
     let Ok(base) = page::page_url(&page) else {
-        let message = format!(
-            "neither finalUrl `{}` nor url `{}` is a valid URL",
-            page.final_url, page.url
-        );
-        return fail(page, ErrorCategory::Validation, "parse.url", message);
+        return bad_url(page);
     };
     let concept = rules.route_wiki(&route_url, &parsed);
     let mut extracted = match wiki::apply(concept, &parsed, &route_url, &base) {
         Ok(x) => x,
-        Err(broken) => {
-            let message = format!("concept `{}`: {}", concept.name, broken.join("; "));
-            return fail(page, ErrorCategory::Validation, "parse.rule", message);
-        }
+        Err(broken) => return broken_rules(page, concept, &broken),
     };
     if concept.generic {
         if extracted.name.is_none() {

@@ -209,6 +209,12 @@ struct Stage<W: Write> {
     started: Instant,
     last_progress: Instant,
     progress: Option<OnProgress>,
+    /// Outcomes in input order (else as they are ready).
+    ordered: bool,
+    /// Most pages in flight.
+    window: usize,
+    /// Most bytes of page records being parsed.
+    window_bytes: usize,
     /// Ordered mode: the lines from the oldest unwritten page on; `queue[0]` is `head`.
     queue: VecDeque<Slot>,
     head: u64,
@@ -218,118 +224,40 @@ struct Stage<W: Write> {
     halted: Option<String>,
 }
 
-/// Runs the stage: reads `input`, writes `output`, returns the closing summary.
-pub fn run<R: Read + Send + 'static, W: Write>(
-    config: Config,
-    input: R,
-    output: W,
-) -> Result<Report, RunError> {
-    let threads = if config.threads == 0 {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        config.threads
-    };
-    let window = if config.window == 0 {
-        threads * 64
-    } else {
-        config.window
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("rip-parse-{i}"))
-        .build()
-        .map_err(|source| RunError::Pool { threads, source })?;
-    let opts = Arc::new(config.extract);
-    let (tx, rx): (Sender<Done>, Receiver<Done>) = channel();
-    let now = Instant::now();
-    // Lines read ahead of the stage are bounded in bytes too: pages can be megabytes.
-    let mut pipe_opts = config.pipe;
-    pipe_opts.read_ahead_bytes = pipe_opts.read_ahead_bytes.min(READ_AHEAD_BYTES);
-    let mut stage = Stage {
-        pipe: Pipe::new(pipe_opts, input, output)?,
-        stats: Stats::default(),
-        started: now,
-        last_progress: now,
-        progress: config.progress,
-        queue: VecDeque::new(),
-        head: 0,
-        next_seq: 0,
-        in_flight: 0,
-        bytes_in_flight: 0,
-        halted: None,
-    };
-    let ordered = !config.unordered;
+/// The worker threads, and the channel their outcomes come back on.
+struct Workers {
+    pool: rayon::ThreadPool,
+    opts: Arc<ExtractOptions>,
+    tx: Sender<Done>,
+    rx: Receiver<Done>,
+}
 
-    loop {
-        while let Ok(done) = rx.try_recv() {
-            stage.complete(done, ordered)?;
-        }
-        if stage.halted.is_some() {
-            break;
-        }
-        let full = stage.in_flight > 0
-            && (stage.pending_len(ordered) >= window
-                || stage.bytes_in_flight >= config.window_bytes);
-        if full {
-            if let Ok(done) = rx.recv() {
-                stage.complete(done, ordered)?;
-            }
-            continue;
-        }
-        let polled = if stage.in_flight > 0 {
-            match stage.pipe.poll_line(Duration::ZERO)? {
-                Polled::Idle => {
-                    match rx.recv_timeout(Duration::from_millis(5)) {
-                        Ok(done) => stage.complete(done, ordered)?,
-                        Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
-                    }
-                    continue;
-                }
-                other => other,
-            }
+impl Workers {
+    /// A pool of `threads` workers (0: one per core), and the page budget it implies
+    /// (`window`, 0: 64 per thread).
+    fn new(threads: usize, window: usize, opts: ExtractOptions) -> Result<(Self, usize), RunError> {
+        let threads = if threads == 0 {
+            std::thread::available_parallelism().map_or(1, usize::from)
         } else {
-            match stage.pipe.next_line()? {
-                Some(line) => Polled::Line(line),
-                None => Polled::End,
-            }
+            threads
         };
-        let line = match polled {
-            Polled::Line(line) => line,
-            Polled::Idle => continue,
-            Polled::End => break,
-        };
-        if line.kind() != &Kind::Page {
-            if ordered && !stage.queue.is_empty() {
-                stage.queue.push_back(Slot::Pass(line));
-                stage.next_seq += 1;
-            } else {
-                stage.pipe.pass(&line)?;
-            }
-            continue;
-        }
-        stage.stats.pages += 1;
+        let window = if window == 0 { threads * 64 } else { window };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("rip-parse-{i}"))
+            .build()
+            .map_err(|source| RunError::Pool { threads, source })?;
+        let (tx, rx) = channel();
+        let opts = Arc::new(opts);
+        Ok((Self { pool, opts, tx, rx }, window))
+    }
+
+    /// Parses the page on `line` on a worker; its outcome comes back as `seq`.
+    fn spawn(&self, seq: u64, line: Line) {
         let bytes = line.text().len();
-        // A page that would take the bytes in flight over the budget waits for others
-        // to finish (parsing a page takes many times its size in memory).
-        while stage.in_flight > 0 && stage.bytes_in_flight + bytes > config.window_bytes {
-            match rx.recv() {
-                Ok(done) => stage.complete(done, ordered)?,
-                Err(_) => break,
-            }
-        }
-        let seq = stage.next_seq;
-        stage.next_seq += 1;
-        if ordered {
-            if stage.queue.is_empty() {
-                stage.head = seq;
-            }
-            stage.queue.push_back(Slot::Waiting);
-        }
-        stage.in_flight += 1;
-        stage.bytes_in_flight += bytes;
-        let tx = tx.clone();
-        let opts = opts.clone();
-        pool.spawn(move || {
+        let tx = self.tx.clone();
+        let opts = self.opts.clone();
+        self.pool.spawn(move || {
             let outcome = catch_unwind(AssertUnwindSafe(|| process::page_line(&opts, line.text())))
                 .unwrap_or_else(|panic| process::panicked(line.text(), &panic));
             let _ = tx.send(Done {
@@ -339,9 +267,39 @@ pub fn run<R: Read + Send + 'static, W: Write>(
             });
         });
     }
+}
+
+/// Runs the stage: reads `input`, writes `output`, returns the closing summary.
+pub fn run<R: Read + Send + 'static, W: Write>(
+    config: Config,
+    input: R,
+    output: W,
+) -> Result<Report, RunError> {
+    let (workers, window) = Workers::new(config.threads, config.window, config.extract)?;
+    // Lines read ahead of the stage are bounded in bytes too: pages can be megabytes.
+    let mut pipe_opts = config.pipe;
+    pipe_opts.read_ahead_bytes = pipe_opts.read_ahead_bytes.min(READ_AHEAD_BYTES);
+    let now = Instant::now();
+    let mut stage = Stage {
+        pipe: Pipe::new(pipe_opts, input, output)?,
+        stats: Stats::default(),
+        started: now,
+        last_progress: now,
+        progress: config.progress,
+        ordered: !config.unordered,
+        window,
+        window_bytes: config.window_bytes,
+        queue: VecDeque::new(),
+        head: 0,
+        next_seq: 0,
+        in_flight: 0,
+        bytes_in_flight: 0,
+        halted: None,
+    };
+    stage.read_all(&workers)?;
     while stage.in_flight > 0 {
-        match rx.recv() {
-            Ok(done) => stage.complete(done, ordered)?,
+        match workers.rx.recv() {
+            Ok(done) => stage.complete(done)?,
             Err(_) => break,
         }
     }
@@ -349,20 +307,112 @@ pub fn run<R: Read + Send + 'static, W: Write>(
 }
 
 impl<W: Write> Stage<W> {
-    fn pending_len(&self, ordered: bool) -> usize {
-        if ordered {
+    /// Reads the input to its end (or a halt), handing pages to the workers and writing
+    /// outcomes as they come back.
+    fn read_all(&mut self, workers: &Workers) -> Result<(), PipeError> {
+        loop {
+            while let Ok(done) = workers.rx.try_recv() {
+                self.complete(done)?;
+            }
+            if self.halted.is_some() {
+                return Ok(());
+            }
+            if self.is_full() {
+                if let Ok(done) = workers.rx.recv() {
+                    self.complete(done)?;
+                }
+                continue;
+            }
+            let line = match self.next_input(workers)? {
+                Polled::Line(line) => line,
+                Polled::Idle => continue,
+                Polled::End => return Ok(()),
+            };
+            if line.kind() == &Kind::Page {
+                self.dispatch(workers, line)?;
+            } else {
+                self.pass_through(line)?;
+            }
+        }
+    }
+
+    /// True when no more pages may be in flight: the window's count or bytes are used up.
+    fn is_full(&self) -> bool {
+        self.in_flight > 0
+            && (self.pending_len() >= self.window || self.bytes_in_flight >= self.window_bytes)
+    }
+
+    /// The next input line. While pages are in flight the input is only polled, and an
+    /// idle input is time to write an outcome (`Idle`: ask again).
+    fn next_input(&mut self, workers: &Workers) -> Result<Polled, PipeError> {
+        if self.in_flight == 0 {
+            return Ok(match self.pipe.next_line()? {
+                Some(line) => Polled::Line(line),
+                None => Polled::End,
+            });
+        }
+        match self.pipe.poll_line(Duration::ZERO)? {
+            Polled::Idle => {
+                match workers.rx.recv_timeout(Duration::from_millis(5)) {
+                    Ok(done) => self.complete(done)?,
+                    Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
+                }
+                Ok(Polled::Idle)
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// A record that is not a page: written now, or queued behind the pages before it.
+    fn pass_through(&mut self, line: Line) -> Result<(), PipeError> {
+        if self.ordered && !self.queue.is_empty() {
+            self.queue.push_back(Slot::Pass(line));
+            self.next_seq += 1;
+            Ok(())
+        } else {
+            self.pipe.pass(&line)
+        }
+    }
+
+    /// A page: handed to a worker once the bytes in flight leave room for it (parsing a
+    /// page takes many times its size in memory), its place kept in the queue.
+    fn dispatch(&mut self, workers: &Workers, line: Line) -> Result<(), PipeError> {
+        self.stats.pages += 1;
+        let bytes = line.text().len();
+        while self.in_flight > 0 && self.bytes_in_flight + bytes > self.window_bytes {
+            match workers.rx.recv() {
+                Ok(done) => self.complete(done)?,
+                Err(_) => break,
+            }
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        if self.ordered {
+            if self.queue.is_empty() {
+                self.head = seq;
+            }
+            self.queue.push_back(Slot::Waiting);
+        }
+        self.in_flight += 1;
+        self.bytes_in_flight += bytes;
+        workers.spawn(seq, line);
+        Ok(())
+    }
+
+    fn pending_len(&self) -> usize {
+        if self.ordered {
             self.queue.len()
         } else {
             self.in_flight
         }
     }
 
-    fn complete(&mut self, done: Done, ordered: bool) -> Result<(), PipeError> {
+    fn complete(&mut self, done: Done) -> Result<(), PipeError> {
         // The bytes budget is for pages being parsed (a DOM is many times its page);
         // finished outcomes waiting for their turn are bounded by the window's count.
         self.in_flight -= 1;
         self.bytes_in_flight -= done.bytes;
-        if !ordered {
+        if !self.ordered {
             return self.write(done);
         }
         let at = (done.seq - self.head) as usize;

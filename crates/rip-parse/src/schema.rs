@@ -52,13 +52,44 @@ pub enum SchemaFileError {
         message: String,
     },
     /// The file is JSON but not a usable JSON Schema.
-    #[error("output schema file {}: {message}", path.display())]
+    #[error("output schema file {}: {source}", path.display())]
     NotSchema {
         /// The file.
         path: PathBuf,
         /// What is wrong, with a hint.
+        source: SchemaError,
+    },
+}
+
+/// Why a JSON value is not a usable JSON Schema (the message follows the schema's name:
+/// `<schema> is not a valid JSON Schema at `/type`: …`).
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    /// Neither an object nor a boolean.
+    #[error("is not a JSON Schema: a schema is an object or a boolean")]
+    NotAnObject,
+    /// It breaks the JSON Schema meta-schema.
+    #[error("is not a valid JSON Schema{}: {message}", at_path(at))]
+    Invalid {
+        /// Where in the schema (a JSON pointer; empty at the top).
+        at: String,
+        /// What the meta-schema says.
         message: String,
     },
+    /// It is valid but cannot be compiled (a remote `$ref`, for instance).
+    #[error("is not a usable JSON Schema: {message} (hint: remote `$ref`s are not fetched)")]
+    Unusable {
+        /// What the compiler says.
+        message: String,
+    },
+}
+
+fn at_path(at: &str) -> String {
+    if at.is_empty() {
+        String::new()
+    } else {
+        format!(" at `{at}`")
+    }
 }
 
 impl OutputSchema {
@@ -75,9 +106,9 @@ impl OutputSchema {
                 column: e.column(),
                 message: e.to_string(),
             })?;
-        let validator = compile(&value).map_err(|message| SchemaFileError::NotSchema {
+        let validator = compile(&value).map_err(|source| SchemaFileError::NotSchema {
             path: path.to_owned(),
-            message,
+            source,
         })?;
         Ok(Self {
             path: path.to_owned(),
@@ -89,21 +120,18 @@ impl OutputSchema {
 
 /// Compiles a JSON Schema, or says why it is not one (shared with the rules file's
 /// per-concept schemas).
-pub(crate) fn compile(schema: &serde_json::Value) -> Result<Validator, String> {
+pub(crate) fn compile(schema: &serde_json::Value) -> Result<Validator, SchemaError> {
     if !schema.is_object() && !schema.is_boolean() {
-        return Err("is not a JSON Schema: a schema is an object or a boolean".into());
+        return Err(SchemaError::NotAnObject);
     }
     if let Err(e) = jsonschema::meta::validate(schema) {
-        let at = e.instance_path().to_string();
-        let at = if at.is_empty() {
-            String::new()
-        } else {
-            format!(" at `{at}`")
-        };
-        return Err(format!("is not a valid JSON Schema{at}: {e}"));
+        return Err(SchemaError::Invalid {
+            at: e.instance_path().to_string(),
+            message: e.to_string(),
+        });
     }
-    jsonschema::validator_for(schema).map_err(|e| {
-        format!("is not a usable JSON Schema: {e} (hint: remote `$ref`s are not fetched)")
+    jsonschema::validator_for(schema).map_err(|e| SchemaError::Unusable {
+        message: e.to_string(),
     })
 }
 

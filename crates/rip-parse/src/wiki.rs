@@ -21,7 +21,7 @@
 use serde_json::{Map, Value, json};
 use url::Url;
 
-use crate::extract::{Extracted, finish, refine};
+use crate::extract::{BrokenRules, Extracted, RuleBreak, finish, refine};
 use crate::rules::{Concept, Extract, Field, Source, ValueType, WikiSource, WikiValue};
 
 /// The page's title: `wikiTitle` (after redirects), else the ref's `title`, else the last
@@ -96,7 +96,7 @@ pub fn apply(
     parsed: &rip_wikitext::Page,
     url: &str,
     base: &Url,
-) -> Result<Extracted, Vec<String>> {
+) -> Result<Extracted, BrokenRules> {
     let mut out = Extracted::default();
     let mut broken = Vec::new();
     let mut one = |f: &Field| match value(f, parsed, url, base) {
@@ -117,11 +117,7 @@ pub fn apply(
             out.fields.insert(f.name.clone(), v);
         }
     }
-    if broken.is_empty() {
-        Ok(out)
-    } else {
-        Err(broken)
-    }
+    BrokenRules(broken).or_ok(out)
 }
 
 fn as_text(v: Value) -> String {
@@ -137,7 +133,7 @@ fn value(
     parsed: &rip_wikitext::Page,
     url: &str,
     base: &Url,
-) -> Result<Option<Value>, String> {
+) -> Result<Option<Value>, RuleBreak> {
     let raw: Vec<String> = match &f.wiki {
         None if f.source == Source::Url => vec![url.to_owned()],
         // A `selector` field: wikitext has no elements.
@@ -228,7 +224,8 @@ mod tests {
         let url = "http://w/index.php/Ash_Wyrm";
         let parsed = rip_wikitext::parse("Ash Wyrm", wikitext);
         let concept = rules.route_wiki(url, &parsed);
-        let x = apply(concept, &parsed, url, &Url::parse(url).unwrap())?;
+        let x = apply(concept, &parsed, url, &Url::parse(url).unwrap())
+            .map_err(|broken| broken.0.iter().map(ToString::to_string).collect::<Vec<_>>())?;
         Ok((concept.name.clone(), x))
     }
 

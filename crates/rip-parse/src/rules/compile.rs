@@ -68,7 +68,21 @@ pub(super) fn compile(text: &str, path: &Path) -> Result<Rules, RulesError> {
             return Err(invalid(path, ctx));
         }
     };
+    let (by_name, compiled) = name_and_compile(&mut ctx, &file);
+    let mut parents = parents(&mut ctx, &file, &by_name);
+    break_cycles(&mut ctx, &file, &mut parents);
+    if !ctx.problems.is_empty() {
+        return Err(invalid(path, ctx));
+    }
+    Ok(assemble(path, &file, &parents, &compiled))
+}
 
+/// Each concept's own definition compiled, and its name indexed (a name given twice,
+/// or empty, is a problem).
+fn name_and_compile<'f>(
+    ctx: &mut Ctx<'_>,
+    file: &'f RulesFile,
+) -> (HashMap<&'f str, usize>, Vec<Own>) {
     let mut by_name: HashMap<&str, usize> = HashMap::new();
     let mut compiled: Vec<Own> = Vec::with_capacity(file.concepts.len());
     for (i, spec) in file.concepts.iter().enumerate() {
@@ -76,7 +90,7 @@ pub(super) fn compile(text: &str, path: &Path) -> Result<Rules, RulesError> {
         if name.trim().is_empty() {
             ctx.problem(spec.name.span(), "a concept's `name` cannot be empty");
         } else if let Some(&first) = by_name.get(name) {
-            let line = line_of(text, file.concepts[first].name.span().start);
+            let line = line_of(ctx.text, file.concepts[first].name.span().start);
             ctx.problem(
                 spec.name.span(),
                 format!("concept `{name}` is defined twice (first at line {line})"),
@@ -84,10 +98,17 @@ pub(super) fn compile(text: &str, path: &Path) -> Result<Rules, RulesError> {
         } else {
             by_name.insert(name, i);
         }
-        compiled.push(own(&mut ctx, spec));
+        compiled.push(own(ctx, spec));
     }
+    (by_name, compiled)
+}
 
-    // `extends`: every parent exists, no cycles.
+/// Each concept's parent (`extends`), which must be defined.
+fn parents(
+    ctx: &mut Ctx<'_>,
+    file: &RulesFile,
+    by_name: &HashMap<&str, usize>,
+) -> Vec<Option<usize>> {
     let mut parents: Vec<Option<usize>> = vec![None; file.concepts.len()];
     for (i, spec) in file.concepts.iter().enumerate() {
         let Some(ext) = &spec.extends else { continue };
@@ -111,6 +132,11 @@ pub(super) fn compile(text: &str, path: &Path) -> Result<Rules, RulesError> {
             }
         }
     }
+    parents
+}
+
+/// Reports each cycle of `extends` at its concepts, and cuts it.
+fn break_cycles(ctx: &mut Ctx<'_>, file: &RulesFile, parents: &mut [Option<usize>]) {
     for (i, spec) in file.concepts.iter().enumerate() {
         let mut seen = vec![i];
         let mut at = parents[i];
@@ -139,11 +165,11 @@ pub(super) fn compile(text: &str, path: &Path) -> Result<Rules, RulesError> {
             at = parents[p];
         }
     }
+}
 
-    if !ctx.problems.is_empty() {
-        return Err(invalid(path, ctx));
-    }
-
+/// The rules: every concept that is not abstract with its ancestors merged in, and the
+/// `unknown` fallback (as defined, or the default one).
+fn assemble(path: &Path, file: &RulesFile, parents: &[Option<usize>], compiled: &[Own]) -> Rules {
     let mut concepts = Vec::new();
     let mut unknown = None;
     for (i, spec) in file.concepts.iter().enumerate() {
@@ -151,14 +177,14 @@ pub(super) fn compile(text: &str, path: &Path) -> Result<Rules, RulesError> {
         while let Some(p) = parents[*chain.last().unwrap_or(&i)] {
             chain.push(p);
         }
-        let concept = resolve(&file.concepts, &chain, &compiled);
+        let concept = resolve(&file.concepts, &chain, compiled);
         if concept.name == UNKNOWN {
             unknown = Some(concept);
         } else if !spec.is_abstract {
             concepts.push(concept);
         }
     }
-    Ok(Rules {
+    Rules {
         path: path.to_owned(),
         concepts,
         unknown: unknown.unwrap_or_else(|| Concept {
@@ -171,7 +197,7 @@ pub(super) fn compile(text: &str, path: &Path) -> Result<Rules, RulesError> {
             schema: None,
             on_schema_error: OnSchemaError::Skip,
         }),
-    })
+    }
 }
 
 fn invalid(path: &Path, ctx: Ctx<'_>) -> RulesError {
@@ -196,6 +222,23 @@ struct Own {
 }
 
 fn own(ctx: &mut Ctx<'_>, spec: &ConceptSpec) -> Own {
+    let cname = spec.name.get_ref();
+    check_routing(ctx, spec);
+    let (matcher, url_id) = match &spec.matcher {
+        Some(m) => matcher(ctx, cname, m),
+        None => (None, false),
+    };
+    Own {
+        matcher,
+        url_id,
+        fields: own_fields(ctx, spec),
+        schema: own_schema(ctx, spec),
+    }
+}
+
+/// A concept is routed to by its `match`: `unknown` (the fallback) has none and is not
+/// abstract, an abstract concept has none, any other has one.
+fn check_routing(ctx: &mut Ctx<'_>, spec: &ConceptSpec) {
     let cname = spec.name.get_ref();
     let is_unknown = cname == UNKNOWN;
     match (&spec.matcher, spec.is_abstract, is_unknown) {
@@ -227,11 +270,12 @@ fn own(ctx: &mut Ctx<'_>, spec: &ConceptSpec) -> Own {
             "concept `unknown` (the fallback) cannot be abstract",
         );
     }
-    let (matcher, url_id) = match &spec.matcher {
-        Some(m) => matcher(ctx, cname, m),
-        None => (None, false),
-    };
+}
 
+/// The concept's own fields, compiled; a field with an empty or reserved name is a
+/// problem.
+fn own_fields(ctx: &mut Ctx<'_>, spec: &ConceptSpec) -> IndexMap<String, Field> {
+    let cname = spec.name.get_ref();
     let mut fields = IndexMap::new();
     for (key, fspec) in &spec.fields {
         let fname = key.get_ref();
@@ -260,27 +304,25 @@ fn own(ctx: &mut Ctx<'_>, spec: &ConceptSpec) -> Own {
             fields.insert(fname.clone(), field);
         }
     }
+    fields
+}
 
-    let schema = match (&spec.schema, &spec.schema_file) {
-        (Some(s), Some(f)) => {
+/// The concept's own schema: `schema` (inline) or `schemaFile`, not both.
+fn own_schema(ctx: &mut Ctx<'_>, spec: &ConceptSpec) -> Option<Arc<jsonschema::Validator>> {
+    let cname = spec.name.get_ref();
+    match (&spec.schema, &spec.schema_file) {
+        (Some(_), Some(f)) => {
             ctx.problem(
                 f.span(),
                 format!(
                     "concept `{cname}`: `schema` and `schemaFile` are both given (hint: keep one)"
                 ),
             );
-            let _ = s;
             None
         }
         (Some(s), None) => compile_schema(ctx, cname, s.span(), s.get_ref(), None),
         (None, Some(f)) => schema_file(ctx, cname, f),
         (None, None) => None,
-    };
-    Own {
-        matcher,
-        url_id,
-        fields,
-        schema,
     }
 }
 
@@ -438,89 +480,14 @@ fn field(
     } else {
         Extract::Text
     });
-    let wiki = match (&spec.infobox, &spec.section, spec.wiki) {
-        (Some(k), None, None) => Some(WikiSource::Infobox(k.get_ref().trim().to_owned())),
-        (None, Some(t), None) => Some(WikiSource::Section(t.get_ref().trim().to_owned())),
-        (None, None, Some(v)) => Some(WikiSource::Page(v)),
-        (None, None, None) => None,
-        _ => {
-            ctx.problem(
-                key.clone(),
-                format!("{what}: give one of `infobox`, `section` or `wiki`, not several"),
-            );
-            None
-        }
-    };
+    let at = FieldAt { what, key, spec };
+    let wiki = at.wiki_source(ctx);
     let wiki_given = spec.infobox.is_some() || spec.section.is_some() || spec.wiki.is_some();
     if wiki_given {
-        if spec.selector.is_some() || spec.source == Source::Url {
-            ctx.problem(
-                key.clone(),
-                format!(
-                    "{what}: `infobox`, `section` and `wiki` read MediaWiki pages: they take no \
-                     `selector` or `source` (hint: write one field per source)"
-                ),
-            );
-        }
-        if !matches!(extract, Extract::Text | Extract::Exists) {
-            ctx.problem(
-                key.clone(),
-                format!("{what}: a MediaWiki field takes no `extract` other than `exists`"),
-            );
-        }
-        for (k, v) in [("infobox", &spec.infobox), ("section", &spec.section)] {
-            if let Some(v) = v
-                && v.get_ref().trim().is_empty()
-            {
-                ctx.problem(v.span(), format!("{what}: `{k}` cannot be empty"));
-            }
-        }
+        at.check_wiki(ctx, extract);
     }
-    match spec.source {
-        Source::Html if spec.selector.is_none() && !wiki_given => ctx.problem(
-            key.clone(),
-            format!(
-                "{what}: needs a `selector` (or `source = \"url\"` to read the page's URL, or \
-                 `infobox`, `section` or `wiki` for MediaWiki pages)"
-            ),
-        ),
-        Source::Url if spec.selector.is_some() => ctx.problem(
-            key.clone(),
-            format!("{what}: `source = \"url\"` reads the URL, so `selector` is not used (hint: remove it)"),
-        ),
-        Source::Url if extract != Extract::Text => ctx.problem(
-            key.clone(),
-            format!("{what}: `source = \"url\"` takes no `extract` or `attr`"),
-        ),
-        _ => {}
-    }
-    match (extract, &spec.attr) {
-        (Extract::Attr, None) => ctx.problem(
-            key.clone(),
-            format!("{what}: `extract = \"attr\"` needs `attr`, the attribute's name"),
-        ),
-        (e, Some(a)) if e != Extract::Attr => ctx.problem(
-            a.span(),
-            format!("{what}: `attr` is only used with `extract = \"attr\"`"),
-        ),
-        _ => {}
-    }
-    if extract == Extract::Exists
-        && (spec.list
-            || spec.regex.is_some()
-            || !matches!(spec.value_type, ValueType::String | ValueType::Boolean))
-    {
-        ctx.problem(
-            key.clone(),
-            format!("{what}: `extract = \"exists\"` gives a boolean: it takes no `list`, `regex` or `type`"),
-        );
-    }
-    if FIXED_FIELDS.contains(&name) && (spec.list || spec.value_type != ValueType::String) {
-        ctx.problem(
-            key.clone(),
-            format!("{what}: the doc's `{name}` is a single string: no `list` or `type`"),
-        );
-    }
+    at.check_source(ctx, extract, wiki_given);
+    at.check_extract(ctx, extract, name);
     let selector = spec.selector.as_ref().and_then(|s| selector(ctx, what, s));
     let regex = spec
         .regex
@@ -546,6 +513,122 @@ fn field(
         default: spec.default.clone(),
         required: spec.required,
     })
+}
+
+/// A field's spec, with what names it in messages and where its key is.
+struct FieldAt<'a> {
+    /// `concept `…`, field `…``.
+    what: &'a str,
+    key: Range<usize>,
+    spec: &'a FieldSpec,
+}
+
+impl FieldAt<'_> {
+    fn problem(&self, ctx: &mut Ctx<'_>, message: impl std::fmt::Display) {
+        ctx.problem(self.key.clone(), format!("{}: {message}", self.what));
+    }
+
+    /// What the field reads of a MediaWiki page: one of `infobox`, `section`, `wiki`.
+    fn wiki_source(&self, ctx: &mut Ctx<'_>) -> Option<WikiSource> {
+        let spec = self.spec;
+        match (&spec.infobox, &spec.section, spec.wiki) {
+            (Some(k), None, None) => Some(WikiSource::Infobox(k.get_ref().trim().to_owned())),
+            (None, Some(t), None) => Some(WikiSource::Section(t.get_ref().trim().to_owned())),
+            (None, None, Some(v)) => Some(WikiSource::Page(v)),
+            (None, None, None) => None,
+            _ => {
+                self.problem(
+                    ctx,
+                    "give one of `infobox`, `section` or `wiki`, not several",
+                );
+                None
+            }
+        }
+    }
+
+    /// A MediaWiki field takes no HTML source, no `extract` but `exists`, and names a
+    /// parameter or section.
+    fn check_wiki(&self, ctx: &mut Ctx<'_>, extract: Extract) {
+        let spec = self.spec;
+        if spec.selector.is_some() || spec.source == Source::Url {
+            self.problem(
+                ctx,
+                "`infobox`, `section` and `wiki` read MediaWiki pages: they take no \
+                 `selector` or `source` (hint: write one field per source)",
+            );
+        }
+        if !matches!(extract, Extract::Text | Extract::Exists) {
+            self.problem(
+                ctx,
+                "a MediaWiki field takes no `extract` other than `exists`",
+            );
+        }
+        for (k, v) in [("infobox", &spec.infobox), ("section", &spec.section)] {
+            if let Some(v) = v
+                && v.get_ref().trim().is_empty()
+            {
+                ctx.problem(v.span(), format!("{}: `{k}` cannot be empty", self.what));
+            }
+        }
+    }
+
+    /// An HTML field needs a `selector`; a URL field takes none, nor an `extract`.
+    fn check_source(&self, ctx: &mut Ctx<'_>, extract: Extract, wiki_given: bool) {
+        let spec = self.spec;
+        match spec.source {
+            Source::Html if spec.selector.is_none() && !wiki_given => self.problem(
+                ctx,
+                "needs a `selector` (or `source = \"url\"` to read the page's URL, or \
+                 `infobox`, `section` or `wiki` for MediaWiki pages)",
+            ),
+            Source::Url if spec.selector.is_some() => self.problem(
+                ctx,
+                "`source = \"url\"` reads the URL, so `selector` is not used (hint: remove it)",
+            ),
+            Source::Url if extract != Extract::Text => {
+                self.problem(ctx, "`source = \"url\"` takes no `extract` or `attr`");
+            }
+            _ => {}
+        }
+    }
+
+    /// `attr` goes with `extract = "attr"`; `exists` gives a boolean; the doc's `id` and
+    /// `name` are single strings.
+    fn check_extract(&self, ctx: &mut Ctx<'_>, extract: Extract, name: &str) {
+        let spec = self.spec;
+        match (extract, &spec.attr) {
+            (Extract::Attr, None) => {
+                self.problem(
+                    ctx,
+                    "`extract = \"attr\"` needs `attr`, the attribute's name",
+                );
+            }
+            (e, Some(a)) if e != Extract::Attr => ctx.problem(
+                a.span(),
+                format!(
+                    "{}: `attr` is only used with `extract = \"attr\"`",
+                    self.what
+                ),
+            ),
+            _ => {}
+        }
+        if extract == Extract::Exists
+            && (spec.list
+                || spec.regex.is_some()
+                || !matches!(spec.value_type, ValueType::String | ValueType::Boolean))
+        {
+            self.problem(
+                ctx,
+                "`extract = \"exists\"` gives a boolean: it takes no `list`, `regex` or `type`",
+            );
+        }
+        if FIXED_FIELDS.contains(&name) && (spec.list || spec.value_type != ValueType::String) {
+            self.problem(
+                ctx,
+                format!("the doc's `{name}` is a single string: no `list` or `type`"),
+            );
+        }
+    }
 }
 
 fn schema_file(

@@ -148,7 +148,10 @@ fields.kept = { selector = ".kept", required = true, default = "d" }
     );
     let doc = parse("<p class=size>big</p>", ParseLimits::default()).unwrap();
     let view = PageView::new(&doc, "http://h/", Url::parse("http://h/").unwrap());
-    let broken = apply(&r.concepts[0], &view).unwrap_err();
+    let broken: Vec<String> = (apply(&r.concepts[0], &view).unwrap_err().0)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     assert_eq!(broken.len(), 2, "{broken:?}");
     assert!(
         broken[0].contains("required field `level` is missing (selector `.level`)"),
