@@ -146,6 +146,8 @@ struct Scanner<'a> {
     next_gt: Option<usize>,
     /// How deep in `<ref>` contents this scanner is.
     ext_depth: usize,
+    /// Where the text not yet added to the tree starts.
+    text_from: usize,
 }
 
 impl<'a> Scanner<'a> {
@@ -158,112 +160,123 @@ impl<'a> Scanner<'a> {
             no_close: Vec::new(),
             next_gt: None,
             ext_depth,
+            text_from: 0,
         }
     }
 
     fn run(mut self, range: Span) -> Vec<Node> {
         let end = range.end;
         let mut i = range.start;
-        let mut text_start = i;
+        self.text_from = i;
         while i < end {
-            let b = self.bytes[i];
-            match b {
-                b'<' => {
-                    if self.bytes[i..end].starts_with(b"<!--") {
-                        self.text(text_start..i);
-                        let close = find(&self.bytes[i + 4..end], b"-->").map(|p| i + 4 + p + 3);
-                        let close = close.unwrap_or(end);
-                        self.push(Node::Comment(i..close));
-                        i = close;
-                        text_start = i;
-                    } else if let Some((ext, next)) = self.ext_tag(i, end) {
-                        self.text(text_start..i);
-                        self.push(Node::Ext(ext));
-                        i = next;
-                        text_start = i;
-                    } else {
-                        i += 1;
-                    }
-                }
-                b'{' | b'[' => {
-                    let n = run_length(&self.bytes[i..end], b, usize::MAX);
-                    if (2..=MAX_RUN).contains(&n) && self.stack.len() < MAX_DEPTH {
-                        self.text(text_start..i);
-                        let kind = if b == b'{' {
-                            Kind::Brace
-                        } else {
-                            Kind::Bracket
-                        };
-                        self.stack.push(Piece {
-                            kind,
-                            count: n,
-                            start: i,
-                            parts: vec![Part {
-                                span: i + n..i + n,
-                                nodes: Vec::new(),
-                                eq: None,
-                            }],
-                        });
-                        text_start = i + n;
-                    }
-                    i += n;
-                }
-                b'}' | b']' => {
-                    let kind = if b == b'}' {
-                        Kind::Brace
-                    } else {
-                        Kind::Bracket
-                    };
-                    if self.stack.last().is_some_and(|p| p.kind == kind) {
-                        self.text(text_start..i);
-                        // Only up to 4 closing characters can matter (3 at most match, and a
-                        // single one is literal): capping the count keeps long runs linear.
-                        let m = run_length(&self.bytes[i..end], b, 4);
-                        i = self.close(i, m);
-                        text_start = i;
-                    } else {
-                        i += 1;
-                    }
-                }
-                b'|' => {
-                    if !self.stack.is_empty() {
-                        self.text(text_start..i);
-                        let piece = self.stack.last_mut().expect("checked");
-                        if let Some(last) = piece.parts.last_mut() {
-                            last.span.end = i;
-                        }
-                        piece.parts.push(Part {
-                            span: i + 1..i + 1,
-                            nodes: Vec::new(),
-                            eq: None,
-                        });
-                        text_start = i + 1;
-                    }
-                    i += 1;
-                }
-                b'=' => {
-                    if let Some(piece) = self.stack.last_mut()
-                        && piece.kind == Kind::Brace
-                        && piece.parts.len() > 1
-                        && let Some(part) = piece.parts.last_mut()
-                        && part.eq.is_none()
-                    {
-                        part.eq = Some(i);
-                    }
-                    i += 1;
-                }
+            i = match self.bytes[i] {
+                b'<' => self.at_angle(i, end),
+                b'{' => self.at_opening_run(i, end, Kind::Brace),
+                b'[' => self.at_opening_run(i, end, Kind::Bracket),
+                b'}' => self.at_closing_run(i, end, Kind::Brace),
+                b']' => self.at_closing_run(i, end, Kind::Bracket),
+                b'|' => self.at_pipe(i),
+                b'=' => self.at_equals(i),
+                // Skip ordinary bytes quickly.
                 _ => {
-                    i += 1;
-                    // Skip ordinary bytes quickly.
-                    while i < end && !is_special(self.bytes[i]) {
-                        i += 1;
+                    let mut next = i + 1;
+                    while next < end && !is_special(self.bytes[next]) {
+                        next += 1;
                     }
+                    next
                 }
-            }
+            };
         }
-        self.text(text_start..end);
+        self.text(self.text_from..end);
         self.unwind(end);
         self.root
+    }
+
+    /// Ends the pending text at `i`; what follows starts at `next`.
+    fn cut_text(&mut self, i: usize, next: usize) {
+        self.text(self.text_from..i);
+        self.text_from = next;
+    }
+
+    /// `<`: a comment or an extension tag, else text. Returns where scanning goes on.
+    fn at_angle(&mut self, i: usize, end: usize) -> usize {
+        if self.bytes[i..end].starts_with(b"<!--") {
+            let close = find(&self.bytes[i + 4..end], b"-->").map(|p| i + 4 + p + 3);
+            let close = close.unwrap_or(end);
+            self.cut_text(i, close);
+            self.push(Node::Comment(i..close));
+            close
+        } else if let Some((ext, next)) = self.ext_tag(i, end) {
+            self.cut_text(i, next);
+            self.push(Node::Ext(ext));
+            next
+        } else {
+            i + 1
+        }
+    }
+
+    /// A run of `{` or `[`: opens a piece when it is 2 to [`MAX_RUN`] long and the stack
+    /// is not too deep; else text.
+    fn at_opening_run(&mut self, i: usize, end: usize, kind: Kind) -> usize {
+        let n = run_length(&self.bytes[i..end], self.bytes[i], usize::MAX);
+        if (2..=MAX_RUN).contains(&n) && self.stack.len() < MAX_DEPTH {
+            self.cut_text(i, i + n);
+            self.stack.push(Piece {
+                kind,
+                count: n,
+                start: i,
+                parts: vec![Part {
+                    span: i + n..i + n,
+                    nodes: Vec::new(),
+                    eq: None,
+                }],
+            });
+        }
+        i + n
+    }
+
+    /// A run of `}` or `]`: closes the piece on top when it is of its kind; else text.
+    fn at_closing_run(&mut self, i: usize, end: usize, kind: Kind) -> usize {
+        if !self.stack.last().is_some_and(|p| p.kind == kind) {
+            return i + 1;
+        }
+        self.text(self.text_from..i);
+        // Only up to 4 closing characters can matter (3 at most match, and a single one
+        // is literal): capping the count keeps long runs linear.
+        let m = run_length(&self.bytes[i..end], self.bytes[i], 4);
+        let next = self.close(i, m);
+        self.text_from = next;
+        next
+    }
+
+    /// `|`: a new part of the piece on top, if any.
+    fn at_pipe(&mut self, i: usize) -> usize {
+        if !self.stack.is_empty() {
+            self.cut_text(i, i + 1);
+            let piece = self.stack.last_mut().expect("checked");
+            if let Some(last) = piece.parts.last_mut() {
+                last.span.end = i;
+            }
+            piece.parts.push(Part {
+                span: i + 1..i + 1,
+                nodes: Vec::new(),
+                eq: None,
+            });
+        }
+        i + 1
+    }
+
+    /// `=`: splits a template part (after the name) into key and value, the first time.
+    fn at_equals(&mut self, i: usize) -> usize {
+        if let Some(piece) = self.stack.last_mut()
+            && piece.kind == Kind::Brace
+            && piece.parts.len() > 1
+            && let Some(part) = piece.parts.last_mut()
+            && part.eq.is_none()
+        {
+            part.eq = Some(i);
+        }
+        i + 1
     }
 
     /// The list new nodes go to: the open part on top of the stack, or the root.

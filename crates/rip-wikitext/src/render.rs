@@ -243,94 +243,133 @@ pub(crate) fn template_text(r: &Renderer<'_>, call: &Call<'_>) -> String {
         }
     }
     let lname = name.to_lowercase().replace('_', " ");
-    let values: Vec<&Value<'_>> = call
-        .params
-        .iter()
-        .zip(&call.positional)
-        .filter(|(_, p)| **p)
-        .map(|((_, v), _)| v)
-        .collect();
-    let positional =
-        |n: usize| -> Option<String> { values.get(n).map(|v| r.render_value(v).trim().to_owned()) };
-    let named = |key: &str| -> Option<String> {
-        call.params
+    let args = Args::of(r, call);
+    if let Some(text) = parser_function(name, &lname, &args) {
+        return text;
+    }
+    if let Some(text) = known_template(r, &lname, &args) {
+        return text;
+    }
+    // Anything else (nowrap, small, coord, custom inline templates): its positional
+    // parameters, in order. Named-only templates display nothing.
+    (0..args.positional_count())
+        .filter_map(|n| args.positional(n))
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A template call's parameters, rendered on demand.
+struct Args<'c, 'r> {
+    r: &'c Renderer<'r>,
+    call: &'c Call<'c>,
+    /// The positional parameters' values, in order.
+    values: Vec<&'c Value<'c>>,
+}
+
+impl<'c, 'r> Args<'c, 'r> {
+    fn of(r: &'c Renderer<'r>, call: &'c Call<'c>) -> Self {
+        let values = call
+            .params
+            .iter()
+            .zip(&call.positional)
+            .filter(|(_, p)| **p)
+            .map(|((_, v), _)| v)
+            .collect();
+        Self { r, call, values }
+    }
+
+    fn positional_count(&self) -> usize {
+        self.values.len()
+    }
+
+    /// The `n`-th positional parameter (0-based), rendered and trimmed.
+    fn positional(&self, n: usize) -> Option<String> {
+        self.values
+            .get(n)
+            .map(|v| self.r.render_value(v).trim().to_owned())
+    }
+
+    /// The last parameter named `key` (ASCII case-insensitive), rendered and trimmed.
+    fn named(&self, key: &str) -> Option<String> {
+        self.call
+            .params
             .iter()
             .rev()
             .find(|(k, _)| k.eq_ignore_ascii_case(key))
-            .map(|(_, v)| r.render_value(v).trim().to_owned())
-    };
-    let positional_count = values.len();
+            .map(|(_, v)| self.r.render_value(v).trim().to_owned())
+    }
+}
 
-    // Parser functions and magic words with an argument after a colon.
+/// Parser functions and magic words with an argument after a colon (`{{#if:…}}`,
+/// `{{lc:…}}`): what they display, or `None` when `name` is not one.
+fn parser_function(name: &str, lname: &str, args: &Args<'_, '_>) -> Option<String> {
     if let Some(rest) = lname.strip_prefix('#') {
         if rest.starts_with("if:") {
             let cond = name.split_once(':').map(|x| x.1).unwrap_or_default().trim();
             let branch = if cond.is_empty() { 1 } else { 0 };
-            return positional(branch).unwrap_or_default();
+            return Some(args.positional(branch).unwrap_or_default());
         }
-        return String::new();
+        return Some(String::new());
     }
-    if let Some((func, arg)) = name.split_once(':') {
-        let arg = arg.trim();
-        match func.trim().to_lowercase().as_str() {
-            "lc" => return arg.to_lowercase(),
-            "uc" => return arg.to_uppercase(),
-            "lcfirst" => return change_first(arg, false),
-            "ucfirst" => return change_first(arg, true),
-            "formatnum" | "padleft" | "padright" | "urlencode" | "anchorencode" => {
-                return arg.to_owned();
-            }
-            "defaultsort" | "displaytitle" | "int" | "ns" | "fullurl" | "localurl" => {
-                return String::new();
-            }
-            _ => {}
+    let (func, arg) = name.split_once(':')?;
+    let arg = arg.trim();
+    match func.trim().to_lowercase().as_str() {
+        "lc" => Some(arg.to_lowercase()),
+        "uc" => Some(arg.to_uppercase()),
+        "lcfirst" => Some(change_first(arg, false)),
+        "ucfirst" => Some(change_first(arg, true)),
+        "formatnum" | "padleft" | "padright" | "urlencode" | "anchorencode" => Some(arg.to_owned()),
+        "defaultsort" | "displaytitle" | "int" | "ns" | "fullurl" | "localurl" => {
+            Some(String::new())
         }
+        _ => None,
     }
-    match lname.as_str() {
-        "!" => return "|".into(),
-        "=" => return "=".into(),
-        "!!" => return "||".into(),
+}
+
+/// Templates whose display is known (escapes, page names, conversions, citations,
+/// silent and first- or last-parameter templates): what they display, or `None`.
+fn known_template(r: &Renderer<'_>, lname: &str, args: &Args<'_, '_>) -> Option<String> {
+    match lname {
+        "!" => return Some("|".into()),
+        "=" => return Some("=".into()),
+        "!!" => return Some("||".into()),
         "pagename" | "pagenamee" | "fullpagename" | "basepagename" | "subpagename" => {
-            return r.title.to_owned();
+            return Some(r.title.to_owned());
         }
         "convert" | "cvt" => {
-            let value = positional(0).unwrap_or_default();
-            return match positional(1) {
+            let value = args.positional(0).unwrap_or_default();
+            return Some(match args.positional(1) {
                 Some(unit) if !unit.is_empty() => format!("{value} {unit}"),
                 _ => value,
-            };
+            });
         }
-        "as of" => return format!("As of {}", positional(0).unwrap_or_default()),
-        "citation" | "cite" => return named("title").unwrap_or_default(),
+        "as of" => return Some(format!("As of {}", args.positional(0).unwrap_or_default())),
+        "citation" | "cite" => return Some(args.named("title").unwrap_or_default()),
         _ => {}
     }
     if lname.starts_with("cite ") {
-        return named("title").unwrap_or_default();
+        return Some(args.named("title").unwrap_or_default());
     }
     if lname.starts_with("lang-") {
-        return positional(0).unwrap_or_default();
+        return Some(args.positional(0).unwrap_or_default());
     }
-    if SILENT.contains(&lname.as_str())
+    if SILENT.contains(&lname)
         || lname.starts_with("infobox")
         || lname.starts_with("navbox")
         || lname.ends_with("stub")
         || lname.ends_with(" sidebar")
     {
-        return String::new();
+        return Some(String::new());
     }
-    if FIRST.contains(&lname.as_str()) {
-        return positional(0).unwrap_or_default();
+    if FIRST.contains(&lname) {
+        return Some(args.positional(0).unwrap_or_default());
     }
-    if LAST.contains(&lname.as_str()) && positional_count > 0 {
-        return positional(positional_count - 1).unwrap_or_default();
+    let count = args.positional_count();
+    if LAST.contains(&lname) && count > 0 {
+        return Some(args.positional(count - 1).unwrap_or_default());
     }
-    // Anything else (nowrap, small, coord, custom inline templates): its positional
-    // parameters, in order. Named-only templates display nothing.
-    (0..positional_count)
-        .filter_map(positional)
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+    None
 }
 
 fn change_first(s: &str, upper: bool) -> String {
