@@ -1,5 +1,6 @@
 //! [`LinkGraph`]: a deterministic site of N generated pages, computed per request.
 
+use html_escape::encode_quoted_attribute as escape;
 use std::fmt::Write as _;
 
 use super::Resource;
@@ -383,24 +384,6 @@ const WORDS: [&str; 16] = [
 ];
 
 /// Escapes text for HTML/XML attribute values and text.
-fn escape(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.contains(['&', '<', '>', '"', '\'']) {
-        return text.into();
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out.into()
-}
-
 fn splitmix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
