@@ -99,8 +99,62 @@ pub enum Lookup {
     Hit(CacheEntry),
     /// Nothing stored.
     Miss,
-    /// Something stored, but unusable; the message says why.
-    Corrupt(String),
+    /// Something stored, but unusable; the error says why.
+    Corrupt(CorruptEntry),
+}
+
+/// Why a stored entry cannot be used (it is then a miss).
+#[derive(Debug, thiserror::Error)]
+pub enum CorruptEntry {
+    /// The pack store could not read it (the message names the pack or the index).
+    #[error(transparent)]
+    Store(io::Error),
+    /// The file of an entry of the previous layout could not be read.
+    #[error("{}: {source}", path.display())]
+    File {
+        /// The entry's file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The bytes stored for `url` at `place` are not its entry.
+    #[error("{place}: {why}")]
+    Bytes {
+        /// The URL looked up.
+        url: String,
+        /// Where the bytes are: a pack file and offset, or a file.
+        place: String,
+        /// What is wrong with them.
+        why: BadEntry,
+    },
+}
+
+/// What is wrong with the bytes of an entry.
+#[derive(Debug, thiserror::Error)]
+pub enum BadEntry {
+    /// No newline ends a metadata line.
+    #[error("no metadata line")]
+    NoMetadata,
+    /// The metadata line is not [`CacheMeta`] JSON.
+    #[error("bad metadata: {0}")]
+    Metadata(#[source] serde_json::Error),
+    /// The entry is another URL's (two keys met in the index).
+    #[error("entry is for another URL ({found})")]
+    OtherUrl {
+        /// The URL the metadata names.
+        found: String,
+    },
+    /// The body is not as long as the metadata says.
+    #[error("body is {found} bytes, expected {expected} (half-written?)")]
+    BodyLength {
+        /// Bytes there.
+        found: u64,
+        /// Bytes the metadata says.
+        expected: u64,
+    },
+    /// The body's SHA-256 is not the metadata's.
+    #[error("body does not match its hash")]
+    BodyHash,
 }
 
 mod pack;
@@ -153,7 +207,7 @@ impl DiskCache {
                 Some(root) => legacy_get(root, url),
                 None => Lookup::Miss,
             },
-            Err(e) => Lookup::Corrupt(e.to_string()),
+            Err(e) => Lookup::Corrupt(CorruptEntry::Store(e)),
         }
     }
 
@@ -191,7 +245,11 @@ fn encode(meta: &mut CacheMeta, body: &[u8]) -> io::Result<Vec<u8>> {
 fn lookup(url: &str, data: &[u8], place: &dyn std::fmt::Display) -> Lookup {
     match parse_entry(url, data) {
         Ok(entry) => Lookup::Hit(entry),
-        Err(why) => Lookup::Corrupt(format!("{place}: {why}")),
+        Err(why) => Lookup::Corrupt(CorruptEntry::Bytes {
+            url: url.to_owned(),
+            place: place.to_string(),
+            why,
+        }),
     }
 }
 
@@ -202,30 +260,30 @@ fn legacy_get(root: &Path, url: &str) -> Lookup {
     match std::fs::read(&path) {
         Ok(data) => lookup(url, &data, &path.display()),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Lookup::Miss,
-        Err(e) => Lookup::Corrupt(format!("{}: {e}", path.display())),
+        Err(source) => Lookup::Corrupt(CorruptEntry::File { path, source }),
     }
 }
 
-fn parse_entry(url: &str, data: &[u8]) -> Result<CacheEntry, String> {
+/// `url`'s entry read from its bytes: the metadata line, then a body of the length and
+/// hash it says.
+fn parse_entry(url: &str, data: &[u8]) -> Result<CacheEntry, BadEntry> {
     let nl = data
         .iter()
         .position(|&b| b == b'\n')
-        .ok_or("no metadata line")?;
-    let meta: CacheMeta =
-        serde_json::from_slice(&data[..nl]).map_err(|e| format!("bad metadata: {e}"))?;
+        .ok_or(BadEntry::NoMetadata)?;
+    let meta: CacheMeta = serde_json::from_slice(&data[..nl]).map_err(BadEntry::Metadata)?;
     if meta.url != url {
-        return Err(format!("entry is for another URL ({})", meta.url));
+        return Err(BadEntry::OtherUrl { found: meta.url });
     }
     let body = &data[nl + 1..];
     if body.len() as u64 != meta.body_len {
-        return Err(format!(
-            "body is {} bytes, expected {} (half-written?)",
-            body.len(),
-            meta.body_len
-        ));
+        return Err(BadEntry::BodyLength {
+            found: body.len() as u64,
+            expected: meta.body_len,
+        });
     }
     if hex(&Sha256::digest(body)) != meta.body_sha256 {
-        return Err("body does not match its hash".into());
+        return Err(BadEntry::BodyHash);
     }
     Ok(CacheEntry {
         meta,
@@ -305,7 +363,7 @@ mod tests {
         let damaged = |bytes: &[u8]| {
             std::fs::write(&pack, bytes).unwrap();
             match DiskCache::new(dir.path()).get("http://a/") {
-                Lookup::Corrupt(why) => why,
+                Lookup::Corrupt(why) => why.to_string(),
                 other => panic!("{other:?}"),
             }
         };

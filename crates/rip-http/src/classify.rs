@@ -74,45 +74,76 @@ pub struct ClassifyRule {
     pub retryable: Option<bool>,
 }
 
+/// Why a classification rule does not parse; each names the rule as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// No `=` between what is matched and the category.
+    #[error("bad rule `{rule}`: no `=` {}", RULE_HINT)]
+    NoEquals {
+        /// The rule as written.
+        rule: String,
+    },
+    /// Nothing before the `=` (or the `@`).
+    #[error("bad rule `{rule}`: nothing to match {}", RULE_HINT)]
+    NothingToMatch {
+        /// The rule as written.
+        rule: String,
+    },
+    /// The category is not one of the error categories.
+    #[error("bad rule `{rule}`: {why}")]
+    Category {
+        /// The rule as written.
+        rule: String,
+        /// What the category parser said.
+        why: String,
+    },
+    /// After the category's `:`, neither `retry` nor `noretry`.
+    #[error(
+        "bad rule `{rule}`: `{given}` is not `retry` or `noretry` {}",
+        RULE_HINT
+    )]
+    Retry {
+        /// The rule as written.
+        rule: String,
+        /// What came after the `:`.
+        given: String,
+    },
+}
+
+const RULE_HINT: &str =
+    "(hint: STATUS[@HOST]=CATEGORY[:retry|:noretry], e.g. 403@example.com=THROTTLED)";
+
 impl std::str::FromStr for ClassifyRule {
-    type Err = String;
+    type Err = RuleError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let hint =
-            "(hint: STATUS[@HOST]=CATEGORY[:retry|:noretry], e.g. 403@example.com=THROTTLED)";
+        let rule = || s.to_owned();
         let (lhs, rhs) = s
             .split_once('=')
-            .ok_or_else(|| format!("bad rule `{s}`: no `=` {hint}"))?;
+            .ok_or_else(|| RuleError::NoEquals { rule: rule() })?;
         let (what, host) = match lhs.split_once('@') {
             Some((w, h)) => (w.trim(), Some(h.trim().to_ascii_lowercase())),
             None => (lhs.trim(), None),
         };
-        let matches = if let Ok(code) = what.parse::<u16>() {
-            RuleMatch::Status(code)
-        } else if what.len() == 3
-            && what[1..].eq_ignore_ascii_case("xx")
-            && what.as_bytes()[0].is_ascii_digit()
-        {
-            RuleMatch::Class(u16::from(what.as_bytes()[0] - b'0'))
-        } else if !what.is_empty() {
-            RuleMatch::Code(what.to_owned())
-        } else {
-            return Err(format!("bad rule `{s}`: nothing to match {hint}"));
-        };
+        let matches = rule_match(what).ok_or_else(|| RuleError::NothingToMatch { rule: rule() })?;
         let (cat, retry) = match rhs.split_once(':') {
             Some((c, r)) => (c.trim(), Some(r.trim())),
             None => (rhs.trim(), None),
         };
         let category = cat
             .parse::<ErrorCategory>()
-            .map_err(|e| format!("bad rule `{s}`: {e}"))?;
+            .map_err(|e| RuleError::Category {
+                rule: rule(),
+                why: e.to_string(),
+            })?;
         let retryable = match retry {
             None => None,
             Some("retry") => Some(true),
             Some("noretry") => Some(false),
             Some(other) => {
-                return Err(format!(
-                    "bad rule `{s}`: `{other}` is not `retry` or `noretry` {hint}"
-                ));
+                return Err(RuleError::Retry {
+                    rule: rule(),
+                    given: other.to_owned(),
+                });
             }
         };
         Ok(Self {
@@ -121,6 +152,23 @@ impl std::str::FromStr for ClassifyRule {
             category,
             retryable,
         })
+    }
+}
+
+/// What the left of a rule matches: a status (`403`), a class (`5xx`), or a code prefix;
+/// `None` when empty.
+fn rule_match(what: &str) -> Option<RuleMatch> {
+    if let Ok(code) = what.parse::<u16>() {
+        Some(RuleMatch::Status(code))
+    } else if what.len() == 3
+        && what[1..].eq_ignore_ascii_case("xx")
+        && what.as_bytes()[0].is_ascii_digit()
+    {
+        Some(RuleMatch::Class(u16::from(what.as_bytes()[0] - b'0')))
+    } else if !what.is_empty() {
+        Some(RuleMatch::Code(what.to_owned()))
+    } else {
+        None
     }
 }
 
@@ -381,11 +429,14 @@ mod tests {
 
     #[test]
     fn bad_rules_are_explained() {
-        let e = "403".parse::<ClassifyRule>().unwrap_err();
+        let e = "403".parse::<ClassifyRule>().unwrap_err().to_string();
         assert!(e.contains("hint"), "{e}");
-        let e = "403=SLOW".parse::<ClassifyRule>().unwrap_err();
+        let e = "403=SLOW".parse::<ClassifyRule>().unwrap_err().to_string();
         assert!(e.contains("unknown error category"), "{e}");
-        let e = "403=THROTTLED:maybe".parse::<ClassifyRule>().unwrap_err();
+        let e = "403=THROTTLED:maybe"
+            .parse::<ClassifyRule>()
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("maybe"), "{e}");
     }
 }

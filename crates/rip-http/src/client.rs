@@ -137,6 +137,35 @@ impl Client {
         limit: usize,
     ) -> Exchange {
         let deadline = Instant::now() + self.cfg.total_timeout;
+        let resp = match self.head(self.request(url, form, extra), deadline).await {
+            Ok(resp) => resp,
+            Err(failed) => return failed,
+        };
+        let status = resp.status().as_u16();
+        let headers = header_list(resp.headers());
+        let limit = if (200..300).contains(&status) {
+            limit
+        } else {
+            limit.min(MAX_ERROR_BODY)
+        };
+        match self.read_body(resp, limit, deadline).await {
+            Ok((body, truncated)) => Exchange::Response {
+                status,
+                headers,
+                body,
+                truncated,
+            },
+            Err(failed) => failed,
+        }
+    }
+
+    /// The request: a GET, or a POST of `form`, with basic auth and `extra` headers.
+    fn request(
+        &self,
+        url: &url::Url,
+        form: Option<&str>,
+        extra: &[(&str, String)],
+    ) -> reqwest::RequestBuilder {
         let mut req = match form {
             None => self.inner.get(url.clone()),
             Some(body) => self
@@ -151,69 +180,78 @@ impl Client {
         for (k, v) in extra {
             req = req.header(*k, v);
         }
+        req
+    }
+
+    /// Sends `req` and waits for the response headers, within the read-idle timeout and
+    /// the `deadline`.
+    async fn head(
+        &self,
+        req: reqwest::RequestBuilder,
+        deadline: Instant,
+    ) -> Result<reqwest::Response, Exchange> {
         let idle = self.cfg.read_timeout;
-        let head = timeout_at(deadline, timeout(idle, req.send())).await;
-        let mut resp = match head {
-            Err(_) => return total_timeout(self.cfg.total_timeout),
-            Ok(Err(_)) => {
-                return Exchange::Transport {
-                    code: "timeout.read",
-                    message: format!("no response headers within {}", fmt_d(idle)),
-                };
-            }
-            Ok(Ok(Err(e))) => return transport(&e),
-            Ok(Ok(Ok(r))) => r,
-        };
-        let status = resp.status().as_u16();
-        let headers = resp
-            .headers()
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str().to_owned(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect();
-        let limit = if (200..300).contains(&status) {
-            limit
-        } else {
-            limit.min(MAX_ERROR_BODY)
-        };
+        match timeout_at(deadline, timeout(idle, req.send())).await {
+            Err(_) => Err(total_timeout(self.cfg.total_timeout)),
+            Ok(Err(_)) => Err(Exchange::Transport {
+                code: "timeout.read",
+                message: format!("no response headers within {}", fmt_d(idle)),
+            }),
+            Ok(Ok(Err(e))) => Err(transport(&e)),
+            Ok(Ok(Ok(r))) => Ok(r),
+        }
+    }
+
+    /// Reads the body up to `limit` bytes (`true`: cut there), no read silent for longer
+    /// than the read-idle timeout, all of it before the `deadline`.
+    async fn read_body(
+        &self,
+        mut resp: reqwest::Response,
+        limit: usize,
+        deadline: Instant,
+    ) -> Result<(Bytes, bool), Exchange> {
+        let idle = self.cfg.read_timeout;
         let mut body = BytesMut::new();
-        let mut truncated = false;
         loop {
             let chunk = match timeout_at(deadline, timeout(idle, resp.chunk())).await {
-                Err(_) => return total_timeout(self.cfg.total_timeout),
+                Err(_) => return Err(total_timeout(self.cfg.total_timeout)),
                 Ok(Err(_)) => {
-                    return Exchange::Transport {
+                    return Err(Exchange::Transport {
                         code: "timeout.read",
                         message: format!(
                             "body stalled for {} after {} bytes",
                             fmt_d(idle),
                             body.len()
                         ),
-                    };
+                    });
                 }
-                Ok(Ok(Err(e))) => return transport(&e),
+                Ok(Ok(Err(e))) => return Err(transport(&e)),
                 Ok(Ok(Ok(c))) => c,
             };
-            let Some(chunk) = chunk else { break };
+            let Some(chunk) = chunk else {
+                return Ok((body.freeze(), false));
+            };
             let room = limit - body.len();
             if chunk.len() > room {
                 body.extend_from_slice(&chunk[..room]);
-                truncated = true;
-                break;
+                return Ok((body.freeze(), true));
             }
             body.extend_from_slice(&chunk);
         }
-        Exchange::Response {
-            status,
-            headers,
-            body: body.freeze(),
-            truncated,
-        }
     }
+}
+
+/// Response headers as (lower-case name, value) pairs, in arrival order.
+fn header_list(headers: &HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
 }
 
 fn fmt_d(d: Duration) -> String {

@@ -222,17 +222,25 @@ pub enum CacheMode {
     Off,
 }
 
+/// A cache mode that is none of the four.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown cache mode `{given}` (expected read-write, read-only, write-only or off)")]
+pub struct UnknownCacheMode {
+    /// The mode as given.
+    pub given: String,
+}
+
 impl std::str::FromStr for CacheMode {
-    type Err = String;
+    type Err = UnknownCacheMode;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "read-write" | "rw" => Ok(Self::ReadWrite),
             "read-only" | "ro" => Ok(Self::ReadOnly),
             "write-only" | "wo" => Ok(Self::WriteOnly),
             "off" => Ok(Self::Off),
-            _ => Err(format!(
-                "unknown cache mode `{s}` (expected read-write, read-only, write-only or off)"
-            )),
+            _ => Err(UnknownCacheMode {
+                given: s.to_owned(),
+            }),
         }
     }
 }

@@ -4,9 +4,9 @@
 //! # The entry point: [`Fetcher`]
 //!
 //! Build one [`Fetcher`] per process from an [`HttpConfig`], share it (it is `Clone`), and
-//! call [`Fetcher::fetch`] (or [`Fetcher::fetch_with`] for a `notBefore`) for each URL. A
-//! fetch never panics and never returns `Err`: it returns a [`Fetched`], whose
-//! [`Outcome`] is
+//! call [`Fetcher::fetch`] (or [`Fetcher::fetch_with`] for a `notBefore`) for each URL
+//! ([`Fetcher::fetch_parsed`] when the caller has parsed it already). A fetch never panics
+//! and never returns `Err`: it returns a [`Fetched`], whose [`Outcome`] is
 //!
 //! - [`Outcome::Page`]: a 2xx [`Response`] (from the network or the cache; body
 //!   decompressed and bounded, `truncated` when cut; the redirect chain);
@@ -45,7 +45,8 @@
 //! 4. **robots.txt** ([`robots`]): fetched once per origin (through this same path, so
 //!    cached and polite); 4xx allows all; 5xx, 429 or network failure make the URL a
 //!    retryable failure (`robots.unreachable`) rather than guessing; a disallowed URL is a
-//!    [`Skip`] naming the rule. `Crawl-delay` becomes the host's gap.
+//!    [`Skip`] naming the rule. `Crawl-delay` becomes the host's gap. Callers that decide
+//!    before fetching ask the same question: [`Fetcher::disallowed_by_robots`].
 //! 5. **Politeness** ([`politeness`]): the host's concurrency permit, its start slot
 //!    (min gap + jitter, or Crawl-delay), the global rate, the total concurrency permit; a
 //!    host whose circuit is open fails at once (`circuit.open`, retryable, with the time
@@ -83,11 +84,11 @@ pub mod retry;
 pub mod robots;
 pub mod slots;
 
-pub use classify::{Classification, Classifier, ClassifyRule};
+pub use classify::{Classification, Classifier, ClassifyRule, RuleError};
 pub use client::BuildError;
 pub use config::{
     BackoffKind, CacheConfig, CacheMode, ClientConfig, HttpConfig, PolitenessConfig, RedirectScope,
-    RetryConfig,
+    RetryConfig, UnknownCacheMode,
 };
 pub use fetcher::{FetchOptions, Fetcher, host_key};
 pub use outcome::{FetchFailure, Fetched, Outcome, RequestStats, Response, Skip, StatsSnapshot};

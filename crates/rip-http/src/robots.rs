@@ -62,6 +62,7 @@ struct Group {
     delay: Option<Duration>,
 }
 
+#[derive(Clone, Copy)]
 enum Key {
     UserAgent,
     Allow,
@@ -180,85 +181,127 @@ impl Robots {
         let body = &body[..body.len().min(MAX_ROBOTS_BYTES)];
         let text = String::from_utf8_lossy(body);
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let agent = agent_token(agent).to_ascii_lowercase();
-
-        let mut specific = Group::default();
-        let mut global = Group::default();
-        let mut sitemaps = Vec::new();
-        // The group being read: is it ours (specific) and/or `*`?
-        let (mut in_specific, mut in_global) = (false, false);
-        let mut last_was_agent = false;
-
+        let mut reader = Reader::new(agent_token(agent).to_ascii_lowercase());
         for raw in text.split(['\n', '\r']) {
-            let line = raw.split('#').next().unwrap_or("");
-            let line = if line.len() > MAX_LINE {
-                let mut end = MAX_LINE;
-                while !line.is_char_boundary(end) {
-                    end -= 1;
-                }
-                &line[..end]
-            } else {
-                line
-            };
-            let line = line.trim();
-            if line.is_empty() {
-                continue;
-            }
-            let Some((k, v)) = split_line(line) else {
-                continue;
-            };
-            match key(k) {
-                Key::UserAgent => {
-                    if !last_was_agent {
-                        in_specific = false;
-                        in_global = false;
-                    }
-                    last_was_agent = true;
-                    let is_global =
-                        v.starts_with('*') && v[1..].chars().next().is_none_or(char::is_whitespace);
-                    if is_global {
-                        in_global = true;
-                        global.global = true;
-                    } else if !agent.is_empty() && agent_token(v).eq_ignore_ascii_case(&agent) {
-                        in_specific = true;
-                        specific.specific = true;
-                    }
-                }
-                Key::Sitemap => sitemaps.push(v.to_owned()),
-                Key::Other => {}
-                k @ (Key::Allow | Key::Disallow | Key::CrawlDelay) => {
-                    last_was_agent = false;
-                    let mut targets: Vec<&mut Group> = Vec::new();
-                    if in_specific {
-                        targets.push(&mut specific);
-                    }
-                    if in_global {
-                        targets.push(&mut global);
-                    }
-                    for g in targets {
-                        match k {
-                            Key::CrawlDelay => {
-                                if let Ok(secs) = v.parse::<f64>()
-                                    && secs.is_finite()
-                                    && secs >= 0.0
-                                {
-                                    g.delay = Some(Duration::from_secs_f64(secs.min(86_400.0)));
-                                }
-                            }
-                            _ => push_rule(g, matches!(k, Key::Allow), v),
-                        }
-                    }
-                }
+            if let Some((k, v)) = split_line(content(raw)) {
+                reader.line(key(k), v);
             }
         }
-        let chosen = if specific.specific { specific } else { global };
+        reader.finish()
+    }
+}
+
+/// What a line says, without its comment and surrounding blanks, cut at [`MAX_LINE`].
+fn content(raw: &str) -> &str {
+    let line = raw.split('#').next().unwrap_or("");
+    let line = if line.len() > MAX_LINE {
+        let mut end = MAX_LINE;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        &line[..end]
+    } else {
+        line
+    };
+    line.trim()
+}
+
+/// A robots.txt being read for one agent, line by line.
+struct Reader {
+    /// The agent's product token, lower case.
+    agent: String,
+    /// The groups naming the agent, merged.
+    specific: Group,
+    /// The `*` groups, merged.
+    global: Group,
+    sitemaps: Vec<String>,
+    /// The group being read names the agent.
+    in_specific: bool,
+    /// The group being read is `*`.
+    in_global: bool,
+    /// The previous line was a `User-agent` (consecutive ones start one group).
+    last_was_agent: bool,
+}
+
+impl Reader {
+    fn new(agent: String) -> Self {
         Self {
+            agent,
+            specific: Group::default(),
+            global: Group::default(),
+            sitemaps: Vec::new(),
+            in_specific: false,
+            in_global: false,
+            last_was_agent: false,
+        }
+    }
+
+    fn line(&mut self, k: Key, v: &str) {
+        match k {
+            Key::UserAgent => self.user_agent(v),
+            Key::Sitemap => self.sitemaps.push(v.to_owned()),
+            Key::Other => {}
+            Key::Allow | Key::Disallow | Key::CrawlDelay => self.group_line(k, v),
+        }
+    }
+
+    /// A `User-agent` line: the first of a run starts a new group, which is ours when
+    /// it names the agent, `*`'s when it says `*`.
+    fn user_agent(&mut self, v: &str) {
+        if !self.last_was_agent {
+            self.in_specific = false;
+            self.in_global = false;
+        }
+        self.last_was_agent = true;
+        let is_global = v.starts_with('*') && v[1..].chars().next().is_none_or(char::is_whitespace);
+        if is_global {
+            self.in_global = true;
+            self.global.global = true;
+        } else if !self.agent.is_empty() && agent_token(v).eq_ignore_ascii_case(&self.agent) {
+            self.in_specific = true;
+            self.specific.specific = true;
+        }
+    }
+
+    /// An `Allow`, `Disallow` or `Crawl-delay` line, for the groups being read.
+    fn group_line(&mut self, k: Key, v: &str) {
+        self.last_was_agent = false;
+        let groups = [
+            self.in_specific.then_some(&mut self.specific),
+            self.in_global.then_some(&mut self.global),
+        ];
+        for g in groups.into_iter().flatten() {
+            match k {
+                Key::CrawlDelay => {
+                    if let Some(delay) = crawl_delay(v) {
+                        g.delay = Some(delay);
+                    }
+                }
+                _ => push_rule(g, matches!(k, Key::Allow), v),
+            }
+        }
+    }
+
+    /// The rules of the groups naming the agent, else of `*`.
+    fn finish(self) -> Robots {
+        let chosen = if self.specific.specific {
+            self.specific
+        } else {
+            self.global
+        };
+        Robots {
             rules: chosen.rules,
             delay: chosen.delay,
-            sitemaps,
+            sitemaps: self.sitemaps,
             disallow_all: false,
         }
     }
+}
+
+/// A `Crawl-delay` value: seconds, finite, not negative, at most a day.
+fn crawl_delay(v: &str) -> Option<Duration> {
+    let secs = v.parse::<f64>().ok()?;
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
 }
 
 fn push_rule(g: &mut Group, allow: bool, value: &str) {

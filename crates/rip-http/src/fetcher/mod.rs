@@ -1,0 +1,242 @@
+//! [`Fetcher`]: the one entry point. A URL goes through cache → robots.txt → politeness →
+//! request (redirects followed by hand) → classification → retry, and comes back as a
+//! [`Fetched`]: a page, a classified failure or a deliberate skip, with what it cost.
+//!
+//! One concern per file: [`run`] is the path of one URL (checks, `notBefore`, cache,
+//! robots.txt, attempts and retries), [`hops`] one attempt (politeness slot, request,
+//! redirects), [`robots`] the robots.txt of each origin, [`api`] API calls, and
+//! [`caching`] what the fetcher reads from and writes to the cache.
+
+mod api;
+mod caching;
+mod hops;
+mod robots;
+mod run;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Utc};
+use rip_core::{ErrorCategory, ExpectedSource, SiteFetch};
+use tokio::sync::OnceCell;
+use tokio::time::Instant;
+use url::Url;
+
+use crate::cache::DiskCache;
+use crate::classify::{Classification, Classifier};
+use crate::client::{BuildError, Client};
+use crate::config::{CacheMode, HttpConfig};
+use crate::outcome::{FetchFailure, Fetched, Outcome, RequestStats, Stats, StatsSnapshot};
+use crate::politeness::Politeness;
+use crate::slots::{FileSlots, MemorySlots, SlotStore};
+
+/// Per-fetch options.
+#[derive(Debug, Clone, Default)]
+pub struct FetchOptions {
+    /// Do not start before this instant (a ref's `notBefore`).
+    pub not_before: Option<DateTime<Utc>>,
+    /// Skip the robots.txt check for this URL (the fetcher's setting applies otherwise).
+    pub ignore_robots: bool,
+}
+
+#[derive(Debug)]
+struct Inner {
+    cfg: HttpConfig,
+    client: Client,
+    classifier: Classifier,
+    politeness: Politeness,
+    cache: Option<DiskCache>,
+    robots: Mutex<HashMap<String, Arc<OnceCell<robots::RobotsEntry>>>>,
+    stats: Stats,
+}
+
+/// The HTTP stack of a stage. Cheap to clone (shared state inside); use one per process.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), rip_http::BuildError> {
+/// use rip_http::{Fetcher, HttpConfig, Outcome};
+/// let fetcher = Fetcher::new(HttpConfig::default())?;
+/// let fetched = fetcher.fetch("http://127.0.0.1:8080/").await;
+/// match fetched.outcome {
+///     Outcome::Page(resp) => println!("{} bytes", resp.body.len()),
+///     Outcome::Failure(f) => println!("{} {}", f.class.category, f.class.message),
+///     Outcome::Skipped(s) => println!("skipped: {}", s.reason),
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Fetcher {
+    inner: Arc<Inner>,
+}
+
+/// The key politeness, robots and the circuit breaker use for a URL: `host:port`.
+pub fn host_key(url: &Url) -> String {
+    format!(
+        "{}:{}",
+        url.host_str().unwrap_or("").to_ascii_lowercase(),
+        url.port_or_known_default().unwrap_or(0)
+    )
+}
+
+/// A failure the fetcher decides itself (not classified from a response).
+fn failure(category: ErrorCategory, retryable: bool, code: &str, message: String) -> FetchFailure {
+    FetchFailure::new(Classification {
+        category,
+        retryable,
+        code: code.to_owned(),
+        message,
+        retry_after: None,
+    })
+}
+
+/// A URL the fetcher refuses before any request: a `VALIDATION` failure, `validation.url`.
+fn bad_url(message: String) -> FetchFailure {
+    failure(ErrorCategory::Validation, false, "validation.url", message)
+}
+
+impl Fetcher {
+    /// Builds the client, the scheduler (sharing host schedules through
+    /// `<cache dir>/hosts/` when a cache folder is set and sharing is on) and the cache.
+    pub fn new(cfg: HttpConfig) -> Result<Self, BuildError> {
+        let client = Client::new(&cfg.client)?;
+        let store: Arc<dyn SlotStore> = match (&cfg.cache.dir, cfg.politeness.shared) {
+            (Some(dir), true) => {
+                let hosts = dir.join("hosts");
+                Arc::new(
+                    FileSlots::new(&hosts).map_err(|source| BuildError::CacheDir {
+                        path: hosts.clone(),
+                        source,
+                    })?,
+                )
+            }
+            _ => Arc::new(MemorySlots::default()),
+        };
+        let cache = match (&cfg.cache.dir, cfg.cache.mode) {
+            (Some(dir), mode) if mode != CacheMode::Off => Some(DiskCache::new(dir)),
+            _ => None,
+        };
+        Ok(Self {
+            inner: Arc::new(Inner {
+                classifier: Classifier::new(cfg.rules.clone()),
+                politeness: Politeness::new(cfg.politeness.clone(), store),
+                client,
+                cache,
+                robots: Mutex::new(HashMap::new()),
+                stats: Stats::default(),
+                cfg,
+            }),
+        })
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &HttpConfig {
+        &self.inner.cfg
+    }
+
+    /// Counters over every fetch so far.
+    pub fn stats(&self) -> StatsSnapshot {
+        self.inner.stats.snapshot()
+    }
+
+    /// Fetches `url` (see the crate docs for the path it takes).
+    pub async fn fetch(&self, url: &str) -> Fetched {
+        self.fetch_with(url, &FetchOptions::default()).await
+    }
+
+    /// Fetches `url` with options.
+    pub async fn fetch_with(&self, url: &str, opts: &FetchOptions) -> Fetched {
+        self.fetch_target(url, None, opts).await
+    }
+
+    /// Fetches `url`, which the caller has parsed already from `given`, with options: as
+    /// [`Fetcher::fetch_with`] of `given` does, without parsing it again. `given` is the
+    /// URL as the caller has it, its identity (the cache key, the `url` of its records);
+    /// `url` must be what [`Url::parse`] makes of it.
+    pub async fn fetch_parsed(&self, given: &str, url: &Url, opts: &FetchOptions) -> Fetched {
+        self.fetch_target(given, Some(url), opts).await
+    }
+
+    /// A fetch of `given` (parsed here unless `parsed`), counted in the fetcher's stats.
+    async fn fetch_target(
+        &self,
+        given: &str,
+        parsed: Option<&Url>,
+        opts: &FetchOptions,
+    ) -> Fetched {
+        let robots = self.inner.cfg.robots && !opts.ignore_robots;
+        let fetched = self.run(given, parsed, opts.not_before, robots).await;
+        self.count(&fetched);
+        fetched
+    }
+
+    /// Adds a fetch to the counters of [`Fetcher::stats`].
+    fn count(&self, fetched: &Fetched) {
+        let s = &self.inner.stats;
+        Stats::add(&s.fetches, 1);
+        Stats::add(&s.retries, u64::from(fetched.stats.retries));
+        match &fetched.outcome {
+            Outcome::Page(p) => {
+                Stats::add(&s.pages, 1);
+                if p.truncated {
+                    Stats::add(&s.truncated, 1);
+                }
+            }
+            Outcome::Failure(f) => s.failure(f.class.category),
+            Outcome::Skipped(k) => {
+                Stats::add(&s.skipped, 1);
+                if k.source == ExpectedSource::Robots {
+                    Stats::add(&s.robots_denied, 1);
+                }
+            }
+        }
+    }
+
+    /// `given` as a URL the fetcher may request: at most `max_url_len` bytes, http(s) with
+    /// a host; parsed here unless the caller did. Else a `validation.url` failure.
+    #[allow(clippy::result_large_err)] // built once per fetch, returned as the outcome
+    fn target<'u>(
+        &self,
+        given: &str,
+        parsed: Option<&'u Url>,
+    ) -> Result<Cow<'u, Url>, FetchFailure> {
+        let max = self.inner.cfg.client.max_url_len;
+        if given.len() > max {
+            return Err(bad_url(format!(
+                "URL is {} bytes long (limit {max})",
+                given.len()
+            )));
+        }
+        let url = match parsed {
+            Some(url) => Cow::Borrowed(url),
+            None => {
+                Cow::Owned(Url::parse(given).map_err(|e| bad_url(format!("invalid URL: {e}")))?)
+            }
+        };
+        if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+            return Err(bad_url(format!("not an http(s) URL with a host: {given}")));
+        }
+        Ok(url)
+    }
+
+    /// The site fetch `stats` describe, made by this fetcher's stage: for callers that
+    /// gather the requests of one response themselves (an API answer split per item).
+    pub fn site_fetch(&self, stats: &RequestStats) -> SiteFetch {
+        SiteFetch {
+            fetched_by: self.inner.cfg.stage.clone(),
+            http_attempts: stats.http_attempts,
+            statuses: stats.statuses.clone(),
+            faults: stats.faults.clone(),
+            waited_ms: stats.retry_waited.as_millis() as u64,
+            latency_ms: stats.latency.as_millis() as u64,
+            elapsed_ms: stats.elapsed.as_millis() as u64,
+        }
+    }
+
+    /// The site fetch of a run whose requests started at `start` (after its `notBefore`).
+    fn site_fetch_since(&self, stats: &RequestStats, start: Instant) -> SiteFetch {
+        let mut site = self.site_fetch(stats);
+        site.elapsed_ms = start.elapsed().as_millis() as u64;
+        site
+    }
+}
