@@ -1,5 +1,6 @@
-//! Test support for tests that run several stages: find the workspace's binaries and
-//! run real shell pipelines of them, exactly as a user types them.
+//! Test support for the workspace's integration tests: find the binaries, run one stage
+//! with [`Stage`] and read its output back as records, run real shell pipelines of them
+//! exactly as a user types them, and find the repository's `testdata/`.
 //!
 //! The binaries live in one package, `rip-bin` (the top-level `bin/`), not in the stages'
 //! library packages: `cargo test --workspace` (and `make test`) builds them all before any
@@ -9,8 +10,24 @@
 //! running test executable (`target/<profile>/`), so the profile and target directory
 //! always match the test's own.
 
+#![deny(missing_docs)]
+
+mod stage;
+
+pub use stage::{Ran, Stage, record};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+/// The repository's root folder (the workspace's).
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A path under the repository's `testdata/`, e.g. `testdata("site")`.
+pub fn testdata(rel: &str) -> PathBuf {
+    repo().join("testdata").join(rel)
+}
 
 /// The directory holding the workspace binaries of the running test's profile.
 pub fn bin_dir() -> PathBuf {

@@ -2,51 +2,14 @@
 //! byte, malformed lines reported by number with the rest processed, exit codes, and a
 //! quiet exit 0 when the reader downstream goes away.
 
-use rip_core::{Kind, Line, Record, Status};
+use rip_core::{Kind, Line, Status};
+use rip_testkit::{Ran, Stage};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-/// The `rip-check` binary (build it first: `cargo build --workspace --bins`; `make test` does).
-fn bin() -> std::path::PathBuf {
-    rip_testkit::bin("rip-check")
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(args: &[&str], input: &str) -> Run {
-    let mut child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_owned();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
-
-/// Splits output into record lines and the closing summary, decoded with rip-core types.
-fn split(stdout: &str) -> (Vec<&str>, rip_core::Summary) {
-    let mut lines: Vec<&str> = stdout.lines().collect();
-    let last = lines.pop().expect("a summary line");
-    match Line::from_text(last).unwrap().decode().unwrap() {
-        Record::Summary(s) => (lines, s),
-        other => panic!("last line is not a summary: {other:?}"),
-    }
+/// `rip-check args…` with `input` on stdin.
+fn run(args: &[&str], input: &str) -> Ran {
+    Stage::new("rip-check").args(args).stdin(input).run()
 }
 
 const MIXED: &str = concat!(
@@ -67,9 +30,9 @@ fn unknown_kinds_and_fields_pass_through_byte_for_byte() {
     let r = run(&[], MIXED);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stderr, "");
-    let (lines, summary) = split(&r.stdout);
+    let summary = r.summary();
     let input: Vec<&str> = MIXED.lines().collect();
-    assert_eq!(lines, input);
+    assert_eq!(r.lines(), input);
     assert_eq!(summary.stage, "rip-check");
     assert_eq!(summary.status, Status::Complete);
     assert_eq!(summary.input.values().sum::<u64>(), 5);
@@ -92,9 +55,9 @@ fn a_malformed_line_is_reported_by_number_and_the_rest_is_processed() {
         "{}",
         errors[1]
     );
-    let (lines, summary) = split(&r.stdout);
+    let summary = r.summary();
     assert_eq!(
-        lines,
+        r.lines(),
         MIXED.lines().collect::<Vec<_>>(),
         "every good line, in order"
     );
@@ -115,7 +78,7 @@ fn an_input_file_is_named_in_messages_and_strict_stops() {
         "{}",
         r.stderr
     );
-    assert_eq!(split(&r.stdout).0.len(), 10);
+    assert_eq!(r.lines().len(), 10);
 
     let r = run(&["--strict", "--input", path.to_str().unwrap()], "");
     assert_eq!(r.code, 1, "strict makes a bad line fatal");
@@ -141,10 +104,9 @@ fn missing_input_file_is_a_fatal_error_naming_it() {
 #[test]
 fn a_reader_that_goes_away_ends_the_stage_quietly_with_zero() {
     // As in `rip-check < big | head -1`: read one line, close the pipe.
-    let mut child = Command::new(bin())
+    let mut child = Stage::new("rip-check")
+        .command()
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
@@ -180,9 +142,10 @@ fn a_reader_that_goes_away_ends_the_stage_quietly_with_zero() {
 #[test]
 fn output_is_flushed_while_input_is_still_open() {
     // A downstream stage must not starve while this one waits for more input.
-    let mut child = Command::new(bin())
+    let mut child = Stage::new("rip-check")
+        .command()
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();

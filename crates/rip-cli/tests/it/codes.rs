@@ -28,7 +28,7 @@ fn a_bad_flag_exits_1_on_every_binary_and_subcommand() {
         let mut args = sub.to_vec();
         args.push("--no-such-flag");
         let r = run(bin, &args, b"");
-        assert_eq!(r.code, Some(1), "{bin} {args:?}: {}", r.stderr);
+        assert_eq!(r.code, 1, "{bin} {args:?}: {}", r.stderr);
         assert!(
             r.stderr.contains("--no-such-flag"),
             "{bin} {args:?}: {}",
@@ -49,7 +49,7 @@ fn a_bad_value_and_a_missing_argument_exit_1() {
         ("ripperoni", &["no-such-command"]),
     ] {
         let r = run(bin, args, b"");
-        assert_eq!(r.code, Some(1), "{bin} {args:?}: {}", r.stderr);
+        assert_eq!(r.code, 1, "{bin} {args:?}: {}", r.stderr);
     }
 }
 
@@ -60,15 +60,15 @@ fn help_and_version_exit_0_on_stdout() {
             let mut args = sub.to_vec();
             args.push(flag);
             let r = run(bin, &args, b"");
-            assert_eq!(r.code, Some(0), "{bin} {args:?}: {}", r.stderr);
+            assert_eq!(r.code, 0, "{bin} {args:?}: {}", r.stderr);
             assert!(r.stdout.contains("Usage:"), "{bin} {args:?}: {}", r.stdout);
         }
         if sub.is_empty() {
             let r = run(bin, &["--version"], b"");
-            assert_eq!(r.code, Some(0), "{bin} --version: {}", r.stderr);
+            assert_eq!(r.code, 0, "{bin} --version: {}", r.stderr);
             assert!(r.stdout.starts_with(bin), "{bin} --version: {}", r.stdout);
         }
     }
     let r = run("ripperoni", &["help", "run"], b"");
-    assert_eq!(r.code, Some(0), "ripperoni help run: {}", r.stderr);
+    assert_eq!(r.code, 0, "ripperoni help run: {}", r.stderr);
 }

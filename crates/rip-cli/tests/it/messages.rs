@@ -18,7 +18,7 @@ fn repeated(message: &str) -> Vec<String> {
 
 fn assert_fatal_and_clean(bin: &str, args: &[&str], input: &[u8], names: &str) {
     let r = run(bin, args, input);
-    assert_eq!(r.code, Some(1), "{bin} {args:?}: {}", r.stderr);
+    assert_eq!(r.code, 1, "{bin} {args:?}: {}", r.stderr);
     let line = r
         .stderr
         .lines()
@@ -119,7 +119,7 @@ fn the_schemas_the_hints_name_are_printed_by_the_binaries() {
         ),
     ] {
         let r = run(bin, &[flag], b"");
-        assert_eq!(r.code, Some(0), "{bin} {flag}: {}", r.stderr);
+        assert_eq!(r.code, 0, "{bin} {flag}: {}", r.stderr);
         let want = std::fs::read_to_string(root.join(file)).unwrap();
         assert_eq!(r.stdout, want, "{bin} {flag}");
     }

@@ -45,7 +45,7 @@ fn rip_write_names_the_subfolder_with_name_and_target_still_works() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().to_str().unwrap();
         let r = run("rip-write", &["--out", out, flag, "site"], DOC.as_bytes());
-        assert_eq!(r.code, Some(0), "{flag}: {}", r.stderr);
+        assert_eq!(r.code, 0, "{flag}: {}", r.stderr);
         assert!(
             dir.path().join("site/items-a.html.json").is_file(),
             "{flag}: {}",
@@ -84,7 +84,7 @@ fn rip_health_names_the_report_with_name_and_writes_it_with_json() {
             "--no-ledger",
         ];
         let r = run("rip-health", &args, input.as_bytes());
-        assert!(matches!(r.code, Some(0 | 2)), "{args:?}: {}", r.stderr);
+        assert!(matches!(r.code, 0 | 2), "{args:?}: {}", r.stderr);
         assert_eq!(report_target(&file), "mysite", "{args:?}: {}", r.stderr);
         for (old, new) in &warns {
             assert!(warned(&r, old, new), "{args:?}: {}", r.stderr);
@@ -100,7 +100,7 @@ fn rip_parse_bounds_nesting_with_max_nesting_and_max_depth_still_works() {
     let deep = page(&format!("<title>t</title>{}", "<div>".repeat(40)));
     for (flag, warns) in [("--max-nesting", false), ("--max-depth", true)] {
         let r = run("rip-parse", &[flag, "20"], deep.as_bytes());
-        assert_eq!(r.code, Some(2), "{flag}: {}", r.stderr);
+        assert_eq!(r.code, 2, "{flag}: {}", r.stderr);
         assert_eq!(outcomes(&r), ["failure parse.html"], "{flag}: {}", r.stdout);
         if warns {
             assert!(warned(&r, "--max-depth", "--max-nesting"), "{}", r.stderr);
@@ -136,7 +136,7 @@ fn rip_reconcile_reads_its_config_with_config_and_c_still_works() {
     let input = format!("{DOC}\n");
     for (flag, warns) in [("--config", false), ("-c", true)] {
         let r = run("rip-reconcile", &[flag, config], input.as_bytes());
-        assert_eq!(r.code, Some(0), "{flag}: {}", r.stderr);
+        assert_eq!(r.code, 0, "{flag}: {}", r.stderr);
         assert_eq!(outcomes(&r), ["doc"], "{flag}: {}", r.stdout);
         if warns {
             assert!(warned(&r, "-c", "--config"), "{}", r.stderr);

@@ -47,7 +47,7 @@ fn a_second_fetch_round_says_it_fetched_nothing_and_what_passed_through() {
     input.push(UPSTREAM_SUMMARY.to_owned());
     let input = input.join("\n") + "\n";
     let r = run("rip-fetch", &["--cache", "off"], input.as_bytes());
-    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.code, 0, "{}", r.stderr);
     let (record, line) = summary(&r, "rip-fetch");
     assert!(line.starts_with("rip-fetch: 0 refs: 0 pages"), "{line}");
     assert!(line.contains(", 0 failed"), "{line}");

@@ -10,8 +10,8 @@ fn policy(dir: &tempfile::TempDir, toml: &str) -> String {
     path.display().to_string()
 }
 
-fn kinds(r: &Run) -> Vec<String> {
-    r.records
+fn kinds(r: &Ran) -> Vec<String> {
+    r.records()
         .iter()
         .map(|r| r.kind().as_str().to_owned())
         .collect()
@@ -21,19 +21,15 @@ fn kinds(r: &Run) -> Vec<String> {
 fn final_captures_what_retry_would_send_to_a_fetch_that_never_comes() {
     let input = failure("http://h/items/7.html", 503, 1) + "\n";
     let r = route(&[], &input);
-    assert!(
-        matches!(r.records.as_slice(), [Record::Ref(_)]),
-        "{:?}",
-        r.lines
-    );
+    assert!(matches!(r.records(), [Record::Ref(_)]), "{:?}", r.lines());
 
     let r = route(&["--final"], &input);
-    let [Record::Error(e)] = r.records.as_slice() else {
-        panic!("{:?} {}", r.lines, r.stderr)
+    let [Record::Error(e)] = r.records() else {
+        panic!("{:?} {}", r.lines(), r.stderr)
     };
     assert_eq!((e.attempt, e.status), (1, Some(503)));
-    assert_eq!(r.summary.status, Status::Partial);
-    assert_eq!(r.summary.counters.get("captured"), Some(&1));
+    assert_eq!(r.summary().status, Status::Partial);
+    assert_eq!(r.summary().counters.get("captured"), Some(&1));
 }
 
 #[test]
@@ -54,11 +50,17 @@ fn final_overrides_a_rules_own_retries_and_the_resolve_route() {
         kinds(&r),
         ["ref", "failure", "ref"],
         "without --final: {:?}",
-        r.lines
+        r.lines()
     );
 
     let r = route(&["-p", &p, "--final"], &input);
-    assert_eq!(kinds(&r), ["error", "error"], "{:?} {}", r.lines, r.stderr);
+    assert_eq!(
+        kinds(&r),
+        ["error", "error"],
+        "{:?} {}",
+        r.lines(),
+        r.stderr
+    );
 }
 
 #[test]
@@ -68,11 +70,11 @@ fn refs_that_reach_a_rip_route_unfetched_are_reported_and_passed_on() {
     let input = format!("{first}\n{retry}\n");
     let r = route(&[], &input);
     assert_eq!(
-        r.lines,
+        r.lines(),
         input.lines().collect::<Vec<_>>(),
         "passed on unchanged"
     );
-    assert_eq!(r.summary.counters.get("unfetchedRefs"), Some(&1));
+    assert_eq!(r.summary().counters.get("unfetchedRefs"), Some(&1));
     for part in [
         "1 ref reached rip-route unfetched",
         "http://h/items/7.html",

@@ -36,7 +36,7 @@ fn outcome(ref_line: &str, kind: u8) -> String {
         1 => fetched(ref_line, 404),
         2 => fetched(ref_line, 503),
         _ => {
-            let Record::Ref(r) = decode(ref_line) else {
+            let Record::Ref(r) = record(ref_line) else {
                 unreachable!()
             };
             serde_json::json!({"_type":"expected","url":r.url,"reason":"disallowed by robots.txt",

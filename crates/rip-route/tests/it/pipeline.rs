@@ -73,7 +73,7 @@ fn pipeline(dir: &Path, script: &str) -> Piped {
     let out = rip_testkit::run_shell(&full, Some(dir));
     let text = std::fs::read_to_string(dir.join("out.ndjson")).unwrap();
     Piped {
-        records: text.lines().map(decode).collect(),
+        records: text.lines().map(record).collect(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         codes: String::from_utf8_lossy(&out.stdout).trim().to_owned(),
     }

@@ -20,9 +20,9 @@ fn open_group() -> (String, Vec<String>) {
         &format!("{}\n", failure(U, 404, 1)),
     );
     assert_eq!(r.code, 0, "a group is not a failure yet: {}", r.stderr);
-    assert_eq!(r.lines.len(), 3, "{:?}", r.lines);
-    let Record::Failure(head) = decode(&r.lines[0]) else {
-        panic!("the head comes first: {:?}", r.lines)
+    assert_eq!(r.lines().len(), 3, "{:?}", r.lines());
+    let Record::Failure(head) = record(&r.lines()[0]) else {
+        panic!("the head comes first: {:?}", r.lines())
     };
     assert_eq!(head.url, U);
     assert_eq!(
@@ -30,8 +30,8 @@ fn open_group() -> (String, Vec<String>) {
         [A, S],
         "ancestries before spells, as configured"
     );
-    for (line, url) in r.lines[1..].iter().zip([A, S]) {
-        let Record::Ref(c) = decode(line) else {
+    for (line, url) in r.lines()[1..].iter().zip([A, S]) {
+        let Record::Ref(c) = record(line) else {
             panic!("{line}")
         };
         assert_eq!(c.url, url);
@@ -41,12 +41,12 @@ fn open_group() -> (String, Vec<String>) {
         assert_eq!(c.errors.len(), 1, "the failed URL's history travels");
         assert_eq!(c.context.link_text.as_deref(), Some("Catfolk"));
     }
-    assert_eq!(r.summary.counters.get("candidates"), Some(&2));
-    (r.lines[0].clone(), r.lines[1..].to_vec())
+    assert_eq!(r.summary().counters.get("candidates"), Some(&2));
+    (r.lines()[0].clone(), r.lines()[1..].to_vec())
 }
 
 /// Round 2: a fake rip-fetch answering each candidate with `statuses`, then rip-route.
-fn close_group(statuses: [u16; 2]) -> Run {
+fn close_group(statuses: [u16; 2]) -> Ran {
     let (head, refs) = open_group();
     let mut input = format!("{head}\n");
     for (r, s) in refs.iter().zip(statuses) {
@@ -56,9 +56,9 @@ fn close_group(statuses: [u16; 2]) -> Run {
     route(&["--policy", &policy()], &input)
 }
 
-fn only_account(run: &Run) -> &Record {
+fn only_account(run: &Ran) -> &Record {
     let terminal: Vec<_> = run
-        .records
+        .records()
         .iter()
         .filter(|r| accounts_for(r).is_some())
         .collect();
@@ -66,7 +66,7 @@ fn only_account(run: &Run) -> &Record {
         terminal.len(),
         1,
         "exactly one record for the failed URL: {:?}",
-        run.lines
+        run.lines()
     );
     assert_eq!(accounts_for(terminal[0]).as_deref(), Some(U));
     terminal[0]
@@ -82,8 +82,8 @@ fn the_first_successful_candidate_in_preference_order_wins() {
         p.url, A,
         "ancestries/77 (Catfolk), not the spell with the same id"
     );
-    assert_eq!(r.summary.counters.get("resolved"), Some(&1));
-    assert_eq!(r.summary.counters.get("resolveSurplus"), Some(&1));
+    assert_eq!(r.summary().counters.get("resolved"), Some(&1));
+    assert_eq!(r.summary().counters.get("resolveSurplus"), Some(&1));
     assert_eq!(r.code, 0);
 }
 
@@ -120,13 +120,13 @@ fn when_every_candidate_fails_the_original_failure_is_captured() {
             format!("HTTP 503 (resolve candidate {S})"),
         ]
     );
-    assert_eq!(r.summary.counters.get("unresolved"), Some(&1));
+    assert_eq!(r.summary().counters.get("unresolved"), Some(&1));
 }
 
 #[test]
 fn a_candidate_failure_is_never_retried_even_when_retryable() {
     let r = close_group([503, 503]);
-    assert!(r.of("ref").is_empty(), "{:?}", r.lines);
+    assert!(r.of("ref").is_empty(), "{:?}", r.lines());
     assert!(matches!(only_account(&r), Record::Error(_)));
 }
 
@@ -144,13 +144,13 @@ fn outcomes_may_arrive_before_the_head_is_complete_and_interleaved_with_other_re
     assert_eq!(pages.len(), 1);
     assert!(matches!(pages[0], Record::Page(p) if p.url == S));
     assert_eq!(r.of("error").len(), 1, "the unrelated 404 is captured");
-    assert!(r.lines.iter().any(|l| l.contains("telemetry")));
+    assert!(r.lines().iter().any(|l| l.contains("telemetry")));
 }
 
 #[test]
 fn a_candidate_disallowed_by_robots_counts_as_failed() {
     let (head, refs) = open_group();
-    let Record::Ref(c) = decode(&refs[0]) else {
+    let Record::Ref(c) = record(&refs[0]) else {
         panic!()
     };
     let expected = serde_json::json!({"_type":"expected","url":c.url,"reason":"disallowed by robots.txt",
@@ -158,7 +158,7 @@ fn a_candidate_disallowed_by_robots_counts_as_failed() {
     let input = format!("{head}\n{expected}\n{}\n", fetched(&refs[1], 404));
     let r = route(&["--policy", &policy()], &input);
     let Record::Error(e) = only_account(&r) else {
-        panic!("{:?}", r.lines)
+        panic!("{:?}", r.lines())
     };
     assert!(
         e.errors
@@ -189,7 +189,7 @@ fn a_group_whose_candidates_are_unfetched_is_passed_on_to_a_later_rip_route() {
     assert_eq!(second.code, 0);
     assert!(
         second
-            .records
+            .records()
             .iter()
             .all(|r| accounts_for(r).is_none() || matches!(r, Record::Ref(_)))
     );
@@ -197,12 +197,12 @@ fn a_group_whose_candidates_are_unfetched_is_passed_on_to_a_later_rip_route() {
     assert_eq!(second.of("ref").len(), 2);
     // ... and after a fetch, a third rip-route closes it.
     let head_again = second
-        .lines
+        .lines()
         .iter()
         .find(|l| l.contains("\"resolving\""))
         .unwrap();
     let answers: Vec<String> = second
-        .lines
+        .lines()
         .iter()
         .filter(|l| l.starts_with("{\"_type\":\"ref\""))
         .map(|l| fetched(l, 200))
@@ -232,8 +232,8 @@ fn no_candidate_means_capture_with_a_resolve_none_error() {
         &["--policy", p.to_str().unwrap()],
         &format!("{}\n", failure("http://h/classes/x.html", 404, 1)),
     );
-    let [Record::Error(e)] = r.records.as_slice() else {
-        panic!("{:?}", r.lines)
+    let [Record::Error(e)] = r.records() else {
+        panic!("{:?}", r.lines())
     };
     let last = e.errors.last().unwrap();
     assert_eq!(last.code, "resolve.none");
@@ -257,8 +257,8 @@ fn canonical_finds_a_candidate_in_the_failed_body() {
     f["contentType"] = "text/html".into();
     f["body"] = r#"<head><link rel="canonical" href="/items/item-7.html"></head>"#.into();
     let r = route(&["--policy", p.to_str().unwrap()], &format!("{f}\n"));
-    let Record::Failure(head) = &r.records[0] else {
-        panic!("{:?}", r.lines)
+    let Record::Failure(head) = &r.records()[0] else {
+        panic!("{:?}", r.lines())
     };
     assert_eq!(head.resolving, ["http://h/items/item-7.html"]);
     assert_eq!(
@@ -278,12 +278,12 @@ fn page_with_body(ref_line: &str, body: &str) -> String {
 fn match_link_text_skips_a_candidate_that_only_shares_the_id() {
     let policy = testdata("policy/decoy-first.toml");
     let r = route(&["--policy", &policy], &format!("{}\n", failure(U, 404, 1)));
-    let head = r.lines[0].clone();
+    let head = r.lines()[0].clone();
     assert!(
         head.contains(&format!("\"resolving\":[\"{S}\",\"{A}\"]")),
         "spells first: {head}"
     );
-    let (spell_ref, ancestry_ref) = (&r.lines[1], &r.lines[2]);
+    let (spell_ref, ancestry_ref) = (&r.lines()[1], &r.lines()[2]);
 
     let input = format!(
         "{head}\n{}\n{}\n",

@@ -17,8 +17,8 @@ fn other_records_pass_through_byte_for_byte() {
     );
     let r = route(&[], input);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(r.lines, input.lines().collect::<Vec<_>>());
-    assert_eq!(r.summary.stage, "rip-route");
+    assert_eq!(r.lines(), input.lines().collect::<Vec<_>>());
+    assert_eq!(r.summary().stage, "rip-route");
 }
 
 #[test]
@@ -33,8 +33,8 @@ fn a_transient_failure_is_retried_with_its_history_context_and_retry_after() {
         "a retry is not a failure of this stage: {}",
         r.stderr
     );
-    let [Record::Ref(retry)] = r.records.as_slice() else {
-        panic!("{:?}", r.lines)
+    let [Record::Ref(retry)] = r.records() else {
+        panic!("{:?}", r.lines())
     };
     assert_eq!(retry.url, "http://h/items/7.html");
     assert_eq!(retry.attempt, 1, "the next round's ref");
@@ -47,7 +47,7 @@ fn a_transient_failure_is_retried_with_its_history_context_and_retry_after() {
     assert_eq!(retry.errors[0].code, "httpError.throttled");
     assert_eq!(retry.context.link_text.as_deref(), Some("Catfolk"));
     assert_eq!(retry.context.raw["price"], "3 gp");
-    assert_eq!(r.summary.counters.get("retried"), Some(&1));
+    assert_eq!(r.summary().counters.get("retried"), Some(&1));
 }
 
 #[test]
@@ -62,8 +62,8 @@ fn past_max_retries_the_failure_is_captured_with_every_error() {
     ]);
     let r = route(&[], &format!("{f}\n"));
     assert_eq!(r.code, 2, "a capture makes the run partial");
-    let [Record::Error(doc)] = r.records.as_slice() else {
-        panic!("{:?}", r.lines)
+    let [Record::Error(doc)] = r.records() else {
+        panic!("{:?}", r.lines())
     };
     assert_eq!(doc.url, "http://h/x");
     let codes: Vec<_> = doc.errors.iter().map(|e| e.code.as_str()).collect();
@@ -94,12 +94,12 @@ fn a_permanent_404_is_captured_on_the_first_round() {
         &[],
         &format!("{}\n", failure("http://h/items/item-99.html", 404, 1)),
     );
-    let [Record::Error(doc)] = r.records.as_slice() else {
-        panic!("{:?}", r.lines)
+    let [Record::Error(doc)] = r.records() else {
+        panic!("{:?}", r.lines())
     };
     assert_eq!((doc.attempt, doc.status), (1, Some(404)));
-    assert_eq!(r.summary.counters.get("captured"), Some(&1));
-    assert_eq!(r.summary.status, Status::Partial);
+    assert_eq!(r.summary().counters.get("captured"), Some(&1));
+    assert_eq!(r.summary().status, Status::Partial);
 }
 
 #[test]
@@ -110,8 +110,8 @@ fn max_retries_decides_which_rip_route_is_the_last() {
         failure("http://h/b", 503, 2)
     );
     let r = route(&["--max-retries", "1"], &input);
-    assert!(matches!(&r.records[0], Record::Ref(x) if x.url == "http://h/a" && x.attempt == 1));
-    assert!(matches!(&r.records[1], Record::Error(x) if x.url == "http://h/b"));
+    assert!(matches!(&r.records()[0], Record::Ref(x) if x.url == "http://h/a" && x.attempt == 1));
+    assert!(matches!(&r.records()[1], Record::Error(x) if x.url == "http://h/b"));
     let r = route(&[], &input);
     assert_eq!(r.of("ref").len(), 2, "the default budget is 2 retries");
 }
@@ -124,8 +124,8 @@ fn a_policy_rule_turns_a_410_into_an_expected_record() {
         &format!("{}\n", failure("http://h/old.html", 410, 1)),
     );
     assert_eq!(r.code, 0, "an expected gap is not a failure: {}", r.stderr);
-    let [Record::Expected(e)] = r.records.as_slice() else {
-        panic!("{:?}", r.lines)
+    let [Record::Expected(e)] = r.records() else {
+        panic!("{:?}", r.lines())
     };
     assert_eq!(e.reason, "removed upstream");
     assert_eq!(e.source, Some(ExpectedSource::Policy));
@@ -138,7 +138,7 @@ fn a_policy_rule_turns_a_410_into_an_expected_record() {
 fn write_failures_are_annotations_and_pass_through() {
     let line = r#"{"_type":"failure","url":"http://h/a","category":"RESOURCE","retryable":false,"attempt":1,"phase":"write","errors":[{"code":"write.io","message":"cannot write out/a.json: Permission denied","operation":"rip-write"}],"record":"doc"}"#;
     let r = route(&[], &format!("{line}\n"));
-    assert_eq!(r.lines, [line]);
+    assert_eq!(r.lines(), [line]);
     assert_eq!(r.code, 0);
 }
 
@@ -153,8 +153,9 @@ fn a_bad_failure_record_is_reported_and_kept() {
         "{}",
         r.stderr
     );
-    assert_eq!(r.lines[0], bad, "passed on, not lost");
-    assert!(matches!(&r.records[0], Record::Error(e) if e.url == "http://h/b"));
+    assert_eq!(r.lines().len(), 2, "{:?}", r.lines());
+    assert_eq!(r.lines()[0], bad, "passed on, not lost");
+    assert!(matches!(record(&r.lines()[1]), Record::Error(e) if e.url == "http://h/b"));
 }
 
 #[test]
@@ -166,14 +167,14 @@ fn a_bad_policy_file_is_fatal_and_named() {
         "[[rules]]\nstatus = 404\nroute = \"resolve\"\nurl = \"([\"\n",
     )
     .unwrap();
-    let r = std::process::Command::new(bin())
+    let r = rip_testkit::Stage::new("rip-route")
         .args(["--policy", p.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(r.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&r.stderr);
+        .run();
+    assert_eq!(r.code, 1);
     assert!(
-        err.contains("bad.toml: rules[0].url: not a valid regex"),
-        "{err}"
+        r.stderr
+            .contains("bad.toml: rules[0].url: not a valid regex"),
+        "{}",
+        r.stderr
     );
 }

@@ -1,75 +1,12 @@
-//! Running the binary on a stream and reading its output back with rip-core types.
+//! Running the binary on a stream (rip-testkit's [`Stage`]) and hand-written records.
 
-use rip_core::{Line, Record, Summary};
-use std::io::Write;
-use std::process::{Command, Stdio};
+use rip_core::Record;
+use rip_testkit::Stage;
+pub use rip_testkit::{Ran, record};
 
-/// The `rip-route` binary (build it first: `cargo build --workspace --bins`; `make test` does).
-pub fn bin() -> std::path::PathBuf {
-    rip_testkit::bin("rip-route")
-}
-
-pub struct Run {
-    pub code: i32,
-    pub lines: Vec<String>,
-    pub records: Vec<Record>,
-    pub summary: Summary,
-    pub stderr: String,
-}
-
-impl Run {
-    /// Records of one kind (the closing summary excluded).
-    pub fn of(&self, kind: &str) -> Vec<&Record> {
-        self.records
-            .iter()
-            .filter(|r| r.kind().as_str() == kind)
-            .collect()
-    }
-}
-
-pub fn route(args: &[&str], input: &str) -> Run {
-    let mut child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_owned();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    let mut lines: Vec<String> = stdout.lines().map(str::to_owned).collect();
-    let last = lines
-        .pop()
-        .unwrap_or_else(|| panic!("no output; stderr: {stderr}"));
-    let summary = match decode(&last) {
-        Record::Summary(s) => s,
-        other => panic!("last line is not a summary: {other:?}"),
-    };
-    let records = lines
-        .iter()
-        .filter_map(|l| Line::from_text(l.clone()).ok()?.decode().ok())
-        .collect();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        lines,
-        records,
-        summary,
-        stderr,
-    }
-}
-
-pub fn decode(line: &str) -> Record {
-    Line::from_text(line.to_owned())
-        .unwrap_or_else(|e| panic!("{e}: {line}"))
-        .decode()
-        .unwrap_or_else(|e| panic!("{e}: {line}"))
+/// `rip-route args…` with `input` on stdin.
+pub fn route(args: &[&str], input: &str) -> Ran {
+    Stage::new("rip-route").args(args).stdin(input).run()
 }
 
 /// The workspace's `testdata/` folder.
@@ -96,7 +33,7 @@ pub fn failure(url: &str, status: u16, round: u32) -> String {
 
 /// What a rip-fetch would write for a ref line: a page (200) or a failure.
 pub fn fetched(ref_line: &str, status: u16) -> String {
-    let Record::Ref(r) = decode(ref_line) else {
+    let Record::Ref(r) = record(ref_line) else {
         panic!("not a ref: {ref_line}")
     };
     let mut v = serde_json::to_value(&r).unwrap();

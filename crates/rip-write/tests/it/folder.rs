@@ -25,14 +25,14 @@ fn a_read_only_folder_turns_each_write_into_a_failure_annotation() {
     assert!(r.stderr.contains("Permission denied"), "{}", r.stderr);
     // Every input line still comes out, in order; an annotation follows each unwritten one.
     let passed: Vec<&str> = r
-        .lines
+        .lines()
         .iter()
         .map(String::as_str)
         .filter(|l| !l.contains("\"phase\":\"write\""))
         .collect();
     assert_eq!(passed, input.lines().collect::<Vec<_>>());
     let mut annotated = Vec::new();
-    for (i, rec) in r.records.iter().enumerate() {
+    for (i, rec) in r.records().iter().enumerate() {
         if let Record::Failure(f) = rec
             && f.phase == Phase::Write
         {
@@ -46,7 +46,7 @@ fn a_read_only_folder_turns_each_write_into_a_failure_annotation() {
                 last.message
             );
             assert_eq!(
-                r.records[i - 1].url(),
+                r.records()[i - 1].url(),
                 Some(f.url.as_str()),
                 "right after its record"
             );
@@ -65,13 +65,16 @@ fn a_read_only_folder_turns_each_write_into_a_failure_annotation() {
             ("http://h/private/secret.html".to_owned(), None),
         ]
     );
-    assert_eq!(r.summary.counters.get("notPersisted"), Some(&4));
+    assert_eq!(r.summary().counters.get("notPersisted"), Some(&4));
     assert!(
-        r.summary.notes.iter().any(|n| n.contains("failures.json")),
+        r.summary()
+            .notes
+            .iter()
+            .any(|n| n.contains("failures.json")),
         "{:?}",
-        r.summary.notes
+        r.summary().notes
     );
-    assert_eq!(r.summary.status, Status::Partial);
+    assert_eq!(r.summary().status, Status::Partial);
     assert!(tree(&site).is_empty());
 }
 
@@ -98,7 +101,7 @@ fn a_full_disk_is_a_resource_failure_too() {
     let script = format!(
         "mount -t tmpfs -o size=64k tmpfs {mnt} && {bin} --out {mnt} --no-failures-file",
         mnt = mnt.display(),
-        bin = bin().display()
+        bin = rip_testkit::bin("rip-write").display()
     );
     let out = {
         use std::io::Write;
@@ -114,7 +117,7 @@ fn a_full_disk_is_a_resource_failure_too() {
         c.wait_with_output().unwrap()
     };
     let stdout = String::from_utf8(out.stdout).unwrap();
-    let records: Vec<Record> = stdout.lines().map(decode).collect();
+    let records: Vec<Record> = stdout.lines().map(record).collect();
     let docs = records
         .iter()
         .filter(|r| matches!(r, Record::Doc(_)))
@@ -157,7 +160,7 @@ fn jsonl_mode_into_a_read_only_folder_annotates_every_record() {
     );
     assert_eq!(r.code, 2);
     let kinds: Vec<String> = r
-        .records
+        .records()
         .iter()
         .map(|r| r.kind().as_str().to_owned())
         .collect();

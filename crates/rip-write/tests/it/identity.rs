@@ -22,7 +22,7 @@ fn a_second_terminal_record_for_a_url_is_a_conflict_the_first_stays() {
     let input = format!("{DOC}\n{later}\n{error}\n");
     let r = write(&["--out", dir.path().to_str().unwrap()], &input);
     assert_eq!(r.code, 2, "a conflict makes the run partial: {}", r.stderr);
-    assert_eq!(r.summary.status, Status::Partial);
+    assert_eq!(r.summary().status, Status::Partial);
     assert_eq!(
         read_json(dir.path().join("items-item-7.html.json"))["price"],
         "3 gp",
@@ -30,7 +30,7 @@ fn a_second_terminal_record_for_a_url_is_a_conflict_the_first_stays() {
     );
     // Every record still flows on; each later one is followed by its conflict annotation.
     let kinds: Vec<String> = r
-        .records
+        .records()
         .iter()
         .map(|rec| match rec {
             Record::Failure(f) => format!("failure:{}", f.errors.last().unwrap().code),
@@ -47,7 +47,7 @@ fn a_second_terminal_record_for_a_url_is_a_conflict_the_first_stays() {
             "failure:write.conflict"
         ]
     );
-    let Record::Failure(f) = &r.records[2] else {
+    let Record::Failure(f) = &r.records()[2] else {
         unreachable!()
     };
     assert_eq!(
@@ -76,7 +76,7 @@ fn a_second_terminal_record_for_a_url_is_a_conflict_the_first_stays() {
         "the conflicting error document is not captured: the URL has its doc: {failures}"
     );
     says(&r.stderr, &["conflict", "line 2"]);
-    assert_eq!(r.summary.counters.get("conflicts"), Some(&2));
+    assert_eq!(r.summary().counters.get("conflicts"), Some(&2));
 }
 
 #[test]
@@ -197,7 +197,7 @@ fn a_ref_that_reaches_rip_write_was_never_fetched_and_is_reported() {
         &format!("{retry}\n"),
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert_eq!(r.lines, [retry], "passed on unchanged");
+    assert_eq!(r.lines(), [retry], "passed on unchanged");
     says(
         &r.stderr,
         &["1 ref reached rip-write unfetched", "item-7.html", "hint"],
@@ -208,7 +208,7 @@ fn a_ref_that_reaches_rip_write_was_never_fetched_and_is_reported() {
         "http://h/items/item-7.html"
     );
     assert_eq!(failures["unfetched"][0]["attempt"], 2);
-    assert_eq!(r.summary.counters.get("unfetchedRefs"), Some(&1));
+    assert_eq!(r.summary().counters.get("unfetchedRefs"), Some(&1));
 }
 
 #[test]
@@ -227,5 +227,5 @@ fn an_unrouted_failure_is_reported_and_makes_the_run_partial() {
             "rip-route",
         ],
     );
-    assert_eq!(r.summary.counters.get("unrouted"), Some(&1));
+    assert_eq!(r.summary().counters.get("unrouted"), Some(&1));
 }

@@ -16,7 +16,11 @@ fn files_mode_writes_one_json_per_terminal_record_and_passes_everything_through(
         "the unrouted failure makes it partial: {}",
         r.stderr
     );
-    assert_eq!(r.lines, input.lines().collect::<Vec<_>>(), "byte for byte");
+    assert_eq!(
+        r.lines(),
+        input.lines().collect::<Vec<_>>(),
+        "byte for byte"
+    );
     let site = dir.path().join("site");
     assert_eq!(
         tree(&site),
@@ -54,8 +58,8 @@ fn files_mode_writes_one_json_per_terminal_record_and_passes_everything_through(
     );
     assert_eq!(failures["unrouted"][0]["url"], "http://h/slow.html");
     assert_eq!(failures["notPersisted"].as_array().unwrap().len(), 0);
-    assert_eq!(r.summary.counters.get("written"), Some(&4));
-    assert_eq!(r.summary.status, Status::Partial);
+    assert_eq!(r.summary().counters.get("written"), Some(&4));
+    assert_eq!(r.summary().status, Status::Partial);
 }
 
 #[test]
@@ -196,18 +200,17 @@ fn markdown_and_raw_modes() {
         png, b"\x89PNG\r\n\x1a\n",
         "base64 bodies are written as bytes"
     );
-    assert_eq!(r.summary.counters.get("rawWritten"), Some(&2));
+    assert_eq!(r.summary().counters.get("rawWritten"), Some(&2));
 }
 
 #[test]
 fn a_target_that_is_not_a_plain_name_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     for bad in ["..", "a/b", ""] {
-        let out = std::process::Command::new(bin())
+        let r = rip_testkit::Stage::new("rip-write")
             .args(["--out", dir.path().to_str().unwrap(), "--name", bad])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(1), "{bad}");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("is not a plain folder name"));
+            .run();
+        assert_eq!(r.code, 1, "{bad}");
+        assert!(r.stderr.contains("is not a plain folder name"));
     }
 }

@@ -1,79 +1,22 @@
-//! Running the binary and reading back its stdout and its folder.
+//! Running the binary (rip-testkit's [`Stage`]) and reading back its folder.
 
-use rip_core::{Line, Record, Summary};
-use std::io::Write;
+use rip_testkit::Stage;
+pub use rip_testkit::{Ran, record};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-/// The `rip-write` binary (build it first: `cargo build --workspace --bins`; `make test` does).
-pub fn bin() -> std::path::PathBuf {
-    rip_testkit::bin("rip-write")
-}
-
-pub struct Run {
-    pub code: i32,
-    pub lines: Vec<String>,
-    pub records: Vec<Record>,
-    pub summary: Summary,
-    pub stderr: String,
-}
-
-/// Runs `prefix… rip-write args…` with `input` on stdin.
-pub fn write_with(prefix: &[String], args: &[&str], input: &str) -> Run {
-    let mut cmd = match prefix.split_first() {
-        Some((first, rest)) => {
-            let mut c = Command::new(first);
-            c.args(rest).arg(bin());
-            c
-        }
-        None => Command::new(bin()),
-    };
-    let mut child = cmd
+/// `prefix… rip-write args…` with `input` on stdin.
+pub fn write_with(prefix: &[String], args: &[&str], input: &str) -> Ran {
+    Stage::new("rip-write")
+        .wrapped_in(prefix)
         .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_owned();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    let mut lines: Vec<String> = stdout.lines().map(str::to_owned).collect();
-    let last = lines
-        .pop()
-        .unwrap_or_else(|| panic!("no output; stderr: {stderr}"));
-    let Record::Summary(summary) = decode(&last) else {
-        panic!("last line is not a summary: {last}")
-    };
-    // Known kinds only (unknown ones pass through and are compared as lines).
-    let records = lines
-        .iter()
-        .filter_map(|l| Line::from_text(l.clone()).ok()?.decode().ok())
-        .collect();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        lines,
-        records,
-        summary,
-        stderr,
-    }
+        .stdin(input)
+        .run()
 }
 
-pub fn write(args: &[&str], input: &str) -> Run {
+/// `rip-write args…` with `input` on stdin.
+pub fn write(args: &[&str], input: &str) -> Ran {
     write_with(&[], args, input)
-}
-
-pub fn decode(line: &str) -> Record {
-    Line::from_text(line.to_owned())
-        .unwrap_or_else(|e| panic!("{e}: {line}"))
-        .decode()
-        .unwrap_or_else(|e| panic!("{e}: {line}"))
 }
 
 /// Every file under `dir`, relative, sorted.
