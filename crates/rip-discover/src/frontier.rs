@@ -45,26 +45,31 @@ pub enum ItemKind {
 }
 
 /// One unit of crawl work, as journalled in the state folder.
+///
+/// The journal keeps its one-letter field names (`r`, `h`, `k`, `s`, `t`), so that its lines
+/// stay compact and state folders written before still resume.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Item {
     /// The ref (URL, depth, parent, link text, raw context) written when it is a target.
-    pub r: Ref,
-    /// The visited-set key.
-    pub h: u64,
+    #[serde(rename = "r")]
+    pub record: Ref,
+    /// The visited-set key ([`key`] of the canonical URL, or [`key_in`] a namespace).
+    #[serde(rename = "h")]
+    pub key: u64,
     /// What it is.
-    #[serde(default, skip_serializing_if = "is_page")]
-    pub k: ItemKind,
+    #[serde(rename = "k", default, skip_serializing_if = "is_page")]
+    pub kind: ItemKind,
     /// A start URL (its failure means "not ready").
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub s: bool,
-    /// Collected: written as a `ref`.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub t: bool,
+    #[serde(rename = "s", default, skip_serializing_if = "is_false")]
+    pub is_start: bool,
+    /// A target: written as a `ref` once fetched.
+    #[serde(rename = "t", default, skip_serializing_if = "is_false")]
+    pub is_target: bool,
     /// While waiting: the dispatch order of the page it was found on (lower: earlier in
     /// BFS order), which decides which of several parents at one depth a URL keeps. Once
     /// dispatched: its own dispatch order. Not journalled.
     #[serde(skip)]
-    pub o: u64,
+    pub dispatch_order: u64,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -76,9 +81,21 @@ fn is_page(k: &ItemKind) -> bool {
 }
 
 impl Item {
+    /// An item of `kind` waiting for dispatch: not a start, not a target.
+    pub fn new(record: Ref, key: u64, kind: ItemKind) -> Self {
+        Self {
+            record,
+            key,
+            kind,
+            is_start: false,
+            is_target: false,
+            dispatch_order: 0,
+        }
+    }
+
     /// The crawl depth (the ref's `depth`).
     pub fn depth(&self) -> u32 {
-        self.r.context.depth
+        self.record.context.depth
     }
 }
 
@@ -151,13 +168,13 @@ pub struct Frontier {
 impl Frontier {
     /// Queues an item at its depth (replacing a waiting item with the same key).
     pub fn push(&mut self, item: Item) {
-        if let Some(waiting) = self.get_mut(item.h) {
+        if let Some(waiting) = self.get_mut(item.key) {
             *waiting = item;
             return;
         }
         let depth = item.depth();
         let level = self.levels.entry(depth).or_default();
-        self.index.insert(item.h, (depth, level.items.len()));
+        self.index.insert(item.key, (depth, level.items.len()));
         level.items.push(Some(item));
         self.len += 1;
     }
@@ -192,7 +209,7 @@ impl Frontier {
             entry.remove();
         }
         if let Some(item) = &item {
-            self.index.remove(&item.h);
+            self.index.remove(&item.key);
             self.len -= 1;
         }
         item
@@ -225,12 +242,8 @@ mod tests {
         let mut r = Ref::new(url);
         r.context.depth = depth;
         Item {
-            h: key(url),
-            r,
-            k: ItemKind::Page,
-            s: false,
-            t: true,
-            o: 0,
+            is_target: true,
+            ..Item::new(r, key(url), ItemKind::Page)
         }
     }
 
@@ -239,16 +252,20 @@ mod tests {
         let mut f = Frontier::default();
         f.push(item("http://h/a", 1));
         f.push(item("http://h/b", 1));
-        f.get_mut(key("http://h/b")).unwrap().r.context.link_text = Some("B".into());
+        f.get_mut(key("http://h/b"))
+            .unwrap()
+            .record
+            .context
+            .link_text = Some("B".into());
         let mut again = item("http://h/a", 1);
-        again.r.context.link_text = Some("A".into());
+        again.record.context.link_text = Some("A".into());
         f.push(again);
         assert_eq!(f.len(), 2);
         let a = f.pop_up_to(9).unwrap();
-        assert_eq!(a.r.context.link_text.as_deref(), Some("A"));
+        assert_eq!(a.record.context.link_text.as_deref(), Some("A"));
         assert!(f.get_mut(key("http://h/a")).is_none(), "gone once taken");
         assert_eq!(
-            f.pop_up_to(9).unwrap().r.context.link_text.as_deref(),
+            f.pop_up_to(9).unwrap().record.context.link_text.as_deref(),
             Some("B")
         );
         assert!(f.is_empty() && f.min_depth().is_none());
@@ -261,11 +278,11 @@ mod tests {
         f.push(item("http://h/a", 0));
         f.push(item("http://h/c", 1));
         assert_eq!(f.len(), 3);
-        assert_eq!(f.pop_up_to(0).unwrap().r.url, "http://h/a");
+        assert_eq!(f.pop_up_to(0).unwrap().record.url, "http://h/a");
         assert!(f.pop_up_to(0).is_none(), "depth 1 waits for depth 0");
-        assert_eq!(f.pop_up_to(5).unwrap().r.url, "http://h/b");
-        assert!(f.pop_if(5, |i| i.r.url.ends_with('x')).is_none());
-        assert_eq!(f.pop_up_to(5).unwrap().r.url, "http://h/c");
+        assert_eq!(f.pop_up_to(5).unwrap().record.url, "http://h/b");
+        assert!(f.pop_if(5, |i| i.record.url.ends_with('x')).is_none());
+        assert_eq!(f.pop_up_to(5).unwrap().record.url, "http://h/c");
         assert!(f.is_empty());
     }
 

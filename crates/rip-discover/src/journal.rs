@@ -64,16 +64,22 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StateError + '_ {
     }
 }
 
+/// One line of the journal: one event. The one-letter names on disk keep the journal
+/// compact (and readable by every version that wrote one).
 #[derive(Debug, Default, Serialize, Deserialize)]
-struct Line {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    e: Option<Item>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    s: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    d: Option<u64>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    t: bool,
+struct Event {
+    /// `e`: an item was enqueued.
+    #[serde(rename = "e", default, skip_serializing_if = "Option::is_none")]
+    enqueued: Option<Item>,
+    /// `s`: a key seen without an item (where a redirect led).
+    #[serde(rename = "s", default, skip_serializing_if = "Option::is_none")]
+    seen: Option<u64>,
+    /// `d`: the item with this key is done, its record flushed.
+    #[serde(rename = "d", default, skip_serializing_if = "Option::is_none")]
+    done: Option<u64>,
+    /// `t`: the done item was written as a target `ref`.
+    #[serde(rename = "t", default, skip_serializing_if = "std::ops::Not::not")]
+    target_written: bool,
 }
 
 /// What a journal held.
@@ -168,34 +174,34 @@ impl Journal {
         ))
     }
 
-    fn push(&mut self, line: &Line) {
-        serde_json::to_writer(&mut self.buf, line).expect("journal lines serialise");
+    fn push(&mut self, event: &Event) {
+        serde_json::to_writer(&mut self.buf, event).expect("journal lines serialise");
         self.buf.push(b'\n');
     }
 
     /// Records an enqueued item (buffered until [`Journal::commit`]).
     pub fn enqueued(&mut self, item: &Item) {
-        self.push(&Line {
-            e: Some(item.clone()),
-            ..Line::default()
+        self.push(&Event {
+            enqueued: Some(item.clone()),
+            ..Event::default()
         });
     }
 
     /// Records a key seen without an item.
     pub fn seen(&mut self, key: u64) {
-        self.push(&Line {
-            s: Some(key),
-            ..Line::default()
+        self.push(&Event {
+            seen: Some(key),
+            ..Event::default()
         });
     }
 
     /// Records an item done; call only once its record is written to the output buffer,
     /// and [`Journal::commit`] only after that buffer was flushed.
     pub fn done(&mut self, key: u64, target: bool) {
-        self.push(&Line {
-            d: Some(key),
-            t: target,
-            ..Line::default()
+        self.push(&Event {
+            done: Some(key),
+            target_written: target,
+            ..Event::default()
         });
     }
 
@@ -233,23 +239,23 @@ fn replay(input: impl BufRead, keep_targets: bool) -> io::Result<Replay> {
         if line.is_empty() {
             continue;
         }
-        let Ok(l) = serde_json::from_slice::<Line>(&line) else {
+        let Ok(event) = serde_json::from_slice::<Event>(&line) else {
             r.bad_lines += 1;
             continue;
         };
-        if let Some(item) = l.e {
-            r.visited.insert(item.h);
+        if let Some(item) = event.enqueued {
+            r.visited.insert(item.key);
             seq += 1;
-            pending.insert(item.h, (seq, item));
+            pending.insert(item.key, (seq, item));
         }
-        if let Some(k) = l.s {
+        if let Some(k) = event.seen {
             r.visited.insert(k);
         }
-        if let Some(k) = l.d {
+        if let Some(k) = event.done {
             r.done += 1;
-            r.targets_done += u64::from(l.t);
+            r.targets_done += u64::from(event.target_written);
             if let Some(entry) = pending.remove(&k)
-                && l.t
+                && event.target_written
                 && keep_targets
             {
                 targets.push(entry);
@@ -271,12 +277,8 @@ mod tests {
 
     fn item(url: &str) -> Item {
         Item {
-            r: Ref::new(url),
-            h: key(url),
-            k: ItemKind::Page,
-            s: false,
-            t: true,
-            o: 0,
+            is_target: true,
+            ..Item::new(Ref::new(url), key(url), ItemKind::Page)
         }
     }
 
@@ -310,9 +312,9 @@ mod tests {
         let (mut j, r) = Journal::open(dir.path(), "{\"a\":1}", true).unwrap();
         assert_eq!(r.bad_lines, 1);
         assert_eq!(r.done, 2);
-        let pending: Vec<&str> = r.pending.iter().map(|i| i.r.url.as_str()).collect();
+        let pending: Vec<&str> = r.pending.iter().map(|i| i.record.url.as_str()).collect();
         assert_eq!(pending, ["http://h/2"]);
-        let targets: Vec<&str> = r.targets.iter().map(|i| i.r.url.as_str()).collect();
+        let targets: Vec<&str> = r.targets.iter().map(|i| i.record.url.as_str()).collect();
         assert_eq!(targets, ["http://h/1"]);
         assert!(r.visited.contains(42) && r.visited.contains(key("http://h/3")));
         // Appending after the torn line starts a fresh line.
@@ -322,6 +324,76 @@ mod tests {
         let (_, r) = Journal::open(dir.path(), "{\"a\":1}", false).unwrap();
         assert!(r.pending.is_empty());
         assert!(r.targets.is_empty(), "not kept without --sorted");
+    }
+
+    /// A journal as rip-discover wrote it before its fields had names (the first four lines
+    /// and the `d` lines are from a real state folder; the seed, sitemap and `s` lines
+    /// follow the same derive): it must still resume, and be written back byte for byte.
+    const JOURNAL_V1: &str = r#"{"e":{"r":{"url":"http://127.0.0.1:39531/","depth":0,"attempt":0},"h":11442355155499050140,"s":true,"t":true}}
+{"d":11442355155499050140,"t":true}
+{"e":{"r":{"url":"http://127.0.0.1:39531/items/","depth":1,"parent":"http://127.0.0.1:39531/","linkText":"Items","attempt":0},"h":17740151132819126219,"t":true}}
+{"e":{"r":{"url":"http://127.0.0.1:39531/about.html","depth":1,"parent":"http://127.0.0.1:39531/","linkText":"About","attempt":0},"h":17476880536425164265,"t":true}}
+{"e":{"r":{"url":"http://127.0.0.1:39531/","depth":0,"attempt":0},"h":42,"k":"seed"}}
+{"e":{"r":{"url":"http://127.0.0.1:39531/sitemap.xml","depth":0,"parent":"http://127.0.0.1:39531/","attempt":0},"h":43,"k":{"sitemap":{"level":0,"declared":true}}}}
+{"s":44}
+{"d":17740151132819126219,"t":true}
+{"d":42}
+"#;
+
+    #[test]
+    fn a_journal_of_the_first_format_resumes_and_is_written_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("journal.ndjson"), JOURNAL_V1).unwrap();
+        let (_, r) = Journal::open(dir.path(), "{\"a\":1}", true).unwrap();
+        assert_eq!((r.bad_lines, r.done, r.targets_done), (0, 3, 2));
+        assert_eq!(r.visited.len(), 6);
+        assert!(r.visited.contains(44), "`s` lines join the visited set");
+        let pending: Vec<(&str, ItemKind, bool, bool)> = r
+            .pending
+            .iter()
+            .map(|i| (i.record.url.as_str(), i.kind, i.is_start, i.is_target))
+            .collect();
+        assert_eq!(
+            pending,
+            [
+                (
+                    "http://127.0.0.1:39531/about.html",
+                    ItemKind::Page,
+                    false,
+                    true
+                ),
+                (
+                    "http://127.0.0.1:39531/sitemap.xml",
+                    ItemKind::Sitemap {
+                        level: 0,
+                        declared: true
+                    },
+                    false,
+                    false
+                ),
+            ]
+        );
+        assert_eq!(
+            r.pending[0].record.context.link_text.as_deref(),
+            Some("About")
+        );
+        assert_eq!(r.pending[0].key, 17476880536425164265);
+        let targets: Vec<(&str, bool)> = r
+            .targets
+            .iter()
+            .map(|i| (i.record.url.as_str(), i.is_start))
+            .collect();
+        assert_eq!(
+            targets,
+            [
+                ("http://127.0.0.1:39531/", true),
+                ("http://127.0.0.1:39531/items/", false)
+            ]
+        );
+        for line in JOURNAL_V1.lines() {
+            let event: Event = serde_json::from_str(line).unwrap();
+            assert_eq!(serde_json::to_string(&event).unwrap(), line);
+        }
     }
 
     #[test]

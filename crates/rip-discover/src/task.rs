@@ -93,7 +93,7 @@ pub(crate) struct Done {
 
 /// Runs one item.
 pub(crate) async fn run(shared: Arc<Shared>, scope: Arc<Scope>, item: Item) -> Done {
-    let outcome = match item.k {
+    let outcome = match item.kind {
         ItemKind::Page => Work::Page(page(&shared, &scope, &item).await),
         ItemKind::Sitemap { .. } => Work::Sitemap(sitemap(&shared, &scope, &item).await),
         ItemKind::Seed => {
@@ -138,10 +138,13 @@ fn invalid(url: &str, e: impl std::fmt::Display) -> FetchFailure {
 }
 
 async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
-    let url = match Url::parse(&item.r.url) {
+    let url = match Url::parse(&item.record.url) {
         Ok(u) => u,
         Err(e) => {
-            return PageResult::Failed(Box::new(invalid(&item.r.url, e)), RequestStats::default());
+            return PageResult::Failed(
+                Box::new(invalid(&item.record.url, e)),
+                RequestStats::default(),
+            );
         }
     };
     match robots_denied(shared, &url).await {
@@ -151,7 +154,7 @@ async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
     }
     let fetched = shared
         .fetcher
-        .fetch_with(&item.r.url, &FetchOptions::default())
+        .fetch_with(&item.record.url, &FetchOptions::default())
         .await;
     let resp = match fetched.outcome {
         Outcome::Page(resp) => resp,
@@ -159,10 +162,10 @@ async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
         Outcome::Skipped(s) => return PageResult::Denied(s),
     };
     let final_url = Url::parse(&resp.final_url).unwrap_or_else(|_| url.clone());
-    let final_key = if resp.final_url != item.r.url {
+    let final_key = if resp.final_url != item.record.url {
         let mut f = final_url.clone();
         shared.canon.canonicalize(&mut f);
-        Some(key(f.as_str())).filter(|k| *k != item.h)
+        Some(key(f.as_str())).filter(|k| *k != item.key)
     } else {
         None
     };
@@ -174,7 +177,7 @@ async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
     if html && wants_links {
         let encoding = links::charset_for(ct, &resp.body);
         let extracted = match &shared.context {
-            Some(rules) if rules.applies(&item.r.url) => {
+            Some(rules) if rules.applies(&item.record.url) => {
                 let (text, _, _) = encoding.decode(&resp.body);
                 rules.extract(&text)
             }
@@ -245,9 +248,9 @@ fn admit(
 }
 
 async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
-    let declared = matches!(item.k, ItemKind::Sitemap { declared: true, .. });
+    let declared = matches!(item.kind, ItemKind::Sitemap { declared: true, .. });
     // Sitemaps named by robots.txt are meant for crawlers: fetched whatever its rules say.
-    if !declared && let Ok(url) = Url::parse(&item.r.url) {
+    if !declared && let Ok(url) = Url::parse(&item.record.url) {
         match robots_denied(shared, &url).await {
             Ok(Some(skip)) => return SitemapResult::Denied(skip),
             Ok(None) => {}
@@ -258,7 +261,7 @@ async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
         ignore_robots: declared,
         ..FetchOptions::default()
     };
-    let fetched = shared.fetcher.fetch_with(&item.r.url, &opts).await;
+    let fetched = shared.fetcher.fetch_with(&item.record.url, &opts).await;
     let resp = match fetched.outcome {
         Outcome::Page(resp) => resp,
         Outcome::Failure(f) => return SitemapResult::Failed(Box::new(f), fetched.stats),
@@ -266,7 +269,7 @@ async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
     };
     let parsed = sitemap::parse(&resp.body, &shared.sitemap_limits);
     let base = Url::parse(&resp.final_url)
-        .or_else(|_| Url::parse(&item.r.url))
+        .or_else(|_| Url::parse(&item.record.url))
         .ok();
     let mut stats = LinkStats::default();
     let mut pages = Vec::new();
@@ -304,7 +307,7 @@ async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
 /// The sitemaps of a start URL's origin: robots.txt `Sitemap:` lines (resolved against
 /// robots.txt), else the guessed `/sitemap.xml`.
 async fn seed(shared: &Shared, item: &Item) -> (Vec<(String, bool)>, Option<String>) {
-    let Ok(url) = Url::parse(&item.r.url) else {
+    let Ok(url) = Url::parse(&item.record.url) else {
         return (Vec::new(), None);
     };
     let mut robots_url = url.clone();

@@ -48,7 +48,7 @@ struct Crawl<W: Write> {
     dispatched: u64,
     sitemap_files: usize,
     sorted: Vec<Ref>,
-    c: Counters,
+    counters: Counters,
     notes: Vec<String>,
     exhausted: Option<String>,
     not_ready: bool,
@@ -110,30 +110,20 @@ impl<W: Write> Crawl<W> {
             if self.visited.insert(k) {
                 let mut seed = Ref::new(String::from(canonical.clone()));
                 seed.context.depth = 0;
-                self.enqueue(Item {
-                    r: seed,
-                    h: k,
-                    k: ItemKind::Seed,
-                    s: false,
-                    t: false,
-                    o: 0,
-                });
+                self.enqueue(Item::new(seed, k, ItemKind::Seed));
             }
         }
         let k = key(canonical.as_str());
         if !self.visited.insert(k) {
-            self.c.duplicates += 1;
+            self.counters.duplicates += 1;
             return Ok(());
         }
         r.context.depth = 0;
-        let t = self.scope.start_is_target(&canonical);
+        let is_target = self.scope.start_is_target(&canonical);
         self.enqueue(Item {
-            r,
-            h: k,
-            k: ItemKind::Page,
-            s: true,
-            t,
-            o: 0,
+            is_start: true,
+            is_target,
+            ..Item::new(r, k, ItemKind::Page)
         });
         Ok(())
     }
@@ -154,13 +144,13 @@ impl<W: Write> Crawl<W> {
                 break;
             }
             if let Some(m) = self.cfg.max_pages {
-                let written = self.c.targets + self.targets_before;
+                let written = self.counters.targets + self.targets_before;
                 if written >= m {
                     self.exhaust(format!("maxPages ({m} targets written)"));
                     break;
                 }
                 let room = written + self.inflight_targets < m;
-                let Some(item) = self.frontier.pop_if(barrier, |i| room || !i.t) else {
+                let Some(item) = self.frontier.pop_if(barrier, |i| room || !i.is_target) else {
                     break;
                 };
                 self.spawn(item);
@@ -180,7 +170,7 @@ impl<W: Write> Crawl<W> {
     }
 
     fn spawn(&mut self, mut item: Item) {
-        if item.k != ItemKind::Seed {
+        if item.kind != ItemKind::Seed {
             if let Some(m) = self.cfg.max_requests
                 && self.fetches >= m
             {
@@ -192,9 +182,9 @@ impl<W: Write> Crawl<W> {
             self.fetches += 1;
         }
         self.dispatched += 1;
-        item.o = self.dispatched;
+        item.dispatch_order = self.dispatched;
         *self.inflight.entry(item.depth()).or_default() += 1;
-        if item.t {
+        if item.is_target {
             self.inflight_targets += 1;
         }
         self.tasks
@@ -208,23 +198,23 @@ impl<W: Write> Crawl<W> {
                 self.inflight.remove(&item.depth());
             }
         }
-        if item.t {
+        if item.is_target {
             self.inflight_targets -= 1;
         }
     }
 
     fn done(&mut self, item: &Item, target: bool) {
         if let Some(j) = &mut self.journal {
-            j.done(item.h, target);
+            j.done(item.key, target);
         }
     }
 
     fn emit_target(&mut self, item: &Item) -> Result<(), DiscoverError> {
-        self.c.targets += 1;
+        self.counters.targets += 1;
         if self.cfg.sorted {
-            self.sorted.push(item.r.clone());
+            self.sorted.push(item.record.clone());
         } else {
-            self.out.write(&Record::Ref(item.r.clone()))?;
+            self.out.write(&Record::Ref(item.record.clone()))?;
         }
         self.done(item, true);
         Ok(())
@@ -242,8 +232,8 @@ impl<W: Write> Crawl<W> {
 
     fn progress(&self, start: tokio::time::Instant, fetcher: &Fetcher) -> Progress {
         Progress {
-            done: self.c.fetched + self.c.failed + self.c.robots_denied,
-            targets: self.c.targets,
+            done: self.counters.fetched + self.counters.failed + self.counters.robots_denied,
+            targets: self.counters.targets,
             queued: self.frontier.len() as u64,
             in_flight: self.tasks.len() as u64,
             depth: self
@@ -266,7 +256,7 @@ impl<W: Write> Crawl<W> {
         let mut put = |k: &str, v: u64| {
             counters.insert(k.to_owned(), v);
         };
-        for (k, v) in self.c.named() {
+        for (k, v) in self.counters.named() {
             put(k, v);
         }
         put("visited", self.visited.len() as u64);
@@ -361,7 +351,7 @@ where
         dispatched: 0,
         sitemap_files: 0,
         sorted: Vec::new(),
-        c: Counters::default(),
+        counters: Counters::default(),
         notes: Vec::new(),
         exhausted: None,
         not_ready: false,
@@ -377,7 +367,7 @@ where
         let (journal, replay) = Journal::open(&dir, &params, crawl.cfg.sorted)?;
         crawl.journal = Some(journal);
         crawl.visited = replay.visited;
-        crawl.c.resumed = replay.pending.len() as u64;
+        crawl.counters.resumed = replay.pending.len() as u64;
         if replay.done > 0 || !replay.pending.is_empty() {
             crawl.notes.push(format!(
                 "resumed from {}: {} items done before, {} to do",
@@ -389,15 +379,15 @@ where
         for item in replay.pending {
             // Everything journalled was in scope: with the default domain (start origins),
             // the origins of the waiting items stand for starts read from stdin last time.
-            if item.k == ItemKind::Page
-                && let Ok(u) = Url::parse(&item.r.url)
+            if item.kind == ItemKind::Page
+                && let Ok(u) = Url::parse(&item.record.url)
             {
                 crawl.add_scope_start(&u);
             }
             crawl.frontier.push(item);
         }
-        crawl.sorted = replay.targets.into_iter().map(|i| i.r).collect();
-        crawl.c.targets = crawl.sorted.len() as u64;
+        crawl.sorted = replay.targets.into_iter().map(|i| i.record).collect();
+        crawl.counters.targets = crawl.sorted.len() as u64;
         if !crawl.cfg.sorted {
             crawl.targets_before = replay.targets_done;
         }

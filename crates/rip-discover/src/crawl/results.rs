@@ -16,27 +16,24 @@ impl<W: Write> Crawl<W> {
     fn add_children(&mut self, parent: &Item, found: Vec<Found>, depth: u32) {
         for f in found {
             if !self.visited.insert(f.key) {
-                self.c.duplicates += 1;
+                self.counters.duplicates += 1;
                 self.maybe_reparent(parent, f, depth);
                 continue;
             }
             // At the depth limit only targets are worth a fetch: their links are not followed.
             if self.cfg.max_depth == Some(depth) && !f.target {
-                self.c.depth_limited += 1;
+                self.counters.depth_limited += 1;
                 continue;
             }
             let mut r = Ref::new(f.url);
             r.context.depth = depth;
-            r.context.parent = Some(parent.r.url.clone());
+            r.context.parent = Some(parent.record.url.clone());
             r.context.link_text = (!f.text.is_empty()).then_some(f.text);
             r.context.raw = f.raw;
             self.enqueue(Item {
-                r,
-                h: f.key,
-                k: ItemKind::Page,
-                s: false,
-                t: f.target,
-                o: parent.o,
+                is_target: f.target,
+                dispatch_order: parent.dispatch_order,
+                ..Item::new(r, f.key, ItemKind::Page)
             });
         }
     }
@@ -48,21 +45,21 @@ impl<W: Write> Crawl<W> {
         let Some(waiting) = self.frontier.get_mut(f.key) else {
             return;
         };
-        if waiting.depth() != depth || waiting.k != ItemKind::Page || waiting.s {
+        if waiting.depth() != depth || waiting.kind != ItemKind::Page || waiting.is_start {
             return;
         }
-        let better = match (f.raw.is_empty(), waiting.r.context.raw.is_empty()) {
+        let better = match (f.raw.is_empty(), waiting.record.context.raw.is_empty()) {
             (false, true) => true,
             (true, false) => false,
-            _ => parent.o < waiting.o,
+            _ => parent.dispatch_order < waiting.dispatch_order,
         };
         if !better {
             return;
         }
-        waiting.o = parent.o;
-        waiting.r.context.parent = Some(parent.r.url.clone());
-        waiting.r.context.link_text = (!f.text.is_empty()).then_some(f.text);
-        waiting.r.context.raw = f.raw;
+        waiting.dispatch_order = parent.dispatch_order;
+        waiting.record.context.parent = Some(parent.record.url.clone());
+        waiting.record.context.link_text = (!f.text.is_empty()).then_some(f.text);
+        waiting.record.context.raw = f.raw;
         if let Some(j) = &mut self.journal {
             j.enqueued(waiting);
         }
@@ -75,15 +72,8 @@ impl<W: Write> Crawl<W> {
         if self.visited.insert(k) {
             self.sitemap_files += 1;
             let mut r = Ref::new(url);
-            r.context.parent = Some(parent.r.url.clone());
-            self.enqueue(Item {
-                r,
-                h: k,
-                k: ItemKind::Sitemap { level, declared },
-                s: false,
-                t: false,
-                o: 0,
-            });
+            r.context.parent = Some(parent.record.url.clone());
+            self.enqueue(Item::new(r, k, ItemKind::Sitemap { level, declared }));
         }
     }
 
@@ -109,26 +99,28 @@ impl<W: Write> Crawl<W> {
     fn page(&mut self, item: Item, p: PageResult) -> Result<(), DiscoverError> {
         match p {
             PageResult::Denied(skip) => {
-                self.c.robots_denied += 1;
-                let rec = records::expected_record(&item.r, &skip, Phase::Discover);
+                self.counters.robots_denied += 1;
+                let rec = records::expected_record(&item.record, &skip, Phase::Discover);
                 self.out.write(&Record::Expected(rec))?;
                 self.done(&item, false);
             }
             PageResult::Failed(f, stats) => {
-                self.c.failed += 1;
-                if item.s {
+                self.counters.failed += 1;
+                if item.is_start {
                     // Ladon's ExpansionNotReadyError: the source itself is not there. Not
                     // marked done: a later run (same --state) tries it again.
                     self.not_ready = true;
-                    let rec = records::failure_record(&item.r, &f, &stats, Phase::Discover, STAGE);
+                    let rec =
+                        records::failure_record(&item.record, &f, &stats, Phase::Discover, STAGE);
                     self.out.write(&Record::Failure(rec))?;
-                } else if item.t {
+                } else if item.is_target {
                     // Still a target: rip-fetch fetches it and records its failure.
-                    self.c.targets_failed += 1;
+                    self.counters.targets_failed += 1;
                     self.emit_target(&item)?;
                 } else {
                     self.discover_failures += 1;
-                    let rec = records::failure_record(&item.r, &f, &stats, Phase::Discover, STAGE);
+                    let rec =
+                        records::failure_record(&item.record, &f, &stats, Phase::Discover, STAGE);
                     self.out.write(&Record::Failure(rec))?;
                     self.done(&item, false);
                 }
@@ -139,15 +131,15 @@ impl<W: Write> Crawl<W> {
                 stats,
                 html,
             } => {
-                self.c.fetched += 1;
-                self.c.max_depth = self.c.max_depth.max(item.depth());
+                self.counters.fetched += 1;
+                self.counters.max_depth = self.counters.max_depth.max(item.depth());
                 if !html {
-                    self.c.non_html += 1;
+                    self.counters.non_html += 1;
                 }
                 if let Some(k) = final_key {
                     if !self.visited.insert(k) {
                         // A redirect to a page already known: one page, one URL.
-                        self.c.redirect_duplicates += 1;
+                        self.counters.redirect_duplicates += 1;
                         self.done(&item, false);
                         return Ok(());
                     }
@@ -155,8 +147,8 @@ impl<W: Write> Crawl<W> {
                         j.seen(k);
                     }
                 }
-                self.c.add_links(&stats);
-                if item.t {
+                self.counters.add_links(&stats);
+                if item.is_target {
                     self.emit_target(&item)?;
                 } else {
                     self.done(&item, false);
@@ -170,26 +162,27 @@ impl<W: Write> Crawl<W> {
     }
 
     fn sitemap(&mut self, item: Item, s: SitemapResult) -> Result<(), DiscoverError> {
-        let ItemKind::Sitemap { level, declared } = item.k else {
+        let ItemKind::Sitemap { level, declared } = item.kind else {
             unreachable!("sitemap results come from sitemap items")
         };
         match s {
             SitemapResult::Denied(skip) => {
                 self.notes.push(format!(
                     "sitemap {} not read: {}",
-                    item.r.url,
+                    item.record.url,
                     skip.rule.as_deref().unwrap_or(&skip.reason)
                 ));
             }
             SitemapResult::Failed(f, stats) => {
                 if declared {
                     self.discover_failures += 1;
-                    let rec = records::failure_record(&item.r, &f, &stats, Phase::Discover, STAGE);
+                    let rec =
+                        records::failure_record(&item.record, &f, &stats, Phase::Discover, STAGE);
                     self.out.write(&Record::Failure(rec))?;
                 } else {
                     self.notes.push(format!(
                         "no sitemap at {} ({})",
-                        item.r.url, f.class.message
+                        item.record.url, f.class.message
                     ));
                 }
             }
@@ -199,18 +192,18 @@ impl<W: Write> Crawl<W> {
                 problems,
                 stats,
             } => {
-                self.c.sitemaps += 1;
-                self.c.sitemap_urls += pages.len() as u64;
-                self.c.add_links(&stats);
+                self.counters.sitemaps += 1;
+                self.counters.sitemap_urls += pages.len() as u64;
+                self.counters.add_links(&stats);
                 for p in problems.into_iter().take(3) {
-                    self.notes.push(format!("sitemap {}: {p}", item.r.url));
+                    self.notes.push(format!("sitemap {}: {p}", item.record.url));
                 }
                 let limits = self.shared.sitemap_limits;
                 for url in sitemaps {
                     if level + 1 > limits.max_index_depth {
                         self.notes.push(format!(
                             "sitemap index {} nests deeper than {}: {url} not read",
-                            item.r.url, limits.max_index_depth
+                            item.record.url, limits.max_index_depth
                         ));
                         break;
                     }
