@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use rip_core::stream::spawn_reader;
 use rip_core::{
     ErrorCategory, ErrorEntry, Failure, Kind, Line, NdjsonWriter, Phase, ReadError, Record, Ref,
@@ -17,19 +17,24 @@ use rip_core::{
 use rip_http::{Fetcher, HttpConfig};
 use rip_url::{Url, natural_cmp};
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
+use tokio::task::{JoinError, JoinSet};
 
 use crate::frontier::{Frontier, Item, ItemKind, Visited, key, key_in};
 use crate::journal::Journal;
 use crate::scope::{Domain, Scope};
 use crate::summary::Counters;
 use crate::task::{self, Done, Shared};
-use crate::{Config, DiscoverError, Progress, STAGE};
+use crate::{Config, DiscoverError, STAGE};
 
+mod report;
 mod results;
 
 struct Crawl<W: Write> {
     cfg: Config,
+    /// When the run started (the summary's `startedAt`).
+    started_at: DateTime<Utc>,
+    /// When the run started, for the progress display's elapsed time.
+    started: tokio::time::Instant,
     shared: Arc<Shared>,
     scope: Arc<Scope>,
     out: NdjsonWriter<W>,
@@ -229,83 +234,11 @@ impl<W: Write> Crawl<W> {
         }
         Ok(())
     }
-
-    fn progress(&self, start: tokio::time::Instant, fetcher: &Fetcher) -> Progress {
-        Progress {
-            done: self.counters.fetched + self.counters.failed + self.counters.robots_denied,
-            targets: self.counters.targets,
-            queued: self.frontier.len() as u64,
-            in_flight: self.tasks.len() as u64,
-            depth: self
-                .frontier
-                .min_depth()
-                .unwrap_or(0)
-                .min(self.min_inflight_depth()),
-            http: fetcher.stats(),
-            elapsed: start.elapsed(),
-        }
-    }
-
-    fn summary(
-        &self,
-        started_at: chrono::DateTime<Utc>,
-        status: Status,
-        fetcher: &Fetcher,
-    ) -> Summary {
-        let mut counters: BTreeMap<String, u64> = BTreeMap::new();
-        let mut put = |k: &str, v: u64| {
-            counters.insert(k.to_owned(), v);
-        };
-        for (k, v) in self.counters.named() {
-            put(k, v);
-        }
-        put("visited", self.visited.len() as u64);
-        put("frontierLeft", self.frontier.len() as u64);
-        put("budgetExhausted", u64::from(self.exhausted.is_some()));
-        let http = fetcher.stats();
-        for (k, v) in http.counters() {
-            if k != "robotsDenied" {
-                counters.insert(k, v);
-            }
-        }
-        counters.retain(|k, v| {
-            *v > 0
-                || matches!(
-                    k.as_str(),
-                    "fetched" | "targets" | "failed" | "requests" | "cacheHits"
-                )
-        });
-        let mut notes = Vec::new();
-        if let Some(e) = &self.exhausted {
-            notes.push(format!(
-                "budget exhausted: {e}; {} items left in the frontier",
-                self.frontier.len()
-            ));
-        }
-        notes.extend(self.notes.iter().take(20).cloned());
-        if self.notes.len() > 20 {
-            notes.push(format!("… and {} more notes", self.notes.len() - 20));
-        }
-        Summary {
-            stage: STAGE.into(),
-            pid: std::process::id(),
-            started_at,
-            ended_at: Utc::now(),
-            input: self.input_counts.clone(),
-            output: self.out.counts().clone(),
-            passed_through: self.out.passed().clone(),
-            bad_lines: self.bad_lines,
-            status,
-            counters,
-            notes,
-            extra: Default::default(),
-        }
-    }
 }
 
 /// See [`crate::run`].
 pub(crate) async fn run<R, W>(
-    mut cfg: Config,
+    cfg: Config,
     input: Option<R>,
     output: W,
 ) -> Result<Summary, DiscoverError>
@@ -313,63 +246,109 @@ where
     R: Read + Send + 'static,
     W: Write,
 {
-    let started_at = Utc::now();
-    let start = tokio::time::Instant::now();
-    let fetcher = Fetcher::new(HttpConfig {
-        stage: STAGE.into(),
-        ..cfg.http.clone()
-    })?;
-    let shared = Arc::new(Shared {
-        fetcher: fetcher.clone(),
-        canon: cfg.canon.clone(),
-        follow_nofollow: cfg.follow_nofollow,
-        robots: cfg.http.robots,
-        context: cfg.context.take(),
-        max_depth: cfg.max_depth,
-        sitemap_limits: cfg.sitemap_limits,
-    });
-    let scope = Scope {
-        domain: match &cfg.domain {
-            Some(re) => Domain::Regex(re.clone()),
-            None => Domain::Hosts(Default::default()),
-        },
-        follow: cfg.follow.clone(),
-        target: cfg.target.clone(),
-    };
-    let mut crawl = Crawl {
-        shared,
-        scope: Arc::new(scope),
-        out: NdjsonWriter::new(output).with_flush_interval(Duration::from_secs(24 * 3600)),
-        journal: None,
-        visited: Visited::default(),
-        frontier: Frontier::default(),
-        tasks: JoinSet::new(),
-        inflight: BTreeMap::new(),
-        inflight_targets: 0,
-        targets_before: 0,
-        fetches: 0,
-        dispatched: 0,
-        sitemap_files: 0,
-        sorted: Vec::new(),
-        counters: Counters::default(),
-        notes: Vec::new(),
-        exhausted: None,
-        not_ready: false,
-        discover_failures: 0,
-        bad_lines: 0,
-        input_counts: BTreeMap::new(),
-        uncommitted: 0,
-        cfg,
-    };
+    let mut crawl = Crawl::new(cfg, output)?;
+    crawl.resume()?;
+    for s in crawl.cfg.starts.clone() {
+        crawl.start(Ref::new(s))?;
+    }
+    let input = Input::spawn(input, &crawl.cfg.pipe.input_name)?;
+    let interrupted = crawl.crawl(input).await?;
+    crawl.finish(interrupted).await
+}
 
-    if let Some(dir) = crawl.cfg.state_dir.clone() {
-        let params = crate::params_json(&crawl.cfg, crawl.shared.context.as_ref());
-        let (journal, replay) = Journal::open(&dir, &params, crawl.cfg.sorted)?;
-        crawl.journal = Some(journal);
-        crawl.visited = replay.visited;
-        crawl.counters.resumed = replay.pending.len() as u64;
+/// The input's lines, read on a thread of their own; `open` until the input ended.
+struct Input {
+    lines: mpsc::Receiver<Result<Line, ReadError>>,
+    open: bool,
+}
+
+impl Input {
+    fn spawn<R: Read + Send + 'static>(
+        input: Option<R>,
+        input_name: &str,
+    ) -> Result<Self, DiscoverError> {
+        let (tx, lines) = mpsc::channel::<Result<Line, ReadError>>(1024);
+        let Some(input) = input else {
+            return Ok(Self { lines, open: false });
+        };
+        spawn_reader(input, input_name.into(), move |item| {
+            tx.blocking_send(item).is_ok()
+        })
+        .map_err(|e| {
+            DiscoverError::Read(ReadError::Io {
+                input: "reader".into(),
+                source: e,
+            })
+        })?;
+        Ok(Self { lines, open: true })
+    }
+}
+
+impl<W: Write> Crawl<W> {
+    /// A crawl with nothing done yet: the fetcher, what its tasks share, the scope.
+    fn new(mut cfg: Config, output: W) -> Result<Self, DiscoverError> {
+        let fetcher = Fetcher::new(HttpConfig {
+            stage: STAGE.into(),
+            ..cfg.http.clone()
+        })?;
+        let shared = Arc::new(Shared {
+            fetcher,
+            canon: cfg.canon.clone(),
+            follow_nofollow: cfg.follow_nofollow,
+            robots: cfg.http.robots,
+            context: cfg.context.take(),
+            max_depth: cfg.max_depth,
+            sitemap_limits: cfg.sitemap_limits,
+        });
+        let scope = Scope {
+            domain: match &cfg.domain {
+                Some(re) => Domain::Regex(re.clone()),
+                None => Domain::Hosts(Default::default()),
+            },
+            follow: cfg.follow.clone(),
+            target: cfg.target.clone(),
+        };
+        Ok(Self {
+            started_at: Utc::now(),
+            started: tokio::time::Instant::now(),
+            shared,
+            scope: Arc::new(scope),
+            out: NdjsonWriter::new(output).with_flush_interval(Duration::from_secs(24 * 3600)),
+            journal: None,
+            visited: Visited::default(),
+            frontier: Frontier::default(),
+            tasks: JoinSet::new(),
+            inflight: BTreeMap::new(),
+            inflight_targets: 0,
+            targets_before: 0,
+            fetches: 0,
+            dispatched: 0,
+            sitemap_files: 0,
+            sorted: Vec::new(),
+            counters: Counters::default(),
+            notes: Vec::new(),
+            exhausted: None,
+            not_ready: false,
+            discover_failures: 0,
+            bad_lines: 0,
+            input_counts: BTreeMap::new(),
+            uncommitted: 0,
+            cfg,
+        })
+    }
+
+    /// With `--state`: opens the state folder and takes up what its journal left to do.
+    fn resume(&mut self) -> Result<(), DiscoverError> {
+        let Some(dir) = self.cfg.state_dir.clone() else {
+            return Ok(());
+        };
+        let params = crate::params_json(&self.cfg, self.shared.context.as_ref());
+        let (journal, replay) = Journal::open(&dir, &params, self.cfg.sorted)?;
+        self.journal = Some(journal);
+        self.visited = replay.visited;
+        self.counters.resumed = replay.pending.len() as u64;
         if replay.done > 0 || !replay.pending.is_empty() {
-            crawl.notes.push(format!(
+            self.notes.push(format!(
                 "resumed from {}: {} items done before, {} to do",
                 dir.display(),
                 replay.done,
@@ -382,146 +361,146 @@ where
             if item.kind == ItemKind::Page
                 && let Ok(u) = Url::parse(&item.record.url)
             {
-                crawl.add_scope_start(&u);
+                self.add_scope_start(&u);
             }
-            crawl.frontier.push(item);
+            self.frontier.push(item);
         }
-        crawl.sorted = replay.targets.into_iter().map(|i| i.record).collect();
-        crawl.counters.targets = crawl.sorted.len() as u64;
-        if !crawl.cfg.sorted {
-            crawl.targets_before = replay.targets_done;
+        self.sorted = replay.targets.into_iter().map(|i| i.record).collect();
+        self.counters.targets = self.sorted.len() as u64;
+        if !self.cfg.sorted {
+            self.targets_before = replay.targets_done;
         }
-    }
-    for s in crawl.cfg.starts.clone() {
-        crawl.start(Ref::new(s))?;
+        Ok(())
     }
 
-    let (tx, mut rx) = mpsc::channel::<Result<Line, ReadError>>(1024);
-    let mut input_open = false;
-    if let Some(input) = input {
-        input_open = true;
-        spawn_reader(
-            input,
-            crawl.cfg.pipe.input_name.as_str().into(),
-            move |item| tx.blocking_send(item).is_ok(),
-        )
-        .map_err(|e| {
-            DiscoverError::Read(ReadError::Io {
-                input: "reader".into(),
-                source: e,
-            })
-        })?;
-    } else {
-        drop(tx);
+    /// The crawl loop: dispatches work, reads the input, takes finished tasks and commits
+    /// on a timer, until nothing is left to do (`false`) or the stop flag is set (`true`).
+    async fn crawl(&mut self, mut input: Input) -> Result<bool, DiscoverError> {
+        let mut tick = tokio::time::interval(Duration::from_millis(100));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            self.dispatch();
+            if !input.open
+                && self.tasks.is_empty()
+                && (self.frontier.is_empty() || self.exhausted.is_some())
+            {
+                return Ok(false);
+            }
+            tokio::select! {
+                line = input.lines.recv(), if input.open => match line {
+                    Some(line) => self.read_line(line)?,
+                    None => input.open = false,
+                },
+                Some(joined) = self.tasks.join_next(), if !self.tasks.is_empty() => {
+                    self.joined(joined)?;
+                }
+                _ = tick.tick() => {
+                    if self.cfg.pipe.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                        return Ok(true);
+                    }
+                    self.commit()?;
+                    self.report_progress();
+                }
+            }
+        }
     }
 
-    let mut tick = tokio::time::interval(Duration::from_millis(100));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut interrupted = false;
-    loop {
-        crawl.dispatch();
-        if !input_open
-            && crawl.tasks.is_empty()
-            && (crawl.frontier.is_empty() || crawl.exhausted.is_some())
-        {
-            break;
+    /// An input line: a `ref` is a start URL, any other record passes through.
+    fn read_line(&mut self, line: Result<Line, ReadError>) -> Result<(), DiscoverError> {
+        let line = match line {
+            Ok(line) => line,
+            Err(ReadError::Malformed(m)) => return self.bad_line(m.to_string()),
+            Err(e @ ReadError::Io { .. }) => return Err(DiscoverError::Read(e)),
+        };
+        *self
+            .input_counts
+            .entry(line.kind().as_str().to_owned())
+            .or_default() += 1;
+        if line.kind() != &Kind::Ref {
+            self.out.pass(&line)?;
+            return self.written();
         }
-        tokio::select! {
-            item = rx.recv(), if input_open => {
-                let Some(item) = item else {
-                    input_open = false;
-                    continue;
-                };
-                let line = match item {
-                    Ok(line) => line,
-                    Err(ReadError::Malformed(m)) => {
-                        crawl.bad_lines += 1;
-                        rip_core::ndjson::report_bad_line(&m);
-                        if crawl.cfg.pipe.strict {
-                            return Err(DiscoverError::Strict(m.to_string()));
-                        }
-                        continue;
-                    }
-                    Err(e @ ReadError::Io { .. }) => return Err(DiscoverError::Read(e)),
-                };
-                *crawl.input_counts.entry(line.kind().as_str().to_owned()).or_default() += 1;
-                if line.kind() != &Kind::Ref {
-                    crawl.out.pass(&line)?;
-                    crawl.uncommitted += 1;
-                    if crawl.uncommitted >= COMMIT_EVERY {
-                        crawl.commit()?;
-                    }
-                    continue;
-                }
-                match line.decode() {
-                    Ok(Record::Ref(r)) => crawl.start(r)?,
-                    Ok(_) => unreachable!("a line of kind ref decodes to a ref"),
-                    Err(message) => {
-                        crawl.bad_lines += 1;
-                        let m = format!("{}:{}: {message}", crawl.cfg.pipe.input_name, line.number());
-                        rip_core::ndjson::report_bad_line(&m);
-                        if crawl.cfg.pipe.strict {
-                            return Err(DiscoverError::Strict(m));
-                        }
-                    }
-                }
-            }
-            Some(joined) = crawl.tasks.join_next(), if !crawl.tasks.is_empty() => {
-                match joined {
-                    Ok(done) => {
-                        crawl.handle(done)?;
-                        crawl.uncommitted += 1;
-                        if crawl.uncommitted >= COMMIT_EVERY {
-                            crawl.commit()?;
-                        }
-                    }
-                    Err(e) => {
-                        // Tasks never panic by design; if one did, say so rather than lose it.
-                        eprintln!("{STAGE}: internal error in a crawl task: {e}");
-                        crawl.discover_failures += 1;
-                    }
-                }
-            }
-            _ = tick.tick() => {
-                if crawl.cfg.pipe.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
-                    interrupted = true;
-                    break;
-                }
-                crawl.commit()?;
-                if let Some(cb) = &crawl.cfg.on_progress {
-                    cb(&crawl.progress(start, &fetcher));
-                }
+        match line.decode() {
+            Ok(Record::Ref(r)) => self.start(r),
+            Ok(_) => unreachable!("a line of kind ref decodes to a ref"),
+            Err(message) => {
+                let m = format!("{}:{}: {message}", self.cfg.pipe.input_name, line.number());
+                self.bad_line(m)
             }
         }
     }
-    // Interrupted: what is in flight is dropped, not written; a resumed run redoes it
-    // (from the cache).
-    crawl.tasks.abort_all();
-    while crawl.tasks.join_next().await.is_some() {}
 
-    if crawl.cfg.sorted {
-        let mut refs = std::mem::take(&mut crawl.sorted);
-        refs.sort_by(|a, b| natural_cmp(&a.url, &b.url));
-        refs.dedup_by(|a, b| a.url == b.url);
-        for r in refs {
-            crawl.out.write(&Record::Ref(r))?;
+    /// A bad input line: reported and counted, fatal with `--strict`.
+    fn bad_line(&mut self, message: String) -> Result<(), DiscoverError> {
+        self.bad_lines += 1;
+        rip_core::ndjson::report_bad_line(&message);
+        if self.cfg.pipe.strict {
+            return Err(DiscoverError::Strict(message));
+        }
+        Ok(())
+    }
+
+    /// A task that ended: its results handled, or said on stderr if it panicked.
+    fn joined(&mut self, joined: Result<Done, JoinError>) -> Result<(), DiscoverError> {
+        match joined {
+            Ok(done) => {
+                self.handle(done)?;
+                self.written()
+            }
+            Err(e) => {
+                // Tasks never panic by design; if one did, say so rather than lose it.
+                eprintln!("{STAGE}: internal error in a crawl task: {e}");
+                self.discover_failures += 1;
+                Ok(())
+            }
         }
     }
-    crawl.commit()?;
-    let status = if interrupted {
-        Status::Interrupted
-    } else if crawl.not_ready {
-        Status::NotReady
-    } else if crawl.discover_failures > 0 || crawl.bad_lines > 0 {
-        Status::Partial
-    } else {
-        Status::Complete
-    };
-    let summary = crawl.summary(started_at, status, &fetcher);
-    crawl.out.write(&Record::Summary(summary.clone()))?;
-    crawl.out.flush()?;
-    if let Some(cb) = &crawl.cfg.on_progress {
-        cb(&crawl.progress(start, &fetcher));
+
+    /// Counts a record written, and commits every [`COMMIT_EVERY`].
+    fn written(&mut self) -> Result<(), DiscoverError> {
+        self.uncommitted += 1;
+        if self.uncommitted >= COMMIT_EVERY {
+            self.commit()?;
+        }
+        Ok(())
     }
-    Ok(summary)
+
+    fn report_progress(&self) {
+        if let Some(cb) = &self.cfg.on_progress {
+            cb(&self.progress());
+        }
+    }
+
+    /// Ends the crawl: drops what is in flight (interrupted: a resumed run redoes it, from
+    /// the cache), writes the sorted targets and the summary.
+    async fn finish(mut self, interrupted: bool) -> Result<Summary, DiscoverError> {
+        self.tasks.abort_all();
+        while self.tasks.join_next().await.is_some() {}
+        if self.cfg.sorted {
+            let mut refs = std::mem::take(&mut self.sorted);
+            refs.sort_by(|a, b| natural_cmp(&a.url, &b.url));
+            refs.dedup_by(|a, b| a.url == b.url);
+            for r in refs {
+                self.out.write(&Record::Ref(r))?;
+            }
+        }
+        self.commit()?;
+        let summary = self.summary(self.status(interrupted));
+        self.out.write(&Record::Summary(summary.clone()))?;
+        self.out.flush()?;
+        self.report_progress();
+        Ok(summary)
+    }
+
+    fn status(&self, interrupted: bool) -> Status {
+        if interrupted {
+            Status::Interrupted
+        } else if self.not_ready {
+            Status::NotReady
+        } else if self.discover_failures > 0 || self.bad_lines > 0 {
+            Status::Partial
+        } else {
+            Status::Complete
+        }
+    }
 }
