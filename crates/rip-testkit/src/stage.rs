@@ -88,6 +88,14 @@ impl Stage {
         self
     }
 
+    /// [`Stage::stdin`] when `input` is given; else stdin stays closed.
+    pub fn maybe_stdin(self, input: Option<impl AsRef<[u8]>>) -> Self {
+        match input {
+            Some(input) => self.stdin(input),
+            None => self,
+        }
+    }
+
     /// The command as [`Stage::run`] starts it: stdout and stderr piped, stdin piped when
     /// [`Stage::stdin`] was given (the caller writes it), else closed.
     pub fn command(&self) -> Command {

@@ -7,55 +7,24 @@ mod network;
 mod pipeline;
 
 use rip_health::Report;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use rip_testkit::Stage;
+pub use rip_testkit::{Ran, testdata};
+use std::path::Path;
 
-/// The `rip-health` binary (build it first: `cargo build --workspace --bins`; `make test` does).
-pub fn bin() -> std::path::PathBuf {
-    rip_testkit::bin("rip-health")
+/// `rip-health args…`, with `stdin` on its stdin when given (else none).
+pub fn run(args: &[&str], stdin: Option<&str>) -> Ran {
+    Stage::new("rip-health").args(args).maybe_stdin(stdin).run()
 }
 
-pub fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(rel)
+/// A run's report, read back from its stdout with the library's types.
+pub trait Reported {
+    /// The report on stdout.
+    fn report(&self) -> Report;
 }
 
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Run {
-    pub fn report(&self) -> Report {
+impl Reported for Ran {
+    fn report(&self) -> Report {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
-    }
-}
-
-pub fn run(args: &[&str], stdin: Option<&str>) -> Run {
-    let mut child = Command::new(bin())
-        .args(args)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(text) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        let text = text.to_owned();
-        std::thread::spawn(move || pipe.write_all(text.as_bytes()));
-    }
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
     }
 }
 

@@ -253,7 +253,7 @@ fn emberfall_by_url_golden() {
         "no rule applies to a page that is not HTML"
     );
 
-    let (_, summary) = r.split();
+    let (_, summary) = (r.records(), r.summary());
     assert_eq!(summary.counters.get("concept.item"), Some(&12));
     assert_eq!(summary.counters.get("concept.ancestry"), Some(&8));
     assert_eq!(summary.counters.get("concept.class"), Some(&8));

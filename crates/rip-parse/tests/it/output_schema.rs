@@ -139,7 +139,7 @@ fn warn_keeps_the_doc_and_says_so_on_stderr() {
         &pages(),
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let (records, summary) = r.split();
+    let (records, summary) = (r.records(), r.summary());
     let out: Vec<Value> = records
         .iter()
         .map(|r| serde_json::to_value(r).unwrap())
@@ -180,7 +180,7 @@ fn halt_writes_what_was_done_then_stops_with_exit_1() {
     );
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("halted at http://h/p/2"), "{}", r.stderr);
-    let (records, summary) = r.split();
+    let (records, summary) = (r.records(), r.summary());
     let urls: Vec<&str> = records.iter().filter_map(|r| r.url()).collect();
     assert_eq!(
         urls,

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::support::*;
 
-fn one(args: &[&str], page: Value) -> (Value, Run) {
+fn one(args: &[&str], page: Value) -> (Value, Ran) {
     let r = run(args, &ndjson(&[page]));
     let out = r.values();
     assert_eq!(out.len(), 1, "{}\n{}", r.stdout, r.stderr);
@@ -136,7 +136,7 @@ fn invalid_utf8_on_an_input_line_is_a_bad_line_and_the_rest_goes_on() {
     let r = run(&[], &input);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("-:2: invalid UTF-8"), "{}", r.stderr);
-    let (records, summary) = r.split();
+    let (records, summary) = (r.records(), r.summary());
     assert_eq!(records.len(), 2);
     assert_eq!(summary.bad_lines, 1);
 }
@@ -243,7 +243,7 @@ fn a_page_record_missing_fields_is_accounted_for_by_its_url() {
     );
     let r = run(&[], input.as_bytes());
     assert_eq!(r.code, 2);
-    let (records, summary) = r.split();
+    let (records, summary) = (r.records(), r.summary());
     assert_eq!(records.len(), 1, "the page with a URL becomes a failure");
     let v = serde_json::to_value(&records[0]).unwrap();
     assert_failure(&v, "parse.record", "VALIDATION");
@@ -305,7 +305,7 @@ fn the_readmes_policy_rule_makes_pages_that_are_not_html_expected() {
     std::fs::write(dir.path().join("pages.ndjson"), input).unwrap();
     let script = format!(
         "'{}' < pages.ndjson | '{}' --policy policy.toml",
-        bin().display(),
+        rip_testkit::bin("rip-parse").display(),
         rip_testkit::bin("rip-route").display()
     );
     let o = rip_testkit::run_shell(&script, Some(dir.path()));

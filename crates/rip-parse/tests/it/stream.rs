@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::support::*;
@@ -68,7 +68,7 @@ fn output_keeps_input_order_and_passes_other_records_through_byte_for_byte() {
         .map(|l| describe(l))
         .collect();
     assert_eq!(got, expected);
-    let (_, summary) = r.split();
+    let (_, summary) = (r.records(), r.summary());
     assert_eq!(summary.stage, "rip-parse");
     assert_eq!(summary.input.get("page"), Some(&120));
     assert_eq!(summary.output.get("doc"), Some(&120));
@@ -165,10 +165,10 @@ fn context_attempt_and_error_history_stay_on_docs_and_failures() {
 
 #[test]
 fn docs_are_written_while_the_input_is_idle() {
-    let mut child = Command::new(bin())
+    let mut child = rip_testkit::Stage::new("rip-parse")
         .args(["--threads", "2"])
+        .command()
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -232,7 +232,7 @@ onSchemaError = "halt"
     );
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("halted at http://h/t/2"), "{}", r.stderr);
-    let (records, summary) = r.split();
+    let (records, summary) = (r.records(), r.summary());
     let urls: Vec<&str> = records.iter().filter_map(|r| r.url()).collect();
     assert_eq!(
         urls,

@@ -1,93 +1,18 @@
 //! Running the binary, building `page` records from fixture files, golden files.
 
 use base64::Engine as _;
-use rip_core::{Line, Record, Summary};
+use rip_testkit::Stage;
+pub use rip_testkit::{Ran, repo, testdata};
 use serde_json::{Value, json};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-/// The `rip-parse` binary (build it first: `cargo build --workspace --bins`; `make test` does).
-pub fn bin() -> std::path::PathBuf {
-    rip_testkit::bin("rip-parse")
-}
+use std::path::Path;
 
 /// The origin fixture pages of the demo site are served from (the test server
 /// substitutes `http://SITE_ORIGIN` with its origin; these fixtures do the same).
 pub const ORIGIN: &str = "http://127.0.0.1:8080";
 
-pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-pub fn testdata(rel: &str) -> PathBuf {
-    repo().join("testdata").join(rel)
-}
-
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Run {
-    /// Output records of the kinds rip-core knows (summary excluded) and the closing
-    /// summary, read back with rip-core's types.
-    pub fn split(&self) -> (Vec<Record>, Summary) {
-        let mut records: Vec<Record> = self
-            .stdout
-            .lines()
-            .map(|l| Line::from_text(l).unwrap())
-            .filter(|l| !matches!(l.kind(), rip_core::Kind::Other(_)))
-            .map(|l| l.decode().unwrap())
-            .collect();
-        match records.pop() {
-            Some(Record::Summary(s)) => (records, s),
-            other => panic!(
-                "last line is not a summary: {other:?}\nstderr: {}",
-                self.stderr
-            ),
-        }
-    }
-
-    /// Output lines as JSON values, the closing summary dropped.
-    pub fn values(&self) -> Vec<Value> {
-        let mut v: Vec<Value> = self
-            .stdout
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(
-            v.last().map(|s| &s["_type"]),
-            Some(&json!("summary")),
-            "{}",
-            self.stdout
-        );
-        v.pop();
-        v
-    }
-}
-
-pub fn run(args: &[&str], input: &[u8]) -> Run {
-    let mut child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+/// `rip-parse args…` with `input` on stdin.
+pub fn run(args: &[&str], input: &[u8]) -> Ran {
+    Stage::new("rip-parse").args(args).stdin(input).run()
 }
 
 /// A `page` record as rip-fetch writes it, for `url` with `body` (text, or base64 when

@@ -60,13 +60,13 @@ fn input(pages: &[Value]) -> Vec<u8> {
         .into_bytes()
 }
 
-fn docs(r: &Run) -> Vec<rip_core::Doc> {
-    let (records, summary) = r.split();
+fn docs(r: &Ran) -> Vec<rip_core::Doc> {
+    let (records, summary) = (r.records(), r.summary());
     assert_eq!(summary.status, rip_core::Status::Complete, "{}", r.stderr);
     records
-        .into_iter()
+        .iter()
         .map(|rec| match rec {
-            Record::Doc(d) => d,
+            Record::Doc(d) => d.clone(),
             other => panic!("not a doc: {other:?}"),
         })
         .collect()
@@ -173,7 +173,7 @@ fn a_creature_without_hit_points_breaks_its_rule() {
         "{{Infobox creature|name=Odd Wyrm|hit_points=unknown}}\nOdd.",
     );
     let r = run(&["--rules", rules.to_str().unwrap()], &input(&[page]));
-    let (records, _) = r.split();
+    let (records, _) = (r.records(), r.summary());
     let Record::Failure(f) = &records[0] else {
         panic!("{records:?}")
     };

@@ -4,64 +4,30 @@
 mod dir;
 
 use rip_core::{ErrorDoc, Line, Record, Resolution, Summary};
+use rip_testkit::Stage;
+pub use rip_testkit::{Ran, testdata};
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The `rip-reconcile` binary (build it first: `cargo build --workspace --bins`; `make test` does).
-pub fn bin() -> std::path::PathBuf {
-    rip_testkit::bin("rip-reconcile")
-}
-
-pub fn testdata(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata")
-        .join(rel)
-}
-
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-pub fn run(args: &[&str], stdin: Option<&str>) -> Run {
-    let mut child = Command::new(bin())
+/// `rip-reconcile args…`, with `stdin` on its stdin when given (else none).
+pub fn run(args: &[&str], stdin: Option<&str>) -> Ran {
+    Stage::new("rip-reconcile")
         .args(args)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(text) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        let text = text.to_owned();
-        std::thread::spawn(move || pipe.write_all(text.as_bytes()));
-    }
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
+        .maybe_stdin(stdin)
+        .run()
 }
 
-/// The error documents of an output, by URL, and its closing summary.
-fn verdicts(stdout: &str) -> (Vec<ErrorDoc>, Summary) {
-    let mut errors = Vec::new();
-    let mut last = None;
-    for text in stdout.lines() {
-        match Line::from_text(text).unwrap().decode().unwrap() {
-            Record::Error(e) => errors.push(e),
-            Record::Summary(s) => last = Some(s),
-            _ => {}
-        }
-    }
-    (errors, last.expect("a summary"))
+/// The error documents of an output and its closing summary.
+fn verdicts(r: &Ran) -> (Vec<ErrorDoc>, Summary) {
+    let errors = r
+        .records()
+        .iter()
+        .filter_map(|record| match record {
+            Record::Error(e) => Some(e.clone()),
+            _ => None,
+        })
+        .collect();
+    (errors, r.summary().clone())
 }
 
 fn verdict<'a>(errors: &'a [ErrorDoc], url_tail: &str) -> &'a Resolution {
@@ -92,7 +58,7 @@ fn reference_worked_example_catfolk_resolves_to_the_ancestry() {
         None,
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let (errors, summary) = verdicts(&r.stdout);
+    let (errors, summary) = verdicts(&r);
     assert_eq!(
         verdict(&errors, "Classes.aspx?ID=77"),
         &elsewhere(&format!("{AON}Ancestries.aspx?ID=77")),
@@ -148,7 +114,7 @@ fn a_same_id_page_with_another_name_does_not_match() {
     // From stdin: this also exercises the temporary copy of a one-time input.
     let r = run(&["--config", config.to_str().unwrap()], Some(&without));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let (errors, _) = verdicts(&r.stdout);
+    let (errors, _) = verdicts(&r);
     assert_eq!(
         verdict(&errors, "Classes.aspx?ID=77"),
         &Resolution::Missing { candidates: vec![] }
@@ -168,7 +134,7 @@ fn a_same_id_page_with_another_name_does_not_match() {
         ],
         None,
     );
-    let (errors, _) = verdicts(&r.stdout);
+    let (errors, _) = verdicts(&r);
     assert_eq!(
         verdict(&errors, "Classes.aspx?ID=77"),
         &Resolution::Missing {
@@ -196,7 +162,7 @@ fn demo_site_shape_key_from_path_tail_and_name_from_page_title() {
         None,
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let (errors, _) = verdicts(&r.stdout);
+    let (errors, _) = verdicts(&r);
     assert_eq!(errors.len(), 2);
     // /classes/77.html shares its id with /ancestries/77.html (Catfolk) and
     // /spells/77.html (Gust of Wind); the link text on /classes/ says "Catfolk".
@@ -239,7 +205,7 @@ fn the_default_reconciler_marks_every_failure_missing() {
     let input = testdata("health/aon.ndjson");
     let r = run(&["-i", input.to_str().unwrap()], None);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let (errors, summary) = verdicts(&r.stdout);
+    let (errors, summary) = verdicts(&r);
     assert_eq!(errors.len(), 4);
     assert!(
         errors
@@ -266,7 +232,7 @@ fn bad_lines_and_bad_error_records_are_reported_and_the_rest_reconciled() {
         "{}",
         r.stderr
     );
-    let (errors, summary) = verdicts(&r.stdout);
+    let (errors, summary) = verdicts(&r);
     assert_eq!(summary.bad_lines, 2);
     assert_eq!(
         verdict(&errors, "/classes/77.html"),
@@ -305,10 +271,8 @@ fn a_bad_config_names_the_file_line_and_field() {
 #[test]
 fn the_example_configs_follow_the_published_schema() {
     let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas/reconciler.schema.json"),
-        )
-        .unwrap(),
+        &std::fs::read_to_string(rip_testkit::repo().join("docs/schemas/reconciler.schema.json"))
+            .unwrap(),
     )
     .unwrap();
     let validator = jsonschema::validator_for(&schema).expect("a valid schema");
@@ -373,14 +337,13 @@ fn the_reconciled_goldens_of_rip_health_are_current() {
 
 #[test]
 fn ctrl_c_writes_what_was_read_unreconciled_and_exits_130() {
-    let mut child = Command::new(bin())
+    let mut child = Stage::new("rip-reconcile")
         .args([
             "--config",
             testdata("reconcile/site.json").to_str().unwrap(),
         ])
+        .command()
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let text = std::fs::read_to_string(testdata("health/site.ndjson")).unwrap();
@@ -394,16 +357,15 @@ fn ctrl_c_writes_what_was_read_unreconciled_and_exits_130() {
         .status()
         .unwrap();
     assert!(killed.success());
-    let out = child.wait_with_output().unwrap();
+    let r = Ran::wait("rip-reconcile", child);
     drop(stdin);
-    assert_eq!(out.status.code(), Some(130));
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let (errors, summary) = verdicts(&stdout);
+    assert_eq!(r.code, 130);
+    let (errors, summary) = verdicts(&r);
     assert_eq!(summary.status, rip_core::Status::Interrupted);
     assert_eq!(errors.len(), 2, "what was read is written");
     assert!(
         errors.iter().all(|e| e.resolution.is_none()),
         "but not judged on half the stream"
     );
-    assert_eq!(stdout.lines().count(), text.lines().count() + 1);
+    assert_eq!(r.stdout.lines().count(), text.lines().count() + 1);
 }
