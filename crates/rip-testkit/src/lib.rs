@@ -14,7 +14,7 @@
 
 mod stage;
 
-pub use stage::{Ran, Stage, record};
+pub use stage::{Ran, Stage, record, stream};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

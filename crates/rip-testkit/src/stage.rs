@@ -284,3 +284,13 @@ pub fn record(line: &str) -> Record {
         .and_then(|l| l.decode())
         .unwrap_or_else(|e| panic!("{e}: {line}"))
 }
+
+/// A stage's whole output read back (e.g. from a file it wrote): every line a record of a
+/// kind rip-core knows, the last one the closing summary. Panics naming what is not.
+pub fn stream(text: &str) -> (Vec<Record>, Summary) {
+    let mut records: Vec<Record> = text.lines().map(record).collect();
+    match records.pop() {
+        Some(Record::Summary(s)) => (records, s),
+        other => panic!("the last line is not a summary: {other:?}\n{text}"),
+    }
+}

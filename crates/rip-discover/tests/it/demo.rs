@@ -115,9 +115,9 @@ fn crawl_a_reaches_the_47_pages_with_robots_and_without_nofollow() {
     assert_eq!(r.counter("robotsDenied"), 1);
     assert_eq!(r.counter("nofollowSkipped"), 1);
     assert_eq!(r.counter("maxDepth"), 2);
-    assert_eq!(r.summary.output.get("ref"), Some(&50));
+    assert_eq!(r.summary().output.get("ref"), Some(&50));
     assert!(
-        !r.summary.output.contains_key("ledger"),
+        !r.summary().output.contains_key("ledger"),
         "discover writes no ledger"
     );
 }
@@ -126,7 +126,7 @@ fn crawl_a_reaches_the_47_pages_with_robots_and_without_nofollow() {
 fn crawls_b_c_d_nofollow_and_sitemap() {
     let server = demo_server();
     let origin = server.url("/");
-    let html_pages = |r: &Run| {
+    let html_pages = |r: &Ran| {
         let mut p = r.paths();
         for x in NON_PAGES {
             p.remove(x);
@@ -250,7 +250,7 @@ fn sorted_output_is_deduplicated_and_numeric_aware() {
     assert!(pos("/spells/33.html") < pos("/spells/102.html"));
     assert_eq!(urls.len(), 50);
     // Refs come last, after the expected record, just before the summary.
-    assert!(matches!(r.records.last(), Some(rip_core::Record::Ref(_))));
+    assert!(matches!(r.records().last(), Some(rip_core::Record::Ref(_))));
 }
 
 /// `rip-discover | rip-fetch`: the fetch stage finds every page in the shared cache, so
@@ -273,7 +273,7 @@ fn discover_then_fetch_fetches_each_page_once() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = std::fs::read_to_string(dir.path().join("out.ndjson")).unwrap();
-    let (records, fetch) = decode(&text);
+    let (records, fetch) = record(&text);
     let pages = records
         .iter()
         .filter(|r| matches!(r, rip_core::Record::Page(_)))

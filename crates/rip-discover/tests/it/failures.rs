@@ -54,12 +54,11 @@ fn an_unreachable_start_url_is_not_ready() {
 
 #[test]
 fn a_bad_start_url_is_refused_before_anything_runs() {
-    let out = std::process::Command::new(bin())
+    let r = rip_testkit::Stage::new("rip-discover")
         .args(["mailto:someone@example.com"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bad start URL"));
+        .run();
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("bad start URL"));
 }
 
 /// A listing page (traversed, not a target) that fails becomes a `failure` with

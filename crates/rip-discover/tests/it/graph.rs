@@ -119,9 +119,9 @@ fn page_and_request_budgets_stop_the_crawl_and_say_so() {
     assert_eq!(r.refs().len(), 25);
     assert_eq!(r.counter("budgetExhausted"), 1);
     assert!(
-        r.summary.notes.iter().any(|n| n.contains("maxPages")),
+        r.summary().notes.iter().any(|n| n.contains("maxPages")),
         "{:?}",
-        r.summary.notes
+        r.summary().notes
     );
     assert!(r.counter("frontierLeft") > 0);
     assert!(
@@ -140,9 +140,9 @@ fn page_and_request_budgets_stop_the_crawl_and_say_so() {
     ]);
     assert_eq!(r.status(), Status::Complete);
     assert!(
-        r.summary.notes.iter().any(|n| n.contains("maxRequests")),
+        r.summary().notes.iter().any(|n| n.contains("maxRequests")),
         "{:?}",
-        r.summary.notes
+        r.summary().notes
     );
     assert_eq!(server.total(), 41, "40 pages + robots.txt");
     assert!(r.refs().iter().all(|x| x.url.ends_with('7')));
@@ -247,7 +247,7 @@ fn stdin_refs_pass_through_and_bad_lines() {
     let cache = tempfile::tempdir().unwrap();
     let r = run_with(&[], cache.path(), Some(&input));
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert_eq!(r.summary.bad_lines, 1);
+    assert_eq!(r.summary().bad_lines, 1);
     assert!(r.stderr.contains("-:2:"), "{}", r.stderr);
     assert!(
         r.stdout.lines().any(|l| l == doc),
@@ -256,8 +256,8 @@ fn stdin_refs_pass_through_and_bad_lines() {
     assert_eq!(r.refs().len(), 10);
     let start = r.refs().into_iter().find(|x| x.context.depth == 0).unwrap();
     assert_eq!(start.context.raw["k"], 1, "the start ref keeps its context");
-    assert_eq!(r.summary.input.get("ref"), Some(&1));
-    assert_eq!(r.summary.input.get("doc"), Some(&1));
+    assert_eq!(r.summary().input.get("ref"), Some(&1));
+    assert_eq!(r.summary().input.get("doc"), Some(&1));
 }
 
 /// `--drop-param NAME` (and `name*` prefixes) removes query parameters that do not change

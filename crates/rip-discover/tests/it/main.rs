@@ -12,31 +12,32 @@ mod wiki;
 mod wiki_pipeline;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-use rip_core::{Expected, Failure, Line, Record, Ref, Status, Summary};
+use rip_core::{Expected, Failure, Record, Ref, Status, Summary};
+pub use rip_testkit::Ran;
+use rip_testkit::Stage;
 use rip_testserver::{LinkGraph, TestServer};
 
-/// The `rip-discover` binary (build it first: `cargo build --workspace --bins`; `make test` does).
-pub fn bin() -> std::path::PathBuf {
-    rip_testkit::bin("rip-discover")
-}
 pub const SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/site");
 
-/// A finished run, its stdout decoded.
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-    pub records: Vec<Record>,
-    pub summary: Summary,
+/// What a crawl wrote, by kind.
+pub trait Crawled {
+    /// The `ref` records.
+    fn refs(&self) -> Vec<&Ref>;
+    /// The `expected` records.
+    fn expected(&self) -> Vec<&Expected>;
+    /// The `failure` records.
+    fn failures(&self) -> Vec<&Failure>;
+    /// The paths of the refs, origin removed.
+    fn paths(&self) -> BTreeSet<String>;
+    /// The closing summary's status.
+    fn status(&self) -> Status;
 }
 
-impl Run {
-    pub fn refs(&self) -> Vec<&Ref> {
-        self.records
+impl Crawled for Ran {
+    fn refs(&self) -> Vec<&Ref> {
+        self.records()
             .iter()
             .filter_map(|r| match r {
                 Record::Ref(r) => Some(r),
@@ -45,8 +46,8 @@ impl Run {
             .collect()
     }
 
-    pub fn expected(&self) -> Vec<&Expected> {
-        self.records
+    fn expected(&self) -> Vec<&Expected> {
+        self.records()
             .iter()
             .filter_map(|r| match r {
                 Record::Expected(e) => Some(e),
@@ -55,8 +56,8 @@ impl Run {
             .collect()
     }
 
-    pub fn failures(&self) -> Vec<&Failure> {
-        self.records
+    fn failures(&self) -> Vec<&Failure> {
+        self.records()
             .iter()
             .filter_map(|r| match r {
                 Record::Failure(f) => Some(f),
@@ -65,17 +66,12 @@ impl Run {
             .collect()
     }
 
-    /// The paths of the refs, origin removed.
-    pub fn paths(&self) -> BTreeSet<String> {
+    fn paths(&self) -> BTreeSet<String> {
         self.refs().iter().map(|r| path_of(&r.url)).collect()
     }
 
-    pub fn counter(&self, k: &str) -> u64 {
-        self.summary.counters.get(k).copied().unwrap_or(0)
-    }
-
-    pub fn status(&self) -> Status {
-        self.summary.status
+    fn status(&self) -> Status {
+        self.summary().status
     }
 }
 
@@ -88,67 +84,40 @@ pub fn path_of(url: &str) -> String {
     }
 }
 
-/// Decodes stdout: every line a record, the last one the summary.
-pub fn decode(stdout: &str) -> (Vec<Record>, Summary) {
-    let mut records: Vec<Record> = stdout
-        .lines()
-        .map(|l| {
-            Line::from_text(l)
-                .and_then(|l| l.decode())
-                .unwrap_or_else(|e| panic!("bad output line {l}: {e}"))
-        })
-        .collect();
-    match records.pop() {
-        Some(Record::Summary(s)) => (records, s),
-        other => panic!("the last line is not a summary: {other:?}\n{stdout}"),
-    }
+/// Decodes an output file: every line a record, the last one the summary.
+pub fn record(stdout: &str) -> (Vec<Record>, Summary) {
+    rip_testkit::stream(stdout)
 }
 
 /// Runs the binary with `args` (plus no politeness delay and a private cache unless the
-/// caller passes `--cache-dir`), feeding `stdin` when given.
-pub fn run_with(args: &[&str], cache: &Path, stdin: Option<&str>) -> Run {
-    let mut cmd = Command::new(bin());
-    cmd.args([
-        "--delay",
-        "0",
-        "--jitter",
-        "0",
-        "--retry-base",
-        "10ms",
-        "-q",
-    ])
-    .arg("--cache-dir")
-    .arg(cache)
-    .args(args)
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    });
-    let mut child = cmd.spawn().expect("rip-discover starts");
-    if let Some(input) = stdin {
-        let mut w = child.stdin.take().unwrap();
-        let input = input.to_owned();
-        std::thread::spawn(move || {
-            let _ = w.write_all(input.as_bytes());
-        });
-    }
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    let (records, summary) = decode(&stdout);
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout,
-        stderr,
-        records,
-        summary,
-    }
+/// caller passes `--cache-dir`), feeding `stdin` when given. Every line of its output
+/// must decode, the last one as the summary.
+pub fn run_with(args: &[&str], cache: &Path, stdin: Option<&str>) -> Ran {
+    let r = Stage::new("rip-discover")
+        .args([
+            "--delay",
+            "0",
+            "--jitter",
+            "0",
+            "--retry-base",
+            "10ms",
+            "-q",
+        ])
+        .arg("--cache-dir")
+        .arg(cache)
+        .args(args)
+        .maybe_stdin(stdin)
+        .run();
+    assert_eq!(
+        r.records().len(),
+        r.lines().len(),
+        "every line a record of a known kind: {}",
+        r.stdout
+    );
+    r
 }
 
-pub fn run(args: &[&str]) -> Run {
+pub fn run(args: &[&str]) -> Ran {
     let cache = tempfile::tempdir().unwrap();
     run_with(args, cache.path(), None)
 }

@@ -5,6 +5,7 @@
 use std::process::Command;
 use std::time::Duration;
 
+use rip_testkit::Stage;
 use rip_testserver::{Fault, LinkGraph, Rule, TestServer};
 
 use crate::*;
@@ -26,7 +27,7 @@ fn progress_on_a_terminal_and_a_summary_line() {
     let out = dir.path().join("out.ndjson");
     let cmd = format!(
         "{} {} --delay 0 --jitter 0 -c 4 --cache-dir {} > {}",
-        bin().display(),
+        rip_testkit::bin("rip-discover").display(),
         server.url("/"),
         dir.path().join("cache").display(),
         out.display()
@@ -47,7 +48,7 @@ fn progress_on_a_terminal_and_a_summary_line() {
         tty.contains("rip-discover: 30 targets from 30 pages fetched"),
         "{tty}"
     );
-    let (records, summary) = decode(&std::fs::read_to_string(&out).unwrap());
+    let (records, summary) = record(&std::fs::read_to_string(&out).unwrap());
     assert_eq!(records.len(), 30);
     assert_eq!(summary.counters["targets"], 30);
 }
@@ -64,14 +65,13 @@ fn no_progress_off_a_terminal_and_quiet_is_quiet() {
         "-c".into(),
         "4".into(),
     ];
-    let r = Command::new(bin())
+    let r = Stage::new("rip-discover")
         .args(&base)
         .arg("--cache-dir")
         .arg(dir.path().join("c1"))
-        .output()
-        .unwrap();
-    assert!(r.status.success());
-    let err = String::from_utf8_lossy(&r.stderr);
+        .run();
+    assert_eq!(r.code, 0);
+    let err = &r.stderr;
     assert!(!err.contains(" queued"), "{err}");
     assert!(
         err.starts_with("rip-discover: 30 targets from 30 pages fetched"),
@@ -79,14 +79,13 @@ fn no_progress_off_a_terminal_and_quiet_is_quiet() {
     );
     assert!(err.contains("pages/s"), "{err}");
 
-    let r = Command::new(bin())
+    let r = Stage::new("rip-discover")
         .args(&base)
         .arg("-q")
         .arg("--cache-dir")
         .arg(dir.path().join("c2"))
-        .output()
-        .unwrap();
-    assert!(r.status.success());
-    assert_eq!(String::from_utf8_lossy(&r.stderr), "");
-    assert_eq!(decode(&String::from_utf8(r.stdout).unwrap()).0.len(), 30);
+        .run();
+    assert_eq!(r.code, 0);
+    assert_eq!(r.stderr, "");
+    assert_eq!(record(&r.stdout).0.len(), 30);
 }

@@ -11,10 +11,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rip_core::{Line, Record};
+use rip_testkit::Stage;
 use rip_testserver::{Fault, LinkGraph, Rule, TestServer};
 
 use crate::*;
@@ -33,17 +34,16 @@ fn slow_graph() -> (LinkGraph, TestServer) {
 }
 
 fn command(url: &str, state: &Path, cache: &Path, extra: &[&str], out: &Path) -> Command {
-    let mut cmd = Command::new(bin());
-    cmd.args(["--delay", "0", "--jitter", "0", "-q", url])
+    let mut cmd = Stage::new("rip-discover")
+        .args(["--delay", "0", "--jitter", "0", "-q", url])
         .args(["-c", &CONCURRENCY.to_string()])
         .arg("--state")
         .arg(state)
         .arg("--cache-dir")
         .arg(cache)
         .args(extra)
-        .stdin(Stdio::null())
-        .stdout(File::create(out).unwrap())
-        .stderr(Stdio::piped());
+        .command();
+    cmd.stdout(File::create(out).unwrap());
     cmd
 }
 
@@ -141,7 +141,7 @@ fn sigkill_then_resume_loses_nothing_and_fetches_nothing_twice() {
         "{}",
         String::from_utf8_lossy(&second.stderr)
     );
-    let (_, summary) = decode(&std::fs::read_to_string(&out2).unwrap());
+    let (_, summary) = record(&std::fs::read_to_string(&out2).unwrap());
     assert!(summary.counters.get("resumed").copied().unwrap_or(0) > 0);
     let then = refs_in(&out2);
 

@@ -119,9 +119,9 @@ fn hostile_sitemap_indexes_are_bounded() {
     assert!(!log.contains_key("/s3.xml"), "deeper than --sitemap-depth");
     assert!(!log.contains_key("/deep.html"));
     assert!(
-        r.summary.notes.iter().any(|n| n.contains("nests deeper")),
+        r.summary().notes.iter().any(|n| n.contains("nests deeper")),
         "{:?}",
-        r.summary.notes
+        r.summary().notes
     );
     // With a deeper limit the same site is read to the end.
     let r = run(&[&server.url("/"), "--sitemaps", "--sitemap-depth", "3"]);
@@ -141,9 +141,12 @@ fn failing_sitemaps() {
     let r = run(&[&server.url("/"), "--sitemaps"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(
-        r.summary.notes.iter().any(|n| n.contains("no sitemap at")),
+        r.summary()
+            .notes
+            .iter()
+            .any(|n| n.contains("no sitemap at")),
         "{:?}",
-        r.summary.notes
+        r.summary().notes
     );
 
     std::fs::write(
@@ -204,7 +207,7 @@ fn entity_expansion_and_gzip_bomb_sitemaps_are_bounded() {
     let r = run(&[&server.url("/"), "--sitemaps"]);
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
     assert!(r.code == 0 || r.code == 2, "{}", r.stderr);
-    let notes = r.summary.notes.join("\n");
+    let notes = r.summary().notes.join("\n");
     assert_eq!(
         r.paths(),
         BTreeSet::from(["/".to_owned(), "/ok.html".to_owned()]),

@@ -3,13 +3,11 @@
 //! overlaps crawling and fetching).
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use rip_core::{Line, Record};
 use rip_testserver::{Fault, LinkGraph, Rule, TestServer};
-
-use crate::*;
 
 #[test]
 fn the_first_target_arrives_while_the_crawl_goes_on() {
@@ -21,7 +19,7 @@ fn the_first_target_arrives_while_the_crawl_goes_on() {
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let started = Instant::now();
-    let mut child = Command::new(bin())
+    let mut child = rip_testkit::Stage::new("rip-discover")
         .args([
             &server.url("/"),
             "--delay",
@@ -36,7 +34,7 @@ fn the_first_target_arrives_while_the_crawl_goes_on() {
         .arg("2")
         .arg("--cache-dir")
         .arg(dir.path())
-        .stdout(Stdio::piped())
+        .command()
         .stderr(Stdio::null())
         .spawn()
         .unwrap();

@@ -6,9 +6,9 @@ use std::collections::BTreeSet;
 
 use rip_wikitest::{Manifest, Wiki};
 
-use crate::{Run, run};
+use crate::{Crawled, Ran, run};
 
-fn titles(r: &Run) -> Vec<String> {
+fn titles(r: &Ran) -> Vec<String> {
     r.refs()
         .iter()
         .map(|x| x.context.title.clone().expect("a wiki ref has a title"))
@@ -130,9 +130,9 @@ fn mediawiki_enumeration_pages_categories_priority_and_budget() {
     assert_eq!(titles(&r), got[..30]);
     assert_eq!(r.counter("notWritten"), 91);
     assert!(
-        r.summary.notes.iter().any(|n| n.contains("maxPages 30")),
+        r.summary().notes.iter().any(|n| n.contains("maxPages 30")),
         "{:?}",
-        r.summary.notes
+        r.summary().notes
     );
 
     // Configuration: its categories when no flag names one; the flag wins over it.
@@ -183,7 +183,7 @@ fn api_failures_are_failure_records_and_retryable_answers_are_retried() {
         "{:?}",
         f.errors
     );
-    assert_eq!(r.summary.status, rip_core::Status::NotReady);
+    assert_eq!(r.summary().status, rip_core::Status::NotReady);
 
     wiki.fault_status(503, 1).unwrap();
     let r = run(&["--mediawiki", &api, "--category", "Dragons"]);
