@@ -32,22 +32,22 @@
 //! written, and the run ends `not-ready` (exit 3). `maxlag=5` is sent with every list
 //! request, as Wikimedia asks of bots.
 
+mod list;
 pub mod retry;
 
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::PathBuf;
 
-use chrono::Utc;
-use rip_core::{
-    ErrorCategory, ErrorEntry, Failure, NdjsonWriter, Phase, Record, Ref, Status, Summary,
-};
-use rip_http::{Fetcher, HttpConfig, Outcome};
-use rip_mediawiki::{Continue, Limit, List, SiteInfo};
+use chrono::{DateTime, Utc};
+use rip_core::{ErrorEntry, Failure, NdjsonWriter, Phase, Record, Ref, Status, Summary};
+use rip_http::{Fetcher, HttpConfig};
+use rip_mediawiki::{Limit, List, SiteInfo};
 use serde::Deserialize;
 use url::Url;
 
 use crate::{DiscoverError, STAGE};
+use list::{Counts, ListFailure, Lister, Titles, site_info};
 
 /// The `maxlag` sent with every list request (seconds), as Wikimedia asks of bots.
 pub const MAXLAG: u32 = 5;
@@ -184,151 +184,6 @@ fn check_api(what: &str, raw: &str) -> Result<Url, WikiSetupError> {
     }
 }
 
-/// Counters of a MediaWiki run.
-#[derive(Debug, Default)]
-struct Counts {
-    requests: u64,
-    listed: u64,
-    duplicates: u64,
-    cut: u64,
-    failed_lists: u64,
-}
-
-/// A list that could not be read to its end.
-struct ListFailure {
-    request: String,
-    category: ErrorCategory,
-    code: String,
-    message: String,
-    status: Option<u16>,
-}
-
-async fn site_info(fetcher: &Fetcher, api: &Url) -> Result<SiteInfo, ListFailure> {
-    let req = rip_mediawiki::siteinfo_request(api);
-    let fetched = fetcher
-        .call_api(req.url.as_str(), None, &rip_mediawiki::http::check)
-        .await;
-    let fail = |category, code: &str, message: String, status| ListFailure {
-        request: req.url.to_string(),
-        category,
-        code: code.to_owned(),
-        message: format!("cannot read the wiki's site information: {message}"),
-        status,
-    };
-    match fetched.outcome {
-        Outcome::Page(resp) => rip_mediawiki::parse_siteinfo(&resp.body).map_err(|e| {
-            fail(
-                e.category(),
-                &e.error_code(),
-                e.to_string(),
-                Some(resp.status),
-            )
-        }),
-        Outcome::Failure(f) => Err(fail(
-            f.class.category,
-            &f.class.code,
-            f.class.message,
-            f.status,
-        )),
-        Outcome::Skipped(s) => Err(fail(
-            ErrorCategory::Validation,
-            "wiki.skipped",
-            s.reason.to_string(),
-            None,
-        )),
-    }
-}
-
-/// Reads one list to its end (or its first failure), adding new titles to `titles`.
-async fn enumerate(
-    fetcher: &Fetcher,
-    api: &Url,
-    list: &List,
-    limit: Limit,
-    seen: &mut HashSet<String>,
-    titles: &mut Vec<String>,
-    n: &mut Counts,
-) -> Result<(), ListFailure> {
-    let mut cont = Continue::new();
-    for _ in 0..MAX_LIST_PAGES {
-        let mut req = rip_mediawiki::list_request(api, list, limit, &cont);
-        if req.form.is_none() {
-            req.url
-                .query_pairs_mut()
-                .append_pair("maxlag", &MAXLAG.to_string());
-        }
-        n.requests += 1;
-        let fetched = fetcher
-            .call_api(
-                req.url.as_str(),
-                req.form.as_deref(),
-                &rip_mediawiki::http::check,
-            )
-            .await;
-        let fail = |category, code: &str, message: String, status| ListFailure {
-            request: req.url.to_string(),
-            category,
-            code: code.to_owned(),
-            message,
-            status,
-        };
-        let resp = match fetched.outcome {
-            Outcome::Page(resp) => resp,
-            Outcome::Failure(f) => {
-                return Err(fail(
-                    f.class.category,
-                    &f.class.code,
-                    f.class.message,
-                    f.status,
-                ));
-            }
-            Outcome::Skipped(s) => {
-                return Err(fail(
-                    ErrorCategory::Validation,
-                    "wiki.skipped",
-                    format!("the API request was not sent: {}", s.reason),
-                    None,
-                ));
-            }
-        };
-        let answer = rip_mediawiki::parse_list(list, &resp.body).map_err(|e| {
-            fail(
-                e.category(),
-                &e.error_code(),
-                e.to_string(),
-                Some(resp.status),
-            )
-        })?;
-        for item in answer.items {
-            n.listed += 1;
-            if seen.insert(item.title.clone()) {
-                titles.push(item.title);
-            } else {
-                n.duplicates += 1;
-            }
-        }
-        match answer.cont {
-            Some(c) if c != cont => cont = c,
-            Some(_) => {
-                return Err(fail(
-                    ErrorCategory::Validation,
-                    "wiki.badAnswer",
-                    "the API sent the same `continue` twice: the list would never end".into(),
-                    Some(resp.status),
-                ));
-            }
-            None => return Ok(()),
-        }
-    }
-    Err(ListFailure {
-        request: api.to_string(),
-        category: ErrorCategory::Resource,
-        code: "wiki.listTooLong".into(),
-        message: format!("more than {MAX_LIST_PAGES} answers of titles"),
-        status: None,
-    })
-}
-
 /// The categories, each once: `Category:Dragons`, `dragons` and `Dragons` name one
 /// category (MediaWiki upper-cases the first letter and treats `_` as a space).
 fn distinct_categories(names: Vec<String>) -> Vec<String> {
@@ -368,125 +223,193 @@ pub async fn run<W: Write>(
     let started_at = Utc::now();
     let file = read_config(&cfg)?;
     let api = api_url(&cfg, &file)?;
-    let fetcher = Fetcher::new(http)?;
+    let mut wiki = Wiki::new(Fetcher::new(http)?, api);
     let mut out = NdjsonWriter::new(output);
-    let mut n = Counts::default();
-    let mut notes = Vec::new();
-    let mut failures: Vec<ListFailure> = Vec::new();
-    n.requests += 1;
-    let site = match site_info(&fetcher, &api).await {
-        Ok(site) => Some(site),
-        Err(f) => {
-            n.failed_lists += 1;
-            failures.push(f);
-            None
-        }
+    let site = wiki.site_info().await;
+    let mut titles = match &site {
+        Some(site) => wiki.titles(&cfg, &file, site).await?,
+        None => Vec::new(),
     };
-    // (title, its URL when known)
-    let mut titles: Vec<(String, Option<String>)> = if let Some(site) = &site
-        && let Some(path) = &cfg.retry_failures
-    {
-        let found = retry::read(path, &api, site)?;
-        notes.extend(found.notes);
-        found
-            .titles
-            .into_iter()
-            .map(|(t, u)| (t, Some(u)))
-            .collect()
-    } else if site.is_none() {
-        Vec::new()
-    } else {
-        let limit = cfg.page_size.map_or(Limit::Max, Limit::Of);
-        let lists: Vec<List> = match source(&cfg.categories, &file) {
-            Source::Flags(c) | Source::Config(c) => distinct_categories(c)
-                .into_iter()
-                .map(|category| List::CategoryMembers {
-                    category,
-                    namespace: Some(0),
-                })
-                .collect(),
-            Source::AllPages => vec![List::AllPages {
-                namespace: 0,
-                skip_redirects: true,
-            }],
-        };
-        let mut seen = HashSet::new();
-        let mut found = Vec::new();
-        for list in &lists {
-            if let Err(f) =
-                enumerate(&fetcher, &api, list, limit, &mut seen, &mut found, &mut n).await
-            {
-                n.failed_lists += 1;
-                failures.push(f);
-            }
-        }
-        found.into_iter().map(|t| (t, None)).collect()
-    };
-    if let Some(max) = cfg.max_pages
-        && titles.len() as u64 > max
-    {
-        n.cut = titles.len() as u64 - max;
-        titles.truncate(max as usize);
-        notes.push(format!(
-            "budget exhausted: maxPages {max}; {} titles not written",
-            n.cut
-        ));
+    wiki.apply_budget(cfg.max_pages, &mut titles);
+    if let Some(site) = &site {
+        wiki.write_refs(&mut out, &titles, site)?;
     }
-    for (title, url) in &titles {
-        let url = match (url, &site) {
-            (Some(u), _) => u.clone(),
-            (None, Some(site)) => site.article_url(&api, title),
-            (None, None) => unreachable!("titles are only listed once the site is known"),
-        };
-        out.write(&Record::Ref(wiki_ref(url, title, &api)))?;
-    }
-    for f in &failures {
-        let mut e = ErrorEntry::new(&f.code, f.message.clone(), STAGE);
-        e.attempt = Some(1);
-        let mut rec = Failure::new(f.request.clone(), f.category, Phase::Discover, e);
-        rec.status = f.status;
-        rec.attempt = 1;
-        rec.failed_at = Some(Utc::now());
-        rec.context.wiki_api = Some(api.to_string());
-        out.write(&Record::Failure(rec))?;
-    }
-    let status = if failures.is_empty() {
-        Status::Complete
-    } else {
-        Status::NotReady
-    };
-    let mut counters = std::collections::BTreeMap::new();
-    for (k, v) in [
-        ("targets", titles.len() as u64),
-        ("listed", n.listed),
-        ("duplicates", n.duplicates),
-        ("notWritten", n.cut),
-        ("apiRequests", n.requests),
-        ("failedLists", n.failed_lists),
-    ] {
-        counters.insert(k.to_owned(), v);
-    }
-    for (k, v) in fetcher.stats().counters() {
-        counters.entry(k).or_insert(v);
-    }
-    counters.retain(|k, v| *v > 0 || matches!(k.as_str(), "targets" | "apiRequests"));
-    let summary = Summary {
-        stage: STAGE.into(),
-        pid: std::process::id(),
-        started_at,
-        ended_at: Utc::now(),
-        input: Default::default(),
-        output: out.counts().clone(),
-        passed_through: out.passed().clone(),
-        bad_lines: 0,
-        status,
-        counters,
-        notes,
-        extra: Default::default(),
-    };
+    wiki.write_failures(&mut out)?;
+    let summary = wiki.summary(started_at, titles.len() as u64, &out);
     out.write(&Record::Summary(summary.clone()))?;
     out.flush()?;
     Ok(summary)
+}
+
+/// A title to write, with its URL when it is known already (`--retry-failures`).
+type Title = (String, Option<String>);
+
+/// A MediaWiki run: the API it asks, what it counted, noted and could not list.
+struct Wiki {
+    lister: Lister,
+    notes: Vec<String>,
+    failures: Vec<ListFailure>,
+}
+
+impl Wiki {
+    fn new(fetcher: Fetcher, api: Url) -> Self {
+        Self {
+            lister: Lister {
+                fetcher,
+                api,
+                counts: Counts::default(),
+            },
+            notes: Vec::new(),
+            failures: Vec::new(),
+        }
+    }
+
+    fn failed(&mut self, f: ListFailure) {
+        self.lister.counts.failed_lists += 1;
+        self.failures.push(f);
+    }
+
+    /// The wiki's `meta=siteinfo` (its article path), asked first; `None` when it failed.
+    async fn site_info(&mut self) -> Option<SiteInfo> {
+        self.lister.counts.requests += 1;
+        match site_info(&self.lister.fetcher, &self.lister.api).await {
+            Ok(site) => Some(site),
+            Err(f) => {
+                self.failed(f);
+                None
+            }
+        }
+    }
+
+    /// The titles to write: the pages of a failures file, else the lists enumerated.
+    async fn titles(
+        &mut self,
+        cfg: &WikiConfig,
+        file: &WikiFile,
+        site: &SiteInfo,
+    ) -> Result<Vec<Title>, DiscoverError> {
+        if let Some(path) = &cfg.retry_failures {
+            let found = retry::read(path, &self.lister.api, site)?;
+            self.notes.extend(found.notes);
+            return Ok(found
+                .titles
+                .into_iter()
+                .map(|(t, u)| (t, Some(u)))
+                .collect());
+        }
+        let limit = cfg.page_size.map_or(Limit::Max, Limit::Of);
+        let mut titles = Titles::default();
+        for list in lists(source(&cfg.categories, file)) {
+            if let Err(f) = self.lister.enumerate(&list, limit, &mut titles).await {
+                self.failed(f);
+            }
+        }
+        Ok(titles.list.into_iter().map(|t| (t, None)).collect())
+    }
+
+    /// `--max-pages`: the first titles only, the rest counted and noted.
+    fn apply_budget(&mut self, max_pages: Option<u64>, titles: &mut Vec<Title>) {
+        let Some(max) = max_pages else {
+            return;
+        };
+        if titles.len() as u64 > max {
+            self.lister.counts.cut = titles.len() as u64 - max;
+            titles.truncate(max as usize);
+            self.notes.push(format!(
+                "budget exhausted: maxPages {max}; {} titles not written",
+                self.lister.counts.cut
+            ));
+        }
+    }
+
+    fn write_refs<W: Write>(
+        &self,
+        out: &mut NdjsonWriter<W>,
+        titles: &[Title],
+        site: &SiteInfo,
+    ) -> Result<(), DiscoverError> {
+        let api = &self.lister.api;
+        for (title, url) in titles {
+            let url = url.clone().unwrap_or_else(|| site.article_url(api, title));
+            out.write(&Record::Ref(wiki_ref(url, title, api)))?;
+        }
+        Ok(())
+    }
+
+    /// One `failure` record (`phase: discover`) per list that could not be read.
+    fn write_failures<W: Write>(&self, out: &mut NdjsonWriter<W>) -> Result<(), DiscoverError> {
+        for f in &self.failures {
+            let mut e = ErrorEntry::new(&f.code, f.message.clone(), STAGE);
+            e.attempt = Some(1);
+            let mut rec = Failure::new(f.request.clone(), f.category, Phase::Discover, e);
+            rec.status = f.status;
+            rec.attempt = 1;
+            rec.failed_at = Some(Utc::now());
+            rec.context.wiki_api = Some(self.lister.api.to_string());
+            out.write(&Record::Failure(rec))?;
+        }
+        Ok(())
+    }
+
+    fn summary<W: Write>(
+        &self,
+        started_at: DateTime<Utc>,
+        targets: u64,
+        out: &NdjsonWriter<W>,
+    ) -> Summary {
+        let status = if self.failures.is_empty() {
+            Status::Complete
+        } else {
+            Status::NotReady
+        };
+        let n = &self.lister.counts;
+        let mut counters = std::collections::BTreeMap::new();
+        for (k, v) in [
+            ("targets", targets),
+            ("listed", n.listed),
+            ("duplicates", n.duplicates),
+            ("notWritten", n.cut),
+            ("apiRequests", n.requests),
+            ("failedLists", n.failed_lists),
+        ] {
+            counters.insert(k.to_owned(), v);
+        }
+        for (k, v) in self.lister.fetcher.stats().counters() {
+            counters.entry(k).or_insert(v);
+        }
+        counters.retain(|k, v| *v > 0 || matches!(k.as_str(), "targets" | "apiRequests"));
+        Summary {
+            stage: STAGE.into(),
+            pid: std::process::id(),
+            started_at,
+            ended_at: Utc::now(),
+            input: Default::default(),
+            output: out.counts().clone(),
+            passed_through: out.passed().clone(),
+            bad_lines: 0,
+            status,
+            counters,
+            notes: self.notes.clone(),
+            extra: Default::default(),
+        }
+    }
+}
+
+/// The lists that hold the titles of `source`.
+fn lists(source: Source) -> Vec<List> {
+    match source {
+        Source::Flags(c) | Source::Config(c) => distinct_categories(c)
+            .into_iter()
+            .map(|category| List::CategoryMembers {
+                category,
+                namespace: Some(0),
+            })
+            .collect(),
+        Source::AllPages => vec![List::AllPages {
+            namespace: 0,
+            skip_redirects: true,
+        }],
+    }
 }
 
 /// The one-line account for stderr.
