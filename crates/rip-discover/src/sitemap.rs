@@ -14,9 +14,10 @@
 //!   ([`Limits::max_index_depth`], [`Limits::max_files`]).
 
 use std::io::Read;
+use std::ops::ControlFlow;
 
 use quick_xml::Reader;
-use quick_xml::events::Event;
+use quick_xml::events::{BytesRef, BytesStart, Event};
 
 /// Elements nested deeper than this end the parse (a real sitemap nests 3 deep).
 pub const MAX_NESTING: usize = 32;
@@ -153,105 +154,158 @@ fn predefined(name: &str) -> Option<char> {
 fn parse_xml(text: &str, limits: &Limits) -> Sitemap {
     let mut reader = Reader::from_str(text);
     reader.config_mut().trim_text(false);
-    let mut kind = Kind::Unknown;
-    let mut locs = Vec::new();
-    let mut problems = Vec::new();
-    let mut depth = 0usize;
-    // Inside <loc>: the text so far, and whether it is still usable.
-    let mut loc: Option<(String, bool)> = None;
-    let mut unexpanded = 0usize;
+    let mut read = XmlSitemap::new(limits);
     loop {
-        let ev = match reader.read_event() {
-            Ok(ev) => ev,
+        let flow = match reader.read_event() {
+            Ok(ev) => read.event(ev),
             Err(e) => {
-                problems.push(format!(
+                read.problems.push(format!(
                     "XML error at byte {}: {e} (the rest ignored)",
                     reader.buffer_position()
                 ));
-                break;
+                ControlFlow::Break(())
             }
         };
+        if flow.is_break() {
+            break;
+        }
+    }
+    read.finish()
+}
+
+/// An XML sitemap as read so far, one event at a time.
+struct XmlSitemap<'l> {
+    limits: &'l Limits,
+    kind: Kind,
+    locs: Vec<String>,
+    problems: Vec<String>,
+    /// Elements open.
+    depth: usize,
+    /// Inside `<loc>`: the text so far, and whether it is still usable.
+    loc: Option<(String, bool)>,
+    /// DTD entity references met (never expanded).
+    unexpanded: usize,
+}
+
+impl<'l> XmlSitemap<'l> {
+    fn new(limits: &'l Limits) -> Self {
+        Self {
+            limits,
+            kind: Kind::Unknown,
+            locs: Vec::new(),
+            problems: Vec::new(),
+            depth: 0,
+            loc: None,
+            unexpanded: 0,
+        }
+    }
+
+    /// Takes one event; `Break` ends the file (its end, or a limit reached).
+    fn event(&mut self, ev: Event<'_>) -> ControlFlow<()> {
         match ev {
-            Event::Start(e) => {
-                depth += 1;
-                if depth > MAX_NESTING {
-                    problems.push(format!("elements nested over {MAX_NESTING} deep"));
-                    break;
-                }
-                let name = e.local_name();
-                let name = name.as_ref();
-                if depth == 1 {
-                    kind = match name {
-                        "urlset" => Kind::UrlSet,
-                        "sitemapindex" => Kind::Index,
-                        _ => {
-                            problems.push(format!("not a sitemap (root element <{}>)", name));
-                            break;
-                        }
-                    };
-                } else if name == "loc" && depth == 3 {
-                    loc = Some((String::new(), true));
-                }
-            }
-            Event::End(_) => {
-                if let Some((s, ok)) = loc.take() {
-                    let s = s.trim();
-                    if ok && !s.is_empty() && s.len() <= MAX_LOC {
-                        if locs.len() >= limits.max_urls {
-                            problems.push(format!(
-                                "more than {} URLs: the rest ignored",
-                                limits.max_urls
-                            ));
-                            break;
-                        }
-                        locs.push(s.to_owned());
-                    }
-                }
-                depth = depth.saturating_sub(1);
-            }
+            Event::Start(e) => return self.start(&e),
+            Event::End(_) => return self.end(),
             Event::Text(t) => {
-                if let Some((s, _)) = loc.as_mut()
-                    && s.len() <= MAX_LOC
-                {
+                if let Some(s) = self.loc_text() {
                     s.push_str(&t.xml10_content());
                 }
             }
             Event::CData(c) => {
-                if let Some((s, _)) = loc.as_mut()
-                    && s.len() <= MAX_LOC
-                {
+                if let Some(s) = self.loc_text() {
                     s.push_str(&c.xml10_content());
                 }
             }
-            Event::GeneralRef(r) => {
-                if let Some((s, ok)) = loc.as_mut() {
-                    let name = r.xml10_content();
-                    match r.resolve_char_ref() {
-                        Ok(Some(c)) => s.push(c),
-                        _ => match predefined(&name) {
-                            Some(c) => s.push(c),
-                            None => {
-                                // A DTD entity: never expanded, so the loc is unusable.
-                                *ok = false;
-                                unexpanded += 1;
-                            }
-                        },
-                    }
-                }
-            }
-            Event::Eof => break,
+            Event::GeneralRef(r) => self.reference(&r),
+            Event::Eof => return ControlFlow::Break(()),
             _ => {}
         }
+        ControlFlow::Continue(())
     }
-    if unexpanded > 0 {
-        problems.push(format!(
-            "{unexpanded} entity references not expanded (DTD entities are never expanded)"
-        ));
+
+    /// An element opens: the root says the kind, a `<loc>` at depth 3 starts a URL.
+    fn start(&mut self, e: &BytesStart<'_>) -> ControlFlow<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            self.problems
+                .push(format!("elements nested over {MAX_NESTING} deep"));
+            return ControlFlow::Break(());
+        }
+        let name = e.local_name();
+        let name = name.as_ref();
+        if self.depth == 1 {
+            self.kind = match name {
+                "urlset" => Kind::UrlSet,
+                "sitemapindex" => Kind::Index,
+                _ => {
+                    self.problems
+                        .push(format!("not a sitemap (root element <{}>)", name));
+                    return ControlFlow::Break(());
+                }
+            };
+        } else if name == "loc" && self.depth == 3 {
+            self.loc = Some((String::new(), true));
+        }
+        ControlFlow::Continue(())
     }
-    Sitemap {
-        kind,
-        locs,
-        problems,
+
+    /// An element closes: a usable `<loc>` is kept, within [`Limits::max_urls`].
+    fn end(&mut self) -> ControlFlow<()> {
+        if let Some((s, ok)) = self.loc.take() {
+            let s = s.trim();
+            if ok && !s.is_empty() && s.len() <= MAX_LOC {
+                if self.locs.len() >= self.limits.max_urls {
+                    self.problems.push(format!(
+                        "more than {} URLs: the rest ignored",
+                        self.limits.max_urls
+                    ));
+                    return ControlFlow::Break(());
+                }
+                self.locs.push(s.to_owned());
+            }
+        }
+        self.depth = self.depth.saturating_sub(1);
+        ControlFlow::Continue(())
+    }
+
+    /// The text of the open `<loc>`, while it is not over [`MAX_LOC`].
+    fn loc_text(&mut self) -> Option<&mut String> {
+        self.loc
+            .as_mut()
+            .map(|(s, _)| s)
+            .filter(|s| s.len() <= MAX_LOC)
+    }
+
+    /// `&…;` in a `<loc>`: a character reference or a predefined entity is decoded; a DTD
+    /// entity is never expanded, and makes the loc unusable.
+    fn reference(&mut self, r: &BytesRef<'_>) {
+        let Some((s, ok)) = self.loc.as_mut() else {
+            return;
+        };
+        let name = r.xml10_content();
+        match r.resolve_char_ref() {
+            Ok(Some(c)) => s.push(c),
+            _ => match predefined(&name) {
+                Some(c) => s.push(c),
+                None => {
+                    *ok = false;
+                    self.unexpanded += 1;
+                }
+            },
+        }
+    }
+
+    fn finish(mut self) -> Sitemap {
+        if self.unexpanded > 0 {
+            self.problems.push(format!(
+                "{} entity references not expanded (DTD entities are never expanded)",
+                self.unexpanded
+            ));
+        }
+        Sitemap {
+            kind: self.kind,
+            locs: self.locs,
+            problems: self.problems,
+        }
     }
 }
 
