@@ -165,6 +165,17 @@ impl Scanner {
     fn start_tag(&mut self) -> Option<State> {
         // The name becomes the last start tag; its buffer is reused for the next tag.
         std::mem::swap(&mut self.last_start, &mut self.tag.name);
+        self.take_attributes();
+        if self.tag.long {
+            self.raw = false;
+            return None;
+        }
+        self.enter_content()
+    }
+
+    /// What a start tag tells: a link opens, the base URL, a page-wide nofollow, an
+    /// image's alt text for the open link.
+    fn take_attributes(&mut self) {
         match self.tag.kind {
             Tag::A => {
                 // An `<a>` closes any open one, as the tree builder does.
@@ -215,10 +226,11 @@ impl Scanner {
             }
             Tag::Other => {}
         }
-        if self.tag.long {
-            self.raw = false;
-            return None;
-        }
+    }
+
+    /// How the element's content is read: raw text (`<script>`, `<textarea>`, …) or
+    /// markup, and whether it enters foreign content (SVG, MathML) or leaves it.
+    fn enter_content(&mut self) -> Option<State> {
         let name = self.last_start.as_slice();
         let (state, enters) = if self.foreign() {
             let enters = match name {
