@@ -5,21 +5,19 @@ mod not_before;
 mod wiki;
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use rip_core::{ErrorCategory, ExpectedSource, Record, Status};
+use rip_testkit::{Ran, Stage};
 use rip_testserver::{Fault, Rule, TestServer, min_gap};
 
 const HTML: &str = "<!doctype html><title>t</title><p>hello</p>";
 
-fn rip_fetch(args: &[&str], cache: &std::path::Path, input: &str) -> Output {
-    spawn_fetch(args, cache, input).wait_with_output().unwrap()
-}
-
-/// rip-fetch with no politeness gap and short retries, `input` written to its stdin.
-fn spawn_fetch(args: &[&str], cache: &std::path::Path, input: &str) -> std::process::Child {
-    let mut child = Command::new(rip_testkit::bin("rip-fetch"))
+/// rip-fetch with no politeness gap and short retries, `input` on its stdin.
+fn fetch_stage(args: &[&str], cache: &Path, input: &str) -> Stage {
+    Stage::new("rip-fetch")
         .args([
             "--delay",
             "0ms",
@@ -33,27 +31,12 @@ fn spawn_fetch(args: &[&str], cache: &std::path::Path, input: &str) -> std::proc
         .arg("--cache-dir")
         .arg(cache)
         .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("rip-fetch starts");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child
+        .stdin(input)
 }
 
-fn records(out: &Output) -> Vec<Record> {
-    String::from_utf8(out.stdout.clone())
-        .unwrap()
-        .lines()
-        .filter(|l| !l.contains("\"_type\":\"odd\""))
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
+/// Runs [`fetch_stage`] to the end.
+fn rip_fetch(args: &[&str], cache: &Path, input: &str) -> Ran {
+    fetch_stage(args, cache, input).run()
 }
 
 fn refs(urls: &[String]) -> String {
@@ -87,19 +70,19 @@ fn one_record_per_ref_others_pass_through_and_the_books_balance() {
     input.push_str("this is not json\n");
     input.push_str(&refs(&[server.url("/p1")]));
     let out = rip_fetch(&[], dir.path(), &input);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let stderr = &out.stderr;
+    assert_eq!(out.code, 2, "{stderr}");
     assert!(stderr.contains("-:5: "), "bad line named: {stderr}");
     assert!(stderr.contains("rip-fetch: 4 refs: 2 pages"), "{stderr}");
-    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    let text = &out.stdout;
     assert!(
         text.lines().any(|l| l == odd),
         "unknown kinds pass byte for byte"
     );
-    let recs = records(&out);
+    let recs = out.records();
     let url_of = |r: &Record| r.url().map(str::to_owned);
     let mut pages = 0;
-    for r in &recs {
+    for r in recs {
         match r {
             Record::Page(p) => {
                 pages += 1;
@@ -145,9 +128,7 @@ fn one_record_per_ref_others_pass_through_and_the_books_balance() {
     a.sort();
     b.sort();
     assert_eq!(a, b, "every ref that entered came out exactly once");
-    let Some(Record::Summary(s)) = recs.last() else {
-        panic!("the summary is last")
-    };
+    let s = out.summary();
     assert_eq!(s.stage, "rip-fetch");
     assert_eq!(s.status, Status::Partial);
     assert_eq!(s.bad_lines, 1);
@@ -164,8 +145,8 @@ fn ordered_keeps_input_order_and_default_streams_as_fetches_end() {
         .start_background()
         .unwrap();
     let urls: Vec<String> = (0..4).map(|i| server.url(&format!("/p{i}"))).collect();
-    let order = |out: &Output| -> Vec<String> {
-        records(out)
+    let order = |out: &Ran| -> Vec<String> {
+        out.records()
             .iter()
             .filter_map(|r| match r {
                 Record::Page(p) => Some(p.url.clone()),
@@ -175,7 +156,7 @@ fn ordered_keeps_input_order_and_default_streams_as_fetches_end() {
     };
     let dir = tempfile::tempdir().unwrap();
     let out = rip_fetch(&["--cache", "off", "--ordered"], dir.path(), &refs(&urls));
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.code, 0);
     assert_eq!(order(&out), urls);
     let out = rip_fetch(&["--cache", "off"], dir.path(), &refs(&urls));
     let got = order(&out);
@@ -192,20 +173,18 @@ fn a_second_run_is_served_from_the_cache() {
     let dir = tempfile::tempdir().unwrap();
     let urls: Vec<String> = (0..3).map(|i| server.url(&format!("/p{i}"))).collect();
     let first = rip_fetch(&[], dir.path(), &refs(&urls));
-    assert_eq!(first.status.code(), Some(0));
+    assert_eq!(first.code, 0);
     server.clear_log();
     let second = rip_fetch(&[], dir.path(), &refs(&urls));
-    assert_eq!(second.status.code(), Some(0));
+    assert_eq!(second.code, 0);
     assert_eq!(server.total(), 0, "no request at all, robots.txt included");
-    let recs = records(&second);
+    let recs = second.records();
     let from_cache = recs
         .iter()
         .filter(|r| matches!(r, Record::Page(p) if p.from_cache && p.http_attempts == 0))
         .count();
     assert_eq!(from_cache, 3);
-    let Some(Record::Summary(s)) = recs.last() else {
-        panic!()
-    };
+    let s = second.summary();
     assert_eq!(s.counters.get("cacheHits"), Some(&3));
 }
 
@@ -221,13 +200,13 @@ fn not_before_is_waited_for() {
     );
     let t0 = std::time::Instant::now();
     let out = rip_fetch(&["--ignore-robots"], dir.path(), &input);
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.code, 0);
     assert!(
         t0.elapsed() >= Duration::from_millis(1100),
         "{:?}",
         t0.elapsed()
     );
-    let recs = records(&out);
+    let recs = out.records();
     assert!(
         !recs.iter().any(|r| matches!(r, Record::Ledger(_))),
         "a retry (attempt 1) is not an entry"
@@ -251,7 +230,7 @@ fn two_processes_sharing_a_cache_folder_keep_each_hosts_gap() {
     let children: Vec<_> = lists
         .iter()
         .map(|input| {
-            let mut child = Command::new(rip_testkit::bin("rip-fetch"))
+            Stage::new("rip-fetch")
                 .args([
                     "--delay",
                     "300ms",
@@ -263,29 +242,14 @@ fn two_processes_sharing_a_cache_folder_keep_each_hosts_gap() {
                 ])
                 .arg("--cache-dir")
                 .arg(dir.path())
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
+                .stdin(input)
                 .spawn()
-                .unwrap();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.as_bytes())
-                .unwrap();
-            child
         })
         .collect();
     let t0 = std::time::Instant::now();
     for c in children {
-        let out = c.wait_with_output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = Ran::wait("rip-fetch", c);
+        assert_eq!(out.code, 0, "{}", out.stderr);
     }
     let reqs = server.requests();
     assert_eq!(reqs.len(), 12);
@@ -309,7 +273,7 @@ fn two_processes_filling_one_cache_leave_no_corrupt_entry() {
     // Two writers at once, both writing every entry.
     let children: Vec<_> = (0..2)
         .map(|_| {
-            let mut child = Command::new(rip_testkit::bin("rip-fetch"))
+            Stage::new("rip-fetch")
                 .args([
                     "--delay",
                     "0ms",
@@ -321,51 +285,29 @@ fn two_processes_filling_one_cache_leave_no_corrupt_entry() {
                 ])
                 .arg("--cache-dir")
                 .arg(dir.path())
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
+                .stdin(&input)
                 .spawn()
-                .unwrap();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.as_bytes())
-                .unwrap();
-            child
         })
         .collect();
     for c in children {
-        let out = c.wait_with_output().unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = Ran::wait("rip-fetch", c);
+        assert_eq!(out.code, 0, "{}", out.stderr);
     }
     assert_eq!(server.total(), 160);
     // A read-only run finds every entry intact: no request, no corrupt entry, right bodies.
     server.clear_log();
     let out = rip_fetch(&["--cache", "read-only"], dir.path(), &input);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(server.total(), 0);
-    let recs = records(&out);
-    for r in &recs {
+    let recs = out.records();
+    for r in recs {
         if let Record::Page(p) = r {
             let i: usize = p.url.rsplit("/w").next().unwrap().parse().unwrap();
             assert_eq!(p.body.len(), HTML.len() * (i + 1), "{}", p.url);
             assert!(p.from_cache);
         }
     }
-    let Some(Record::Summary(s)) = recs.last() else {
-        panic!()
-    };
+    let s = out.summary();
     assert_eq!(s.output.get("page"), Some(&80));
     assert_eq!(s.counters.get("cacheCorrupt"), None);
 }
@@ -377,7 +319,7 @@ fn ctrl_c_writes_what_was_done_and_exits_130() {
         .start_background()
         .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(rip_testkit::bin("rip-fetch"))
+    let mut child = Stage::new("rip-fetch")
         .args([
             "--delay",
             "0ms",
@@ -389,9 +331,8 @@ fn ctrl_c_writes_what_was_done_and_exits_130() {
         ])
         .arg("--cache-dir")
         .arg(dir.path())
+        .command()
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
@@ -407,17 +348,15 @@ fn ctrl_c_writes_what_was_done_and_exits_130() {
         .unwrap();
     assert!(kill.success());
     let t0 = std::time::Instant::now();
-    let out = child.wait_with_output().unwrap();
+    let out = Ran::wait("rip-fetch", child);
     drop(stdin);
     assert!(t0.elapsed() < Duration::from_secs(5), "stopped promptly");
-    assert_eq!(out.status.code(), Some(130));
-    let recs = records(&out);
+    assert_eq!(out.code, 130);
+    let recs = out.records();
     assert!(
         recs.iter()
             .any(|r| matches!(r, Record::Page(p) if p.url.ends_with("/p0")))
     );
-    let Some(Record::Summary(s)) = recs.last() else {
-        panic!("a summary even when interrupted")
-    };
+    let s = out.summary();
     assert_eq!(s.status, Status::Interrupted);
 }

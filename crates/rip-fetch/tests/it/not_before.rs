@@ -2,30 +2,31 @@
 //! is said on stderr, and one past the longest wait rip-fetch honours (`--max-retry-after`)
 //! is not waited for: it becomes a THROTTLED failure at once.
 
-use std::process::Output;
 use std::time::{Duration, Instant};
 
 use rip_core::{ErrorCategory, Record};
 
-use crate::{records, server, spawn_fetch};
+use rip_testkit::Ran;
+
+use crate::{fetch_stage, server};
 
 /// Runs rip-fetch on `input`, killing it after `limit` (a test must not hang on a wait).
-fn fetch_within(args: &[&str], cache: &std::path::Path, input: &str, limit: Duration) -> Output {
+fn fetch_within(args: &[&str], cache: &std::path::Path, input: &str, limit: Duration) -> Ran {
     let args = [&["--ignore-robots"], args].concat();
-    let mut child = spawn_fetch(&args, cache, input);
+    let mut child = fetch_stage(&args, cache, input).spawn();
     let t0 = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if t0.elapsed() > limit {
             child.kill().unwrap();
-            let out = child.wait_with_output().unwrap();
+            let out = Ran::wait("rip-fetch", child);
             panic!(
                 "rip-fetch still running after {limit:?}; stderr: {}",
-                String::from_utf8_lossy(&out.stderr)
+                out.stderr
             );
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    child.wait_with_output().unwrap()
+    Ran::wait("rip-fetch", child)
 }
 
 fn scheduled(url: &str, at: chrono::DateTime<chrono::Utc>) -> String {
@@ -46,9 +47,9 @@ fn a_not_before_years_away_is_a_failure_at_once_not_a_wait() {
     // The default longest wait (--max-retry-after 300s).
     let out = fetch_within(&[], dir.path(), &input, Duration::from_secs(20));
     assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
-    assert_eq!(out.status.code(), Some(2), "a failure makes it partial");
+    assert_eq!(out.code, 2, "a failure makes it partial");
     assert_eq!(server.count("/p0"), 0, "never asked for");
-    let recs = records(&out);
+    let recs = out.records();
     let mut failures = recs.iter().filter(|r| matches!(r, Record::Failure(_)));
     let Some(Record::Failure(f)) = failures.next() else {
         panic!("no failure: {recs:?}")
@@ -76,7 +77,7 @@ fn a_not_before_years_away_is_a_failure_at_once_not_a_wait() {
             .any(|r| matches!(r, Record::Page(p) if p.url == server.url("/p1"))),
         "the other ref is fetched"
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = &out.stderr;
     assert!(stderr.contains("notBefore"), "{stderr}");
 }
 
@@ -87,12 +88,9 @@ fn max_retry_after_bounds_the_wait_and_give_up_after_does_not() {
     let run = |path: &str, in_ms: i64, args: &[&str]| {
         let at = chrono::Utc::now() + chrono::Duration::milliseconds(in_ms);
         let input = scheduled(&server.url(path), at);
-        records(&fetch_within(
-            args,
-            dir.path(),
-            &input,
-            Duration::from_secs(20),
-        ))
+        fetch_within(args, dir.path(), &input, Duration::from_secs(20))
+            .records()
+            .to_vec()
     };
     let recs = run("/p0", 30_000, &["--max-retry-after", "2s"]);
     let Some(Record::Failure(f)) = recs.first() else {
@@ -120,8 +118,8 @@ fn a_wait_is_said_on_stderr_with_how_long_and_for_how_many_refs() {
         "{:?}",
         t0.elapsed()
     );
-    assert_eq!(out.status.code(), Some(0));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.code, 0);
+    let stderr = &out.stderr;
     let line = stderr
         .lines()
         .find(|l| l.contains("waiting"))

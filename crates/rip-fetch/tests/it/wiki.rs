@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rip_core::{ErrorCategory, Failure, Page, Record};
 use rip_wikitest::{LoggedRequest, Manifest, Wiki};
 
-use crate::{records, rip_fetch};
+use crate::rip_fetch;
 
 /// The article URL of a title on the test wiki (its articlepath is `/index.php/$1`).
 fn article(wiki: &Wiki, title: &str) -> String {
@@ -56,13 +56,6 @@ fn failures(recs: &[Record]) -> BTreeMap<String, Failure> {
         .collect()
 }
 
-fn summary(recs: &[Record]) -> &rip_core::Summary {
-    match recs.last() {
-        Some(Record::Summary(s)) => s,
-        other => panic!("no summary last: {other:?}"),
-    }
-}
-
 #[test]
 fn every_title_is_fetched_in_batches_of_at_most_fifty() {
     let wiki = Wiki::start().unwrap();
@@ -75,10 +68,10 @@ fn every_title_is_fetched_in_batches_of_at_most_fifty() {
         cache.path(),
         &wiki_refs(&wiki, &titles),
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let recs = records(&out);
-    let pages = pages(&recs);
+    let stderr = &out.stderr;
+    assert_eq!(out.code, 0, "{stderr}");
+    let recs = out.records();
+    let pages = pages(recs);
     assert_eq!(pages.len(), 330, "one page per title");
 
     for title in &manifest.articles {
@@ -116,7 +109,7 @@ fn every_title_is_fetched_in_batches_of_at_most_fifty() {
         asked.extend(t);
     }
     assert_eq!(asked, titles.iter().cloned().collect::<BTreeSet<_>>());
-    let s = summary(&recs);
+    let s = out.summary();
     assert_eq!(s.counters.get("wikiBatches"), Some(&7));
     assert_eq!(s.counters.get("wikiTitles"), Some(&330));
     let entered: usize = recs
@@ -143,9 +136,9 @@ fn deleted_and_invalid_titles_become_failures_and_other_lines_pass() {
     );
     let cache = tempfile::tempdir().unwrap();
     let out = rip_fetch(&["--ordered"], cache.path(), &input);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("\"_type\":\"odd\""));
-    let recs = records(&out);
+    assert_eq!(out.code, 2);
+    assert!(&out.stdout.contains("\"_type\":\"odd\""));
+    let recs = out.records();
     let order: Vec<&str> = recs
         .iter()
         .filter_map(|r| match r {
@@ -155,8 +148,8 @@ fn deleted_and_invalid_titles_become_failures_and_other_lines_pass() {
         })
         .collect();
     assert_eq!(order, titles, "--ordered keeps input order across a batch");
-    let fails = failures(&recs);
-    assert_eq!(pages(&recs).keys().collect::<Vec<_>>(), ["Ash Wyrm"]);
+    let fails = failures(recs);
+    assert_eq!(pages(recs).keys().collect::<Vec<_>>(), ["Ash Wyrm"]);
     for gone in [manifest.doomed.as_str(), "Never Existed"] {
         let f = &fails[gone];
         assert_eq!(f.category, ErrorCategory::Permanent);
@@ -170,7 +163,7 @@ fn deleted_and_invalid_titles_become_failures_and_other_lines_pass() {
     assert_eq!(bad.category, ErrorCategory::Validation);
     assert_eq!(bad.errors.last().unwrap().code, "wiki.invalid");
     assert_eq!(batches(&wiki).len(), 1, "four titles, one request");
-    let s = summary(&recs);
+    let s = out.summary();
     assert_eq!(s.counters.get("wikiMissing"), Some(&2));
     assert_eq!(s.counters.get("failed.PERMANENT"), Some(&2));
 }
@@ -190,14 +183,9 @@ fn maxlag_is_retried_after_its_retry_after() {
         &wiki_refs(&wiki, &titles),
     );
     let took = start.elapsed();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let recs = records(&out);
-    assert_eq!(pages(&recs).len(), 3);
+    assert_eq!(out.code, 0, "{}", &out.stderr);
+    let recs = out.records();
+    assert_eq!(pages(recs).len(), 3);
     assert_eq!(
         batches(&wiki).len(),
         2,
@@ -207,7 +195,7 @@ fn maxlag_is_retried_after_its_retry_after() {
         took >= Duration::from_secs(5),
         "Retry-After 5 not honoured: {took:?}"
     );
-    assert_eq!(summary(&recs).counters.get("retries"), Some(&1));
+    assert_eq!(out.summary().counters.get("retries"), Some(&1));
 }
 
 #[test]
@@ -223,9 +211,9 @@ fn a_lasting_failure_fails_every_title_of_its_batch() {
         cache.path(),
         &wiki_refs(&wiki, &titles),
     );
-    assert_eq!(out.status.code(), Some(2));
-    let recs = records(&out);
-    let fails = failures(&recs);
+    assert_eq!(out.code, 2);
+    let recs = out.records();
+    let fails = failures(recs);
     assert_eq!(fails.len(), 3, "each title of the batch");
     for f in fails.values() {
         assert_eq!(f.category, ErrorCategory::Transient);
@@ -245,17 +233,16 @@ fn a_second_run_is_answered_from_the_cache_without_asking_the_wiki() {
         .to_vec();
     let input = wiki_refs(&wiki, &titles);
     let cache = tempfile::tempdir().unwrap();
-    let first = records(&rip_fetch(&[], cache.path(), &input));
+    let first = rip_fetch(&[], cache.path(), &input);
     let sent = wiki.requests().unwrap().len();
-    let out = rip_fetch(&[], cache.path(), &input);
-    assert_eq!(out.status.code(), Some(0));
-    let second = records(&out);
+    let second = rip_fetch(&[], cache.path(), &input);
+    assert_eq!(second.code, 0);
     assert_eq!(
         wiki.requests().unwrap().len(),
         sent,
         "no request on the second run"
     );
-    let (a, b) = (pages(&first), pages(&second));
+    let (a, b) = (pages(first.records()), pages(second.records()));
     assert_eq!(b.len(), 3);
     for (title, p) in &b {
         assert!(p.from_cache && p.http_attempts == 0, "{title}");
@@ -280,14 +267,14 @@ fn a_second_run_is_answered_from_the_cache_without_asking_the_wiki() {
             "{title}"
         );
     }
-    assert_eq!(summary(&second).counters.get("cacheHits"), Some(&3));
+    assert_eq!(second.summary().counters.get("cacheHits"), Some(&3));
     // Read-only: what is cached is served, the rest is a cache.miss failure, no request.
     let more = wiki_refs(&wiki, &["Ash Wyrm".into(), "Bone Hound".into()]);
     let out = rip_fetch(&["--cache", "read-only"], cache.path(), &more);
-    let recs = records(&out);
-    assert_eq!(pages(&recs).len(), 1);
+    let recs = out.records();
+    assert_eq!(pages(recs).len(), 1);
     assert_eq!(
-        failures(&recs)["Bone Hound"].errors.last().unwrap().code,
+        failures(recs)["Bone Hound"].errors.last().unwrap().code,
         "cache.miss"
     );
     assert_eq!(wiki.requests().unwrap().len(), sent);
@@ -305,8 +292,8 @@ fn a_batch_too_long_for_a_url_is_one_post() {
         cache.path(),
         &wiki_refs(&wiki, &titles),
     );
-    let recs = records(&out);
-    let fails = failures(&recs);
+    let recs = out.records();
+    let fails = failures(recs);
     assert_eq!(fails.len(), 50);
     assert!(
         fails
