@@ -5,9 +5,7 @@
 
 use std::sync::Arc;
 
-use rip_core::ExpectedSource;
-use rip_http::robots::robots_target;
-use rip_http::{FetchFailure, FetchOptions, Fetcher, Outcome, RequestStats, Skip, Verdict};
+use rip_http::{FetchFailure, FetchOptions, Fetcher, Outcome, RequestStats, Skip};
 use rip_url::{Canonicalizer, Url};
 use serde_json::Map;
 
@@ -104,20 +102,12 @@ pub(crate) async fn run(shared: Arc<Shared>, scope: Arc<Scope>, item: Item) -> D
     Done { item, outcome }
 }
 
+/// What robots.txt says of `url` when the crawl obeys it (rip-http's one check).
 async fn robots_denied(shared: &Shared, url: &Url) -> Result<Option<Skip>, FetchFailure> {
     if !shared.robots {
         return Ok(None);
     }
-    let rules = shared.fetcher.robots(url).await?;
-    Ok(match rules.check(&robots_target(url)) {
-        Verdict::Allowed => None,
-        Verdict::Disallowed { rule } => Some(Skip {
-            reason: "disallowed by robots.txt".into(),
-            source: ExpectedSource::Robots,
-            rule: Some(rule),
-            status: None,
-        }),
-    })
+    shared.fetcher.disallowed_by_robots(url).await
 }
 
 /// A URL that does not parse: a `VALIDATION` failure, as the fetcher reports one.
@@ -154,7 +144,7 @@ async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
     }
     let fetched = shared
         .fetcher
-        .fetch_with(&item.record.url, &FetchOptions::default())
+        .fetch_parsed(&item.record.url, &url, &FetchOptions::default())
         .await;
     let resp = match fetched.outcome {
         Outcome::Page(resp) => resp,
@@ -250,8 +240,9 @@ fn admit(
 async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
     let declared = matches!(item.kind, ItemKind::Sitemap { declared: true, .. });
     // Sitemaps named by robots.txt are meant for crawlers: fetched whatever its rules say.
-    if !declared && let Ok(url) = Url::parse(&item.record.url) {
-        match robots_denied(shared, &url).await {
+    let url = Url::parse(&item.record.url).ok();
+    if !declared && let Some(url) = &url {
+        match robots_denied(shared, url).await {
             Ok(Some(skip)) => return SitemapResult::Denied(skip),
             Ok(None) => {}
             Err(f) => return SitemapResult::Failed(Box::new(f), RequestStats::default()),
@@ -261,16 +252,21 @@ async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
         ignore_robots: declared,
         ..FetchOptions::default()
     };
-    let fetched = shared.fetcher.fetch_with(&item.record.url, &opts).await;
+    let fetched = match &url {
+        Some(url) => {
+            let given = &item.record.url;
+            shared.fetcher.fetch_parsed(given, url, &opts).await
+        }
+        // The fetcher reports the URL that does not parse.
+        None => shared.fetcher.fetch_with(&item.record.url, &opts).await,
+    };
     let resp = match fetched.outcome {
         Outcome::Page(resp) => resp,
         Outcome::Failure(f) => return SitemapResult::Failed(Box::new(f), fetched.stats),
         Outcome::Skipped(s) => return SitemapResult::Denied(s),
     };
     let parsed = sitemap::parse(&resp.body, &shared.sitemap_limits);
-    let base = Url::parse(&resp.final_url)
-        .or_else(|_| Url::parse(&item.record.url))
-        .ok();
+    let base = Url::parse(&resp.final_url).ok().or(url);
     let mut stats = LinkStats::default();
     let mut pages = Vec::new();
     let mut sitemaps = Vec::new();
