@@ -17,7 +17,7 @@
 //! With `urls` there is no discovery: the list enters as `ref` records (a file the run
 //! writes, [`Folder::input_file`]) read by `rip-check`, in `rip-discover`'s place.
 
-use crate::state::Format;
+use crate::state::{Format, State};
 use crate::validate::Loaded;
 use std::path::{Path, PathBuf};
 
@@ -163,107 +163,26 @@ impl Plan {
         let base = st.output.base_path.clone();
         let staging = base.join(format!(".{}.staging", l.target));
         let next = Folder::new(staging.join(&l.target));
-        let cache_dir = st
-            .cache
-            .dir
-            .clone()
-            .unwrap_or_else(|| base.join(".rip-cache"));
+        let http = HttpFlags {
+            st,
+            cache_dir: st
+                .cache
+                .dir
+                .clone()
+                .unwrap_or_else(|| base.join(".rip-cache")),
+        };
         let rounds = l.max_retries + 1;
 
-        let http = |s: &mut Stage, delay: u64, jitter: u64| {
-            s.flag("--delay", format!("{delay}ms"))
-                .flag("--jitter", format!("{jitter}ms"))
-                .flag("--retry-base", format!("{}ms", st.retry_base_delay_ms));
-            for (k, v) in &st.headers {
-                s.flag("-H", format!("{k}: {v}"));
-            }
-            s.path("--cache-dir", &cache_dir)
-                .flag("--cache", st.cache.mode.as_arg());
-            if let Some(ttl) = st.cache.ttl_ms {
-                s.flag("--ttl", format!("{ttl}ms"));
-            }
-        };
-
-        let mut stages = Vec::new();
-        let mut url_refs = Vec::new();
-        let resolve = |u: &String| st.entry_url(u);
-        if let Some(urls) = &st.urls {
+        let (source, url_refs) = match (&st.urls, &st.api_url) {
             // Discovery is skipped: the listed pages enter as refs, through rip-check (a
             // pass-through that checks them), the source Ctrl-C stops first.
-            stages.push((Role::Source, Stage::new("rip-check")));
-            url_refs = urls
-                .iter()
-                .map(|u| {
-                    serde_json::json!({"_type": "ref", "url": resolve(u), "depth": 0, "attempt": 0})
-                        .to_string()
-                })
-                .collect();
-        } else if let Some(api) = &st.api_url {
-            // A MediaWiki: its pages listed through the API, as wiki refs rip-fetch fetches
-            // 50 titles per request.
-            let mut discover = Stage::new("rip-discover");
-            discover.flag("--mediawiki", api.clone());
-            if let Some(n) = st.crawler.as_ref().and_then(|c| c.max_pages) {
-                discover.flag("--max-pages", n.to_string());
-            }
-            http(&mut discover, st.rate_limit_ms, st.jitter_ms);
-            stages.push((Role::Source, discover));
-        } else {
-            let mut discover = Stage::new("rip-discover");
-            let c = st.crawler.clone().unwrap_or_default();
-            let starts: Vec<String> = if c.start_urls.is_empty() {
-                st.base_url.iter().cloned().collect()
-            } else {
-                c.start_urls.iter().map(resolve).collect()
-            };
-            for s in starts {
-                discover.arg(s);
-            }
-            if let Some(r) = &c.domain {
-                discover.flag("--domain", r.clone());
-            }
-            if let Some(r) = &c.delimiter {
-                discover.flag("--follow", r.clone());
-            }
-            if let Some(r) = &c.target {
-                discover.flag("--target", r.clone());
-            }
-            if let Some(n) = c.max_depth {
-                discover.flag("--max-depth", n.to_string());
-            }
-            if let Some(n) = c.max_pages {
-                discover.flag("--max-pages", n.to_string());
-            }
-            if let Some(n) = c.concurrency {
-                discover
-                    .flag("-c", n.to_string())
-                    .flag("--per-host", n.to_string());
-            }
-            if c.sitemaps {
-                discover.arg("--sitemaps");
-            }
-            if c.follow_nofollow {
-                discover.arg("--follow-nofollow");
-            }
-            http(
-                &mut discover,
-                c.rate_limit_ms.unwrap_or(st.rate_limit_ms),
-                c.jitter_ms.unwrap_or(st.jitter_ms),
-            );
-            discover.path("--state", &next.crawl_state());
-            stages.push((Role::Source, discover));
-        }
-
+            (Some(urls), _) => (Stage::new("rip-check"), url_refs(st, urls)),
+            (None, Some(api)) => (wiki_discover(st, api, &http), Vec::new()),
+            (None, None) => (crawl_discover(st, &http, &next.crawl_state()), Vec::new()),
+        };
+        let mut stages = vec![(Role::Source, source)];
         for round in 1..=rounds {
-            let mut fetch = Stage::new("rip-fetch");
-            if let Some(n) = st.parallel_workers {
-                fetch
-                    .flag("-c", n.to_string())
-                    .flag("--per-host", n.to_string());
-            }
-            http(&mut fetch, st.rate_limit_ms, st.jitter_ms);
-            fetch.flag("--retry-max", format!("{}ms", st.retry_max_delay_ms));
-            stages.push((Role::Fetch(round), fetch));
+            stages.push((Role::Fetch(round), fetch(st, &http)));
             stages.push((Role::Route(round), route(l, round == rounds)));
         }
         if st.include_raw_content {
@@ -271,17 +190,7 @@ impl Plan {
             raw.arg("--raw").arg("--no-failures-file");
             stages.push((Role::Write, raw));
         }
-        let mut parse = Stage::new("rip-parse");
-        if let Some(r) = &st.rules {
-            parse.path("--rules", r);
-        }
-        if let Some(s) = &st.output_schema {
-            parse.path("--output-schema", s);
-            if let Some(on) = st.on_schema_error {
-                parse.flag("--on-schema-error", on.as_str());
-            }
-        }
-        stages.push((Role::Parse, parse));
+        stages.push((Role::Parse, parse(st)));
         stages.push((Role::Route(0), route(l, true)));
         stages.push((Role::Write, write(l, &staging)));
 
@@ -354,6 +263,126 @@ impl Plan {
         ));
         out
     }
+}
+
+/// The HTTP flags every stage that fetches takes: politeness, retries, headers, cache.
+struct HttpFlags<'a> {
+    st: &'a State,
+    cache_dir: PathBuf,
+}
+
+impl HttpFlags<'_> {
+    fn add(&self, s: &mut Stage, delay: u64, jitter: u64) {
+        let st = self.st;
+        s.flag("--delay", format!("{delay}ms"))
+            .flag("--jitter", format!("{jitter}ms"))
+            .flag("--retry-base", format!("{}ms", st.retry_base_delay_ms));
+        for (k, v) in &st.headers {
+            s.flag("-H", format!("{k}: {v}"));
+        }
+        s.path("--cache-dir", &self.cache_dir)
+            .flag("--cache", st.cache.mode.as_arg());
+        if let Some(ttl) = st.cache.ttl_ms {
+            s.flag("--ttl", format!("{ttl}ms"));
+        }
+    }
+}
+
+/// The `ref` records of `urls`, the source's input.
+fn url_refs(st: &State, urls: &[String]) -> Vec<String> {
+    urls.iter()
+        .map(|u| {
+            serde_json::json!({"_type": "ref", "url": st.entry_url(u), "depth": 0, "attempt": 0})
+                .to_string()
+        })
+        .collect()
+}
+
+/// A MediaWiki's source: its pages listed through the API, as wiki refs rip-fetch fetches
+/// 50 titles per request.
+fn wiki_discover(st: &State, api: &str, http: &HttpFlags) -> Stage {
+    let mut discover = Stage::new("rip-discover");
+    discover.flag("--mediawiki", api);
+    if let Some(n) = st.crawler.as_ref().and_then(|c| c.max_pages) {
+        discover.flag("--max-pages", n.to_string());
+    }
+    http.add(&mut discover, st.rate_limit_ms, st.jitter_ms);
+    discover
+}
+
+/// The link crawler: its start URLs, scope, budgets and politeness, and its state folder.
+fn crawl_discover(st: &State, http: &HttpFlags, state_dir: &Path) -> Stage {
+    let mut discover = Stage::new("rip-discover");
+    let c = st.crawler.clone().unwrap_or_default();
+    let starts: Vec<String> = if c.start_urls.is_empty() {
+        st.base_url.iter().cloned().collect()
+    } else {
+        c.start_urls.iter().map(|u| st.entry_url(u)).collect()
+    };
+    for s in starts {
+        discover.arg(s);
+    }
+    for (flag, regex) in [
+        ("--domain", &c.domain),
+        ("--follow", &c.delimiter),
+        ("--target", &c.target),
+    ] {
+        if let Some(r) = regex {
+            discover.flag(flag, r.clone());
+        }
+    }
+    if let Some(n) = c.max_depth {
+        discover.flag("--max-depth", n.to_string());
+    }
+    if let Some(n) = c.max_pages {
+        discover.flag("--max-pages", n.to_string());
+    }
+    if let Some(n) = c.concurrency {
+        discover
+            .flag("-c", n.to_string())
+            .flag("--per-host", n.to_string());
+    }
+    if c.sitemaps {
+        discover.arg("--sitemaps");
+    }
+    if c.follow_nofollow {
+        discover.arg("--follow-nofollow");
+    }
+    http.add(
+        &mut discover,
+        c.rate_limit_ms.unwrap_or(st.rate_limit_ms),
+        c.jitter_ms.unwrap_or(st.jitter_ms),
+    );
+    discover.path("--state", state_dir);
+    discover
+}
+
+/// A round's `rip-fetch`.
+fn fetch(st: &State, http: &HttpFlags) -> Stage {
+    let mut fetch = Stage::new("rip-fetch");
+    if let Some(n) = st.parallel_workers {
+        fetch
+            .flag("-c", n.to_string())
+            .flag("--per-host", n.to_string());
+    }
+    http.add(&mut fetch, st.rate_limit_ms, st.jitter_ms);
+    fetch.flag("--retry-max", format!("{}ms", st.retry_max_delay_ms));
+    fetch
+}
+
+/// `rip-parse`, with the rules and the output schema.
+fn parse(st: &State) -> Stage {
+    let mut parse = Stage::new("rip-parse");
+    if let Some(r) = &st.rules {
+        parse.path("--rules", r);
+    }
+    if let Some(s) = &st.output_schema {
+        parse.path("--output-schema", s);
+        if let Some(on) = st.on_schema_error {
+            parse.flag("--on-schema-error", on.as_str());
+        }
+    }
+    parse
 }
 
 /// During a swap, where the previous output waits to be removed: `<staging>/.previous` (a

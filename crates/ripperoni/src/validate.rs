@@ -240,13 +240,49 @@ fn policy_max_retries(path: &Path) -> Option<u32> {
 
 /// Settings that cannot hold together.
 pub fn contradictions(st: &State) -> Vec<Problem> {
-    let mut out = Vec::new();
-    let mut refuse = |field: &str, message: String| {
-        out.push(Problem {
+    let mut out = Refusals::default();
+    sources(st, &mut out);
+    start_urls(st, &mut out);
+    if st.output_schema.is_none() && st.on_schema_error.is_some() {
+        out.refuse(
+            "onSchemaError",
+            "says what to do with docs that break `outputSchema`, and there is none",
+        );
+    }
+    cache_mode(st, &mut out);
+    output_pretty(st, &mut out);
+    if st.retry_base_delay_ms > st.retry_max_delay_ms {
+        out.refuse(
+            "retryBaseDelayMs",
+            format!(
+                "is {} ms, more than retryMaxDelayMs ({} ms)",
+                st.retry_base_delay_ms, st.retry_max_delay_ms
+            ),
+        );
+    }
+    headers(st, &mut out);
+    let mut out = out.0;
+    if let Some(urls) = &st.urls {
+        out.extend(duplicate_urls(st, urls));
+    }
+    out
+}
+
+/// Problems found so far, in the order they are reported.
+#[derive(Default)]
+struct Refusals(Vec<Problem>);
+
+impl Refusals {
+    fn refuse(&mut self, field: &str, message: impl Into<String>) {
+        self.0.push(Problem {
             field: field.to_owned(),
-            message,
-        })
-    };
+            message: message.into(),
+        });
+    }
+}
+
+/// Where the pages come from: one of `apiUrl`, `urls` and `crawler`, and something.
+fn sources(st: &State, out: &mut Refusals) {
     if st.api_url.is_some()
         && (st.urls.is_some()
             || st
@@ -254,89 +290,81 @@ pub fn contradictions(st: &State) -> Vec<Problem> {
                 .as_ref()
                 .is_some_and(|c| !c.start_urls.is_empty()))
     {
-        refuse(
+        out.refuse(
             "apiUrl",
             "`apiUrl` lists the wiki's pages through its API, `urls` and `crawler.startUrls` \
-             name pages to start from: give one of them"
-                .into(),
+             name pages to start from: give one of them",
         );
     }
     if st.urls.is_some() && st.crawler.is_some() {
-        refuse(
+        out.refuse(
             "urls",
             "`urls` lists the pages and skips discovery, `crawler` configures discovery: \
-             give one of them"
-                .into(),
+             give one of them",
         );
     }
-    let starts: Vec<&String> = match (&st.urls, &st.crawler) {
+    if starts(st).is_empty() && st.base_url.is_none() && st.api_url.is_none() {
+        out.refuse(
+            "baseUrl",
+            "nothing to scrape: give `baseUrl` (the crawl starts there), \
+             `crawler.startUrls`, or `urls`",
+        );
+    }
+}
+
+/// The URLs a run starts from: `urls`, else `crawler.startUrls`.
+fn starts(st: &State) -> Vec<&String> {
+    match (&st.urls, &st.crawler) {
         (Some(u), _) => u.iter().collect(),
         (None, Some(c)) => c.start_urls.iter().collect(),
         (None, None) => Vec::new(),
-    };
-    if starts.is_empty() && st.base_url.is_none() && st.api_url.is_none() {
-        refuse(
-            "baseUrl",
-            "nothing to scrape: give `baseUrl` (the crawl starts there), \
-             `crawler.startUrls`, or `urls`"
-                .into(),
-        );
     }
+}
+
+/// Each start URL: http(s), or relative with a `baseUrl` it resolves against.
+fn start_urls(st: &State, out: &mut Refusals) {
     let field = if st.urls.is_some() {
         "urls"
     } else {
         "crawler.startUrls"
     };
-    for (i, u) in starts.iter().enumerate() {
-        match url::Url::parse(u) {
-            Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => {}
-            Ok(parsed) => refuse(
-                &format!("{field}[{i}]"),
-                format!(
-                    "expected an http(s) URL, found `{u}` (scheme `{}`)",
-                    parsed.scheme()
-                ),
+    for (i, u) in starts(st).iter().enumerate() {
+        let message = match url::Url::parse(u) {
+            Ok(parsed) if matches!(parsed.scheme(), "http" | "https") => continue,
+            Ok(parsed) => format!(
+                "expected an http(s) URL, found `{u}` (scheme `{}`)",
+                parsed.scheme()
             ),
             Err(url::ParseError::RelativeUrlWithoutBase) => match &st.base_url {
-                Some(b) => {
-                    if url::Url::parse(b).and_then(|b| b.join(u)).is_err() {
-                        refuse(
-                            &format!("{field}[{i}]"),
-                            format!("`{u}` does not resolve against baseUrl `{b}`"),
-                        );
-                    }
+                Some(b) if url::Url::parse(b).and_then(|b| b.join(u)).is_err() => {
+                    format!("`{u}` does not resolve against baseUrl `{b}`")
                 }
-                None => refuse(
-                    &format!("{field}[{i}]"),
-                    format!("`{u}` is relative, and there is no `baseUrl` to resolve it against"),
-                ),
+                Some(_) => continue,
+                None => {
+                    format!("`{u}` is relative, and there is no `baseUrl` to resolve it against")
+                }
             },
-            Err(e) => refuse(
-                &format!("{field}[{i}]"),
-                format!("expected a URL, found `{u}` ({e})"),
-            ),
-        }
+            Err(e) => format!("expected a URL, found `{u}` ({e})"),
+        };
+        out.refuse(&format!("{field}[{i}]"), message);
     }
-    if st.output_schema.is_none() && st.on_schema_error.is_some() {
-        refuse(
-            "onSchemaError",
-            "says what to do with docs that break `outputSchema`, and there is none".into(),
-        );
-    }
+}
+
+/// The cache a run needs: raw content and a crawl both want one that is read and written.
+fn cache_mode(st: &State, out: &mut Refusals) {
     let mode = st.cache.mode;
     if st.include_raw_content && mode == CacheMode::Off {
-        refuse(
+        out.refuse(
             "includeRawContent",
             "raw content is wanted but `cache.mode` is off: a rerun after an interruption \
              could only get the bodies again by fetching every page anew (hint: \
-             `cache.mode: \"read-write\"`)"
-                .into(),
+             `cache.mode: \"read-write\"`)",
         );
     }
     // A wiki's pages are listed through its API, not fetched by rip-discover.
     let crawls = st.api_url.is_none() && (st.urls.is_none() || st.crawler.is_some());
     if matches!(mode, CacheMode::Off | CacheMode::WriteOnly) && crawls {
-        refuse(
+        out.refuse(
             "cache.mode",
             format!(
                 "is `{}`, but rip-discover hands every page to rip-fetch through the cache: \
@@ -346,30 +374,27 @@ pub fn contradictions(st: &State) -> Vec<Problem> {
             ),
         );
     }
+}
+
+/// `output.pretty` against the format: JSONL is compact, JSON files are pretty.
+fn output_pretty(st: &State, out: &mut Refusals) {
     match (st.output.format, st.output.pretty) {
-        (Format::Jsonl, Some(true)) => refuse(
+        (Format::Jsonl, Some(true)) => out.refuse(
             "output.pretty",
             "JSONL holds one record per line, which cannot be pretty-printed (hint: `format: \
-             \"json\"` for pretty files)"
-                .into(),
+             \"json\"` for pretty files)",
         ),
-        (Format::Json, Some(false)) => refuse(
+        (Format::Json, Some(false)) => out.refuse(
             "output.pretty",
             "rip-write writes record files pretty-printed (hint: `format: \"jsonl\"` for \
-             compact lines)"
-                .into(),
+             compact lines)",
         ),
         _ => {}
     }
-    if st.retry_base_delay_ms > st.retry_max_delay_ms {
-        refuse(
-            "retryBaseDelayMs",
-            format!(
-                "is {} ms, more than retryMaxDelayMs ({} ms)",
-                st.retry_base_delay_ms, st.retry_max_delay_ms
-            ),
-        );
-    }
+}
+
+/// Each header: a token for a name and a one-line value.
+fn headers(st: &State, out: &mut Refusals) {
     for (name, value) in &st.headers {
         let ok = !name.is_empty()
             && name
@@ -377,16 +402,12 @@ pub fn contradictions(st: &State) -> Vec<Problem> {
                 .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
             && !value.contains(['\r', '\n']);
         if !ok {
-            refuse(
+            out.refuse(
                 &format!("headers.{name}"),
-                "expected an HTTP header name (a token) and a one-line value".into(),
+                "expected an HTTP header name (a token) and a one-line value",
             );
         }
     }
-    if let Some(urls) = &st.urls {
-        out.extend(duplicate_urls(st, urls));
-    }
-    out
 }
 
 /// Entries of `urls` that name a page listed before: the same URL once resolved against
