@@ -4,8 +4,9 @@
 //! `--quiet`.
 
 use crate::plan::Role;
-use crate::tap::{Counts, Kind};
+use crate::tap::Counts;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rip_core::Kind;
 use std::io::IsTerminal as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,7 +45,7 @@ impl Taps {
 
     /// `ref`s the source wrote.
     pub fn discovered(&self) -> u64 {
-        self.source.get(Kind::Ref)
+        self.source.get(&Kind::Ref)
     }
 
     /// Pages that came out of the last round.
@@ -52,7 +53,7 @@ impl Taps {
         self.routes
             .lock()
             .ok()
-            .and_then(|r| r.last().map(|c| c.get(Kind::Page)))
+            .and_then(|r| r.last().map(|c| c.get(&Kind::Page)))
             .unwrap_or(0)
     }
 
@@ -62,13 +63,13 @@ impl Taps {
         routes
             .iter()
             .enumerate()
-            .map(|(i, c)| (i + 2, c.get(Kind::Ref)))
+            .map(|(i, c)| (i + 2, c.get(&Kind::Ref)))
             .collect()
     }
 
     /// One line of progress.
     pub fn line(&self, rounds: u32, elapsed: Duration) -> String {
-        let parsed = self.last.get(Kind::Doc);
+        let parsed = self.last.get(&Kind::Doc);
         let rate = parsed as f64 / elapsed.as_secs_f64().max(0.001);
         let round = self
             .retries()
@@ -83,8 +84,8 @@ impl Taps {
             self.discovered(),
             self.fetched(),
             parsed,
-            self.last.get(Kind::Error),
-            self.last.get(Kind::Expected),
+            self.last.get(&Kind::Error),
+            self.last.get(&Kind::Expected),
         )
     }
 }
@@ -173,7 +174,7 @@ mod tests {
             .map(|r| taps.after(Role::Route(r), 3).unwrap())
             .collect();
         assert!(taps.after(Role::Parse, 3).is_none(), "not relayed");
-        let add = |c: &Counts, k: Kind, n: usize| (0..n).for_each(|_| c.add(k));
+        let add = |c: &Counts, k: Kind, n: usize| (0..n).for_each(|_| c.add(&k));
         add(&source, Kind::Ref, 50);
         let line = taps.line(3, Duration::from_secs(1));
         assert!(

@@ -8,65 +8,58 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The record kinds the progress display counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// `ref`
-    Ref,
-    /// `page`
-    Page,
-    /// `failure`
-    Failure,
-    /// `doc`
-    Doc,
-    /// `error`
-    Error,
-    /// `expected`
-    Expected,
-    /// `ledger`
-    Ledger,
-    /// `summary`
-    Summary,
-    /// anything else
-    Other,
-}
+use rip_core::Kind;
 
-const KINDS: usize = 9;
+/// Every kind has a slot: the eight rip-core knows, and one for any other.
+const SLOTS: usize = 9;
 const PREFIX: &[u8] = br#"{"_type":""#;
 
-impl Kind {
-    fn of(line_start: &[u8]) -> Self {
-        let Some(rest) = line_start.strip_prefix(PREFIX) else {
-            return Self::Other;
-        };
-        let end = rest.iter().position(|&b| b == b'"').unwrap_or(rest.len());
-        match &rest[..end] {
-            b"ref" => Self::Ref,
-            b"page" => Self::Page,
-            b"failure" => Self::Failure,
-            b"doc" => Self::Doc,
-            b"error" => Self::Error,
-            b"expected" => Self::Expected,
-            b"ledger" => Self::Ledger,
-            b"summary" => Self::Summary,
-            _ => Self::Other,
-        }
+/// The counting slot of a kind. The match is exhaustive: a kind added to rip-core's
+/// [`Kind`] must be given a slot here.
+fn slot(kind: &Kind) -> usize {
+    match kind {
+        Kind::Ref => 0,
+        Kind::Page => 1,
+        Kind::Failure => 2,
+        Kind::Doc => 3,
+        Kind::Error => 4,
+        Kind::Expected => 5,
+        Kind::Ledger => 6,
+        Kind::Summary => 7,
+        Kind::Other(_) => 8,
     }
+}
+
+/// The kind of a line by its first bytes (`{"_type":"…"`, the first key of every record
+/// the stages write); a line that does not start so is [`Kind::Other`] with no name.
+fn classify(line_start: &[u8]) -> Kind {
+    let Some(rest) = line_start.strip_prefix(PREFIX) else {
+        return Kind::Other(String::new());
+    };
+    let end = rest.iter().position(|&b| b == b'"').unwrap_or(rest.len());
+    std::str::from_utf8(&rest[..end]).map_or(Kind::Other(String::new()), Kind::from_type)
+}
+
+/// The kind of one line (its end of line, if any, included), as [`LineKinds`] would
+/// classify it in a stream.
+pub fn line_kind(line: &[u8]) -> Kind {
+    let end = line.iter().position(|&b| b == b'\n').unwrap_or(line.len());
+    classify(&line[..end.min(HEAD)])
 }
 
 /// Lines counted by kind; shared between a relay thread and the display.
 #[derive(Debug, Default)]
-pub struct Counts([AtomicU64; KINDS]);
+pub struct Counts([AtomicU64; SLOTS]);
 
 impl Counts {
-    /// Lines of `kind` so far.
-    pub fn get(&self, kind: Kind) -> u64 {
-        self.0[kind as usize].load(Ordering::Relaxed)
+    /// Lines of `kind` so far (every [`Kind::Other`] counts as one kind).
+    pub fn get(&self, kind: &Kind) -> u64 {
+        self.0[slot(kind)].load(Ordering::Relaxed)
     }
 
     /// Counts one line of `kind`.
-    pub fn add(&self, kind: Kind) {
-        self.0[kind as usize].fetch_add(1, Ordering::Relaxed);
+    pub fn add(&self, kind: &Kind) {
+        self.0[slot(kind)].fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -98,7 +91,7 @@ impl LineKinds {
                 if self.head.len() >= HEAD || nl.is_some() {
                     self.classified = true;
                     if !self.head.is_empty() {
-                        seen(Kind::of(&self.head));
+                        seen(classify(&self.head));
                     }
                 }
             }
@@ -126,7 +119,7 @@ pub fn relay(mut from: impl Read, mut to: impl Write, counts: Arc<Counts>) {
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
-        kinds.feed(&buf[..n], |k| counts.add(k));
+        kinds.feed(&buf[..n], |k| counts.add(&k));
         if to.write_all(&buf[..n]).is_err() {
             break;
         }
@@ -147,17 +140,61 @@ mod tests {
             let (a, b) = text.as_bytes().split_at(split);
             for chunk in [a, b] {
                 for piece in chunk.chunks(3) {
-                    lk.feed(piece, |k| counts.add(k));
+                    lk.feed(piece, |k| counts.add(&k));
                 }
             }
-            assert_eq!(counts.get(Kind::Page), 2, "split at {split}");
-            assert_eq!(counts.get(Kind::Doc), 1);
-            assert_eq!(counts.get(Kind::Summary), 1);
+            assert_eq!(counts.get(&Kind::Page), 2, "split at {split}");
+            assert_eq!(counts.get(&Kind::Doc), 1);
+            assert_eq!(counts.get(&Kind::Summary), 1);
             assert_eq!(
-                counts.get(Kind::Other),
+                counts.get(&Kind::Other(String::new())),
                 1,
                 "`not json`; the empty line is not counted"
             );
+        }
+    }
+
+    #[test]
+    fn every_kind_of_rip_core_has_its_own_slot() {
+        let names = [
+            "ref", "page", "failure", "doc", "error", "expected", "ledger", "summary",
+        ];
+        let mut slots: Vec<usize> = names
+            .iter()
+            .map(|name| {
+                let kind =
+                    line_kind(format!("{{\"_type\":\"{name}\",\"url\":\"x\"}}\n").as_bytes());
+                assert_eq!(kind, Kind::from_type(name));
+                assert!(!matches!(kind, Kind::Other(_)), "{name} is a known kind");
+                slot(&kind)
+            })
+            .collect();
+        slots.push(slot(&line_kind(br#"{"_type":"custom"}"#)));
+        slots.push(slot(&line_kind(b"not json")));
+        slots.dedup();
+        assert_eq!(slots, (0..SLOTS).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_whole_line_is_classified_as_in_a_stream() {
+        let long = format!("{{\"_type\":\"{}\"}}", "summary".repeat(9));
+        for line in [
+            "{\"_type\":\"doc\"}",
+            "{\"_type\":\"ref",
+            "{\"_type\":\"ref\n",
+            "",
+            "\n",
+            "not json\n",
+            long.as_str(),
+        ] {
+            let mut streamed = None;
+            let mut lk = LineKinds::default();
+            lk.feed(line.as_bytes(), |k| streamed = Some(k));
+            if !line.ends_with('\n') {
+                lk.feed(b"\n", |k| streamed = Some(k));
+            }
+            let streamed = streamed.unwrap_or(Kind::Other(String::new()));
+            assert_eq!(line_kind(line.as_bytes()), streamed, "{line:?}");
         }
     }
 
@@ -168,6 +205,6 @@ mod tests {
         let counts = Arc::new(Counts::default());
         relay(&input[..], &mut out, counts.clone());
         assert_eq!(out, input);
-        assert_eq!(counts.get(Kind::Ref), 10_000);
+        assert_eq!(counts.get(&Kind::Ref), 10_000);
     }
 }

@@ -5,8 +5,9 @@ use super::signals::{self, Signals};
 use crate::plan::{Plan, Role, Stage};
 use crate::progress::{Display, Taps};
 use crate::runlog::StageRun;
-use crate::tap::{self, Kind};
+use crate::tap;
 use anyhow::Context as _;
+use rip_core::Kind;
 use rip_core::Summary;
 use std::collections::{BTreeMap, VecDeque};
 use std::fs;
@@ -89,11 +90,11 @@ pub(super) fn run(
     let counters = BTreeMap::from([
         ("discovered".to_owned(), taps.discovered()),
         ("fetched".to_owned(), taps.fetched()),
-        ("parsed".to_owned(), counts.get(Kind::Doc)),
-        ("errorDocs".to_owned(), counts.get(Kind::Error)),
+        ("parsed".to_owned(), counts.get(&Kind::Doc)),
+        ("errorDocs".to_owned(), counts.get(&Kind::Error)),
     ]);
     let terminal = [Kind::Doc, Kind::Error, Kind::Expected]
-        .into_iter()
+        .iter()
         .map(|k| counts.get(k))
         .sum();
     Ok(Ended {
@@ -244,18 +245,13 @@ fn save_stream(out: impl Read, path: &Path, counts: &Arc<tap::Counts>) -> std::i
     let mut reader = BufReader::with_capacity(256 * 1024, out);
     let mut summaries = Vec::new();
     let mut line = Vec::new();
-    let mut kinds = tap::LineKinds::default();
     loop {
         line.clear();
         if reader.read_until(b'\n', &mut line)? == 0 {
             break;
         }
-        let mut kind = Kind::Other;
-        kinds.feed(&line, |k| kind = k);
-        if !line.ends_with(b"\n") {
-            kinds.feed(b"\n", |k| kind = k);
-        }
-        counts.add(kind);
+        let kind = tap::line_kind(&line);
+        counts.add(&kind);
         if kind == Kind::Summary
             && let Ok(s) = serde_json::from_slice::<Summary>(&line)
         {

@@ -4,9 +4,10 @@
 
 use super::swap::Swap;
 use crate::plan::{Folder, PREVIOUS, Plan};
-use crate::tap::{self, Kind};
+use crate::tap;
 use crate::validate::Loaded;
 use anyhow::{Context as _, bail};
+use rip_core::Kind;
 use std::collections::HashSet;
 use std::fs;
 use std::io::{BufRead, BufReader, Read as _, Seek as _, Write as _};
@@ -219,10 +220,7 @@ fn carried(stream: &Path) -> anyhow::Result<(Vec<String>, HashSet<String>)> {
     let mut out = Vec::new();
     for line in BufReader::new(f).lines() {
         let line = line.with_context(|| format!("cannot read {}", stream.display()))?;
-        let mut kinds = tap::LineKinds::default();
-        let mut kind = Kind::Other;
-        kinds.feed(line.as_bytes(), |k| kind = k);
-        kinds.feed(b"\n", |k| kind = k);
+        let kind = tap::line_kind(line.as_bytes());
         if kind == Kind::Ledger
             && let Ok(l) = serde_json::from_str::<rip_core::Ledger>(&line)
         {
