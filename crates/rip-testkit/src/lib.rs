@@ -1,6 +1,7 @@
 //! Test support for the workspace's integration tests: find the binaries, run one stage
 //! with [`Stage`] and read its output back as records, run real shell pipelines of them
-//! exactly as a user types them, and find the repository's `testdata/`.
+//! exactly as a user types them, find the repository's `testdata/`, and set up folders
+//! ([`files_below`], [`make_read_only`], [`jsonl_folder`]).
 //!
 //! The binaries live in one package, `rip-bin` (the top-level `bin/`), not in the stages'
 //! library packages: `cargo test --workspace` (and `make test`) builds them all before any
@@ -12,9 +13,11 @@
 
 #![deny(missing_docs)]
 
+mod folders;
 mod stage;
 
-pub use stage::{Ran, Stage, record, stream};
+pub use folders::{files_below, jsonl_folder, make_read_only, unprivileged_prefix};
+pub use stage::{Ran, Stage, interrupt, record, stream};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

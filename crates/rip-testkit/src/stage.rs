@@ -294,3 +294,13 @@ pub fn stream(text: &str) -> (Vec<Record>, Summary) {
         other => panic!("the last line is not a summary: {other:?}\n{text}"),
     }
 }
+
+/// Sends SIGINT to a running process, as Ctrl-C in its terminal would (`kill -INT`).
+pub fn interrupt(child: &Child) {
+    let pid = child.id().to_string();
+    let status = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("`kill` runs");
+    assert!(status.success(), "kill -INT {pid}: {status}");
+}

@@ -6,7 +6,7 @@ mod wiki;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use rip_core::{ErrorCategory, ExpectedSource, Record, Status};
@@ -342,11 +342,7 @@ fn ctrl_c_writes_what_was_done_and_exits_130() {
     // Input stays open: the stage is waiting for more when the signal comes.
     assert!(server.wait_for_count_blocking("/p1", 1, Duration::from_secs(10)));
     std::thread::sleep(Duration::from_millis(200));
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(kill.success());
+    rip_testkit::interrupt(&child);
     let t0 = std::time::Instant::now();
     let out = Ran::wait("rip-fetch", child);
     drop(stdin);

@@ -529,16 +529,7 @@ fn a_doc_rip_write_could_not_persist_is_accounted_but_not_persisted() {
 fn folder_mode_reads_jsonl_files_as_records() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let text = golden("site.reconciled.ndjson");
-    let of = |kind: &str| -> String {
-        text.lines()
-            .filter(|l| l.starts_with(&format!("{{\"_type\":\"{kind}\"")))
-            .map(|l| format!("{l}\n"))
-            .collect()
-    };
-    std::fs::write(dir.join("docs.jsonl"), of("doc")).unwrap();
-    std::fs::write(dir.join("errors.jsonl"), of("error")).unwrap();
-    std::fs::write(dir.join("expected.jsonl"), of("expected")).unwrap();
+    rip_testkit::jsonl_folder(&golden("site.reconciled.ndjson"), dir);
     let r = run(
         &["--dir", dir.to_str().unwrap(), "--json", "-", "--no-ledger"],
         None,

@@ -4,7 +4,6 @@ use base64::Engine as _;
 use rip_testkit::Stage;
 pub use rip_testkit::{Ran, repo, testdata};
 use serde_json::{Value, json};
-use std::path::Path;
 
 /// The origin fixture pages of the demo site are served from (the test server
 /// substitutes `http://SITE_ORIGIN` with its origin; these fixtures do the same).
@@ -81,29 +80,10 @@ fn replace(hay: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
 
 /// Every file of the demo site served as a page, sorted by path (HTML and the PNG).
 pub fn site_files() -> Vec<String> {
-    fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, root, out);
-            } else if matches!(
-                path.extension().and_then(|e| e.to_str()),
-                Some("html" | "png")
-            ) {
-                out.push(
-                    path.strip_prefix(root)
-                        .unwrap()
-                        .to_string_lossy()
-                        .replace('\\', "/"),
-                );
-            }
-        }
-    }
-    let root = testdata("site");
-    let mut out = Vec::new();
-    walk(&root, &root, &mut out);
-    out.sort();
-    out
+    rip_testkit::files_below(&testdata("site"))
+        .into_iter()
+        .filter(|f| f.ends_with(".html") || f.ends_with(".png"))
+        .collect()
 }
 
 pub fn ndjson(records: &[Value]) -> Vec<u8> {

@@ -173,15 +173,8 @@ fn a_jsonl_folder_gets_its_errors_file_rewritten() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let text = std::fs::read_to_string(testdata("health/site.ndjson")).unwrap();
-    let pick = |kind: &str| -> String {
-        text.lines()
-            .filter(|l| l.starts_with(&format!("{{\"_type\":\"{kind}\"")))
-            .map(|l| format!("{l}\n"))
-            .collect()
-    };
-    std::fs::write(dir.join("docs.jsonl"), pick("doc")).unwrap();
-    std::fs::write(dir.join("errors.jsonl"), pick("error")).unwrap();
-    std::fs::write(dir.join("expected.jsonl"), pick("expected")).unwrap();
+    rip_testkit::jsonl_folder(&text, dir);
+    let docs = std::fs::read_to_string(dir.join("docs.jsonl")).unwrap();
     let config = testdata("reconcile/site.json");
     let r = run(
         &[
@@ -201,7 +194,8 @@ fn a_jsonl_folder_gets_its_errors_file_rewritten() {
     );
     assert_eq!(
         std::fs::read_to_string(dir.join("docs.jsonl")).unwrap(),
-        pick("doc")
+        docs,
+        "docs.jsonl is left as it was"
     );
     let errors = std::fs::read_to_string(dir.join("errors.jsonl")).unwrap();
     let verdicts: Vec<Resolution> = errors

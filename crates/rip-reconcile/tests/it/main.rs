@@ -7,7 +7,7 @@ use rip_core::{ErrorDoc, Line, Record, Resolution, Summary};
 use rip_testkit::Stage;
 pub use rip_testkit::{Ran, testdata};
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// `rip-reconcile args…`, with `stdin` on its stdin when given (else none).
 pub fn run(args: &[&str], stdin: Option<&str>) -> Ran {
@@ -352,11 +352,7 @@ fn ctrl_c_writes_what_was_read_unreconciled_and_exits_130() {
     stdin.flush().unwrap();
     // Input stays open, as from a stage still running; then Ctrl-C.
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    rip_testkit::interrupt(&child);
     let r = Ran::wait("rip-reconcile", child);
     drop(stdin);
     assert_eq!(r.code, 130);

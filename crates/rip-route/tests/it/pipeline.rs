@@ -257,10 +257,8 @@ fn the_ledger_balances_through_rip_write_even_into_a_read_only_folder() {
     assert_eq!(out.len(), PATHS.len());
 
     // A read-only folder: the same records come out, each followed by a write failure.
-    let wrap = unprivileged_prefix().join(" ");
-    let ro = dir.path().join("ro");
-    std::fs::create_dir(&ro).unwrap();
-    std::fs::set_permissions(&ro, std::os::unix::fs::PermissionsExt::from_mode(0o555)).unwrap();
+    let wrap = rip_testkit::unprivileged_prefix().join(" ");
+    rip_testkit::make_read_only(&dir.path().join("ro"));
     let fresh = demo_server(); // fault sequences start again
     std::fs::write(dir.path().join("refs.ndjson"), refs(&fresh)).unwrap();
     let p = pipeline(
@@ -293,21 +291,6 @@ fn the_ledger_balances_through_rip_write_even_into_a_read_only_folder() {
             .iter()
             .all(|f| f.category == rip_core::ErrorCategory::Resource)
     );
-}
-
-fn unprivileged_prefix() -> Vec<String> {
-    let uid = std::process::Command::new("id").arg("-u").output().unwrap();
-    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
-        return Vec::new();
-    }
-    let ok = std::process::Command::new("unshare")
-        .args(["--user", "true"])
-        .status();
-    assert!(
-        ok.is_ok_and(|s| s.success()),
-        "as root, a read-only folder needs `unshare --user` to be refused"
-    );
-    vec!["unshare".into(), "--user".into()]
 }
 
 #[test]

@@ -94,7 +94,7 @@ fn the_same_url_twice_in_jsonl_mode_is_a_conflict_too() {
 /// The files `rip-write` leaves in `dir`, each with the URL it accounts for (`raw/` and
 /// Markdown files by name only).
 fn owners(dir: &Path) -> BTreeMap<String, String> {
-    tree(dir)
+    files_below(dir)
         .into_iter()
         .map(|f| {
             let owner = if f.ends_with(".json") && f != "failures.json" {
@@ -163,7 +163,7 @@ fn file_names_do_not_depend_on_the_order_records_arrive_in() {
         &["--out", dir.path().to_str().unwrap()],
         &(doc(urls[1]) + "\n"),
     );
-    assert_eq!(tree(dir.path()), ["a-b.json", "failures.json"]);
+    assert_eq!(files_below(dir.path()), ["a-b.json", "failures.json"]);
 }
 
 #[test]
@@ -175,7 +175,7 @@ fn a_url_that_comes_to_share_its_name_leaves_no_stale_file_behind() {
     let a = r#"{"_type":"doc","url":"http://h/a-b","concept":"x"}"#;
     let b = r#"{"_type":"doc","url":"http://h/a?b","concept":"x"}"#;
     write(&["--out", out], &format!("{a}\n"));
-    assert_eq!(tree(dir.path()), ["a-b.json", "failures.json"]);
+    assert_eq!(files_below(dir.path()), ["a-b.json", "failures.json"]);
     for input in [format!("{b}\n{a}\n"), format!("{a}\n{b}\n")] {
         let r = write(&["--out", out], &input);
         assert_eq!(r.code, 0, "{}", r.stderr);

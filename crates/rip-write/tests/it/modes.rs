@@ -23,7 +23,7 @@ fn files_mode_writes_one_json_per_terminal_record_and_passes_everything_through(
     );
     let site = dir.path().join("site");
     assert_eq!(
-        tree(&site),
+        files_below(&site),
         [
             "classes-77.html.json",
             "failures.json",
@@ -70,7 +70,7 @@ fn a_second_run_overwrites_in_place() {
     let changed = DOC.replace("3 gp", "4 gp");
     write(&["--out", out], &format!("{changed}\n"));
     assert_eq!(
-        tree(dir.path()),
+        files_below(dir.path()),
         ["failures.json", "items-item-7.html.json"]
     );
     assert_eq!(
@@ -87,7 +87,7 @@ fn urls_sharing_a_readable_name_get_distinct_files_stable_across_runs() {
     let b = r#"{"_type":"doc","url":"http://h/a-b","concept":"x"}"#;
     let c = r#"{"_type":"doc","url":"http://other/a-b","concept":"x"}"#;
     write(&["--out", out], &format!("{a}\n{b}\n{c}\n"));
-    let first = tree(dir.path());
+    let first = files_below(dir.path());
     assert_eq!(first.len(), 4, "{first:?}");
     assert!(
         !first.contains(&"a-b.json".to_owned()),
@@ -101,7 +101,7 @@ fn urls_sharing_a_readable_name_get_distinct_files_stable_across_runs() {
         .collect();
     // The other order next time: every URL keeps its file.
     write(&["--out", out], &format!("{c}\n{b}\n{a}\n"));
-    assert_eq!(tree(dir.path()), first);
+    assert_eq!(files_below(dir.path()), first);
     let again: Vec<_> = first
         .iter()
         .filter(|f| *f != "failures.json")
@@ -132,7 +132,7 @@ fn hostile_urls_never_leave_the_folder() {
     }
     let r = write(&["--out", out.to_str().unwrap()], &input);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let files = tree(&out);
+    let files = files_below(&out);
     assert_eq!(
         files.len(),
         urls.len() + 2,
@@ -141,7 +141,7 @@ fn hostile_urls_never_leave_the_folder() {
     for f in &files {
         assert!(!f.contains('/') && f.len() < 160, "{f}");
     }
-    let outside: Vec<_> = tree(dir.path())
+    let outside: Vec<_> = files_below(dir.path())
         .into_iter()
         .filter(|f| !f.starts_with("out/"))
         .collect();
@@ -157,7 +157,7 @@ fn jsonl_mode_writes_one_line_per_record_per_kind() {
     );
     assert_eq!(r.code, 2, "the unrouted failure: {}", r.stderr);
     assert_eq!(
-        tree(dir.path()),
+        files_below(dir.path()),
         [
             "docs.jsonl",
             "errors.jsonl",
@@ -179,7 +179,7 @@ fn markdown_and_raw_modes() {
         &all_kinds(),
     );
     assert_eq!(r.code, 2, "the unrouted failure: {}", r.stderr);
-    let files = tree(dir.path());
+    let files = files_below(dir.path());
     for f in [
         "items-item-7.html.md",
         "items-item-99.html.md",

@@ -1,9 +1,8 @@
 //! Running the binary (rip-testkit's [`Stage`]) and reading back its folder.
 
 use rip_testkit::Stage;
-pub use rip_testkit::{Ran, record};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+pub use rip_testkit::{Ran, files_below, make_read_only, record, unprivileged_prefix};
+use std::path::PathBuf;
 
 /// `prefix… rip-write args…` with `input` on stdin.
 pub fn write_with(prefix: &[String], args: &[&str], input: &str) -> Ran {
@@ -19,52 +18,9 @@ pub fn write(args: &[&str], input: &str) -> Ran {
     write_with(&[], args, input)
 }
 
-/// Every file under `dir`, relative, sorted.
-pub fn tree(dir: &Path) -> Vec<String> {
-    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(base, &p, out);
-            } else {
-                out.push(p.strip_prefix(base).unwrap().display().to_string());
-            }
-        }
-    }
-    let mut out = Vec::new();
-    if dir.exists() {
-        walk(dir, dir, &mut out);
-    }
-    out.sort();
-    out
-}
-
 pub fn read_json(path: PathBuf) -> serde_json::Value {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
-}
-
-/// How to run a process that cannot write into a 0555 folder, even as root: root in the
-/// init namespace ignores permissions, but root inside a new user namespace does not.
-/// `None` when this machine can do neither.
-pub fn unprivileged_prefix() -> Option<Vec<String>> {
-    let uid = Command::new("id").arg("-u").output().ok()?;
-    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
-        return Some(Vec::new());
-    }
-    let ok = Command::new("unshare")
-        .args(["--user", "true"])
-        .status()
-        .ok()?
-        .success();
-    ok.then(|| vec!["unshare".to_owned(), "--user".to_owned()])
-}
-
-/// Makes `dir` read-only (0555).
-pub fn make_read_only(dir: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
 }
 
 pub const DOC: &str = r#"{"_type":"doc","url":"http://h/items/item-7.html","concept":"item","id":"7","name":"Rope","depth":2,"attempt":0,"price":"3 gp"}"#;

@@ -16,20 +16,13 @@ fn plain_server() -> rip_testserver::TestServer {
 
 /// Every file below `dir` (its path relative to `dir`) with its bytes.
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                let bytes = std::fs::read(&p).unwrap();
-                out.insert(p.strip_prefix(root).unwrap().to_owned(), bytes);
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
+    rip_testkit::files_below(dir)
+        .into_iter()
+        .map(|rel| {
+            let bytes = std::fs::read(dir.join(&rel)).unwrap();
+            (PathBuf::from(rel), bytes)
+        })
+        .collect()
 }
 
 /// The reproduction: `ripperoni scaffold dl` pointed at the demo site, with a
