@@ -32,6 +32,7 @@
 //! `read-only` cache mode a title not in the cache is a `cache.miss` failure, never a
 //! request.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -221,8 +222,7 @@ pub async fn fetch_batch(
     batch: Vec<(u64, Ref)>,
 ) -> Vec<(u64, Record)> {
     debug_assert!(batch.len() <= MAX_BATCH);
-    let stats = &state.stats;
-    WikiStats::add(&stats.titles, batch.len() as u64);
+    WikiStats::add(&state.stats.titles, batch.len() as u64);
     let api_url = match Url::parse(api) {
         Ok(u) => u,
         Err(e) => {
@@ -234,23 +234,99 @@ pub async fn fetch_batch(
             return fail_all(state, batch, &f, &RequestStats::default());
         }
     };
-    // Titles in request order, each once (two refs may name one title).
+    let titles = titles_of(&batch);
+    let mut answers = Answers::ask(fetcher, state, &api_url, &titles).await;
+    // Article URLs are built from the site's settings, asked once per API, and only when
+    // a title led elsewhere (normalised or redirected): otherwise the ref's URL is it.
+    let site = if answers.led_elsewhere(&batch) {
+        state.site(fetcher, &api_url).await
+    } else {
+        None
+    };
+    // Every page of the batch came from its requests: that is each one's site fetch.
+    answers.total.site = Some(fetcher.site_fetch(&answers.total));
+    let mut out = Vec::with_capacity(batch.len());
+    for (seq, r) in batch {
+        let record = match answers.outcomes.get(title_of(&r)) {
+            Some(TitleOutcome::Found(rev)) => {
+                let resp = response_for(&r, rev, site.as_ref(), &api_url, answers.fetched_at);
+                fetcher
+                    .remember(&r.url, &resp, answers.total.site.as_ref())
+                    .await;
+                Record::Page(page_from_response(&r, &resp, &answers.total))
+            }
+            _ => failure(state, &r, &answers.why_not(state, &r), &answers.total),
+        };
+        out.push((seq, record));
+    }
+    out
+}
+
+/// The title a wiki ref asks for (empty when it has none).
+fn title_of(r: &Ref) -> &str {
+    r.context.title.as_deref().unwrap_or_default()
+}
+
+/// The titles of a batch in request order, each once (two refs may name one title).
+fn titles_of(batch: &[(u64, Ref)]) -> Vec<String> {
     let mut titles: Vec<String> = Vec::new();
-    for (_, r) in &batch {
-        let t = r.context.title.clone().unwrap_or_default();
-        if !titles.contains(&t) {
-            titles.push(t);
+    for (_, r) in batch {
+        let t = title_of(r);
+        if !titles.iter().any(|known| known == t) {
+            titles.push(t.to_owned());
         }
     }
-    let mut outcomes: HashMap<String, TitleOutcome> = HashMap::new();
-    let mut cont = Continue::new();
-    let mut total = RequestStats::default();
-    let mut fetched_at = Utc::now();
-    // Why the titles not answered yet will not be: a failed request, a bad answer.
-    let mut stop: Option<FetchFailure> = None;
-    for round in 0..=MAX_CONTINUES {
-        let req = rip_mediawiki::revisions_request(&api_url, &titles, Some(MAXLAG), &cont);
-        WikiStats::add(&stats.batches, 1);
+    titles
+}
+
+/// What the requests of a batch found.
+struct Answers {
+    /// Each title asked, as the API settled it.
+    outcomes: HashMap<String, TitleOutcome>,
+    /// The requests' cost, summed.
+    total: RequestStats,
+    /// When the last answer arrived.
+    fetched_at: chrono::DateTime<Utc>,
+    /// Why the titles not answered yet will not be: a failed request, a bad answer.
+    stop: Option<FetchFailure>,
+}
+
+impl Answers {
+    /// Asks the API for `titles`, continuing a cut answer at most [`MAX_CONTINUES`]
+    /// times while titles wait for their content.
+    async fn ask(fetcher: &Fetcher, state: &WikiState, api: &Url, titles: &[String]) -> Self {
+        let mut answers = Self {
+            outcomes: HashMap::new(),
+            total: RequestStats::default(),
+            fetched_at: Utc::now(),
+            stop: None,
+        };
+        let mut cont = Continue::new();
+        for round in 0..=MAX_CONTINUES {
+            match answers.request(fetcher, state, api, titles, &cont).await {
+                Err(f) => {
+                    answers.stop = Some(f);
+                    break;
+                }
+                Ok(Some(c)) if answers.waiting(titles) && round < MAX_CONTINUES => cont = c,
+                Ok(_) => break,
+            }
+        }
+        answers
+    }
+
+    /// One request for `titles` (continuing with `cont`): the titles it settles are kept,
+    /// and its `continue` returned; `Err`: why the titles not settled yet will not be.
+    async fn request(
+        &mut self,
+        fetcher: &Fetcher,
+        state: &WikiState,
+        api: &Url,
+        titles: &[String],
+        cont: &Continue,
+    ) -> Result<Option<Continue>, FetchFailure> {
+        let req = rip_mediawiki::revisions_request(api, titles, Some(MAXLAG), cont);
+        WikiStats::add(&state.stats.batches, 1);
         let Fetched {
             outcome,
             stats: got,
@@ -261,109 +337,92 @@ pub async fn fetch_batch(
                 &rip_mediawiki::http::check,
             )
             .await;
-        total.http_attempts += got.http_attempts;
-        total.retries += got.retries;
-        total.elapsed += got.elapsed;
-        total.waited += got.waited;
-        total.retry_waited += got.retry_waited;
-        total.latency += got.latency;
-        total.statuses.extend(got.statuses);
-        total.faults.extend(got.faults);
+        add_cost(&mut self.total, got);
         let resp = match outcome {
             Outcome::Page(resp) => resp,
-            Outcome::Failure(f) => {
-                stop = Some(f);
-                break;
-            }
+            Outcome::Failure(f) => return Err(f),
             Outcome::Skipped(s) => {
-                stop = Some(classified(
+                return Err(classified(
                     ErrorCategory::Validation,
                     "wiki.redirected",
                     format!("the API request was not sent: {}", s.reason),
                 ));
-                break;
             }
         };
-        fetched_at = resp.fetched_at;
-        let answer = match rip_mediawiki::parse_revisions(&titles, &resp.body) {
-            Ok(a) => a,
-            Err(e) => {
-                let mut f = answer_failure(&e, resp.truncated);
-                f.status = Some(resp.status);
-                f.final_url = Some(resp.final_url.clone());
-                stop = Some(f);
-                break;
-            }
-        };
+        self.fetched_at = resp.fetched_at;
+        let answer = rip_mediawiki::parse_revisions(titles, &resp.body).map_err(|e| {
+            let mut f = answer_failure(&e, resp.truncated);
+            f.status = Some(resp.status);
+            f.final_url = Some(resp.final_url.clone());
+            f
+        })?;
         for (asked, outcome) in answer.outcomes {
             if outcome != TitleOutcome::Pending {
-                outcomes.entry(asked).or_insert(outcome);
+                self.outcomes.entry(asked).or_insert(outcome);
             }
         }
-        let waiting = titles.iter().any(|t| !outcomes.contains_key(t));
-        match answer.cont {
-            Some(c) if waiting && round < MAX_CONTINUES => cont = c,
-            _ => break,
-        }
+        Ok(answer.cont)
     }
-    // Article URLs are built from the site's settings, asked once per API, and only when
-    // a title led elsewhere (normalised or redirected): otherwise the ref's URL is it.
-    let led_elsewhere = batch.iter().any(|(_, r)| {
-        let asked = r.context.title.as_deref().unwrap_or_default();
-        matches!(outcomes.get(asked), Some(TitleOutcome::Found(rev)) if rev.title != asked)
-    });
-    let site = if led_elsewhere {
-        state.site(fetcher, &api_url).await
-    } else {
-        None
-    };
-    // Every page of the batch came from its requests: that is each one's site fetch.
-    total.site = Some(fetcher.site_fetch(&total));
-    let mut out = Vec::with_capacity(batch.len());
-    for (seq, r) in batch {
-        let title = r.context.title.clone().unwrap_or_default();
-        let record = match outcomes.get(&title) {
-            Some(TitleOutcome::Found(rev)) => {
-                let resp = response_for(&r, rev, site.as_ref(), &api_url, fetched_at);
-                fetcher.remember(&r.url, &resp, total.site.as_ref()).await;
-                Record::Page(page_from_response(&r, &resp, &total))
-            }
+
+    /// Some of `titles` wait for their content.
+    fn waiting(&self, titles: &[String]) -> bool {
+        titles.iter().any(|t| !self.outcomes.contains_key(t))
+    }
+
+    /// Some title of the batch led to another page (normalised or redirected).
+    fn led_elsewhere(&self, batch: &[(u64, Ref)]) -> bool {
+        batch.iter().any(|(_, r)| {
+            let asked = title_of(r);
+            matches!(self.outcomes.get(asked), Some(TitleOutcome::Found(rev)) if rev.title != asked)
+        })
+    }
+
+    /// Why the ref `r` gets no page: its title is missing or invalid, the requests
+    /// stopped, or the answers never gave its content.
+    fn why_not(&self, state: &WikiState, r: &Ref) -> Cow<'_, FetchFailure> {
+        let title = title_of(r);
+        match self.outcomes.get(title) {
             Some(TitleOutcome::Missing { title }) => {
-                WikiStats::add(&stats.missing, 1);
-                let f = classified(
+                WikiStats::add(&state.stats.missing, 1);
+                Cow::Owned(classified(
                     ErrorCategory::Permanent,
                     rip_mediawiki::MISSING_CODE,
                     format!("no page `{title}` on the wiki (never created, or deleted)"),
-                );
-                failure(state, &r, &f, &total)
+                ))
             }
             Some(TitleOutcome::Invalid { reason }) => {
-                WikiStats::add(&stats.invalid, 1);
-                let f = classified(
+                WikiStats::add(&state.stats.invalid, 1);
+                Cow::Owned(classified(
                     ErrorCategory::Validation,
                     rip_mediawiki::INVALID_CODE,
                     format!("`{title}` is not a page title the wiki can answer: {reason}"),
-                );
-                failure(state, &r, &f, &total)
+                ))
             }
-            Some(TitleOutcome::Pending) | None => match &stop {
-                Some(f) => failure(state, &r, f, &total),
-                None => {
-                    let f = classified(
-                        ErrorCategory::Transient,
-                        "wiki.incomplete",
-                        format!(
-                            "the API gave no content for `{title}` (answer cut {MAX_CONTINUES} \
-                             times, or no `continue` given)"
-                        ),
-                    );
-                    failure(state, &r, &f, &total)
-                }
+            _ => match &self.stop {
+                Some(f) => Cow::Borrowed(f),
+                None => Cow::Owned(classified(
+                    ErrorCategory::Transient,
+                    "wiki.incomplete",
+                    format!(
+                        "the API gave no content for `{title}` (answer cut {MAX_CONTINUES} \
+                         times, or no `continue` given)"
+                    ),
+                )),
             },
-        };
-        out.push((seq, record));
+        }
     }
-    out
+}
+
+/// Adds the cost of one request of a batch to the batch's.
+fn add_cost(total: &mut RequestStats, got: RequestStats) {
+    total.http_attempts += got.http_attempts;
+    total.retries += got.retries;
+    total.elapsed += got.elapsed;
+    total.waited += got.waited;
+    total.retry_waited += got.retry_waited;
+    total.latency += got.latency;
+    total.statuses.extend(got.statuses);
+    total.faults.extend(got.faults);
 }
 
 fn fail_all(

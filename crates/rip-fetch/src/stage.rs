@@ -1,0 +1,446 @@
+//! The stage loop of [`crate::run`]: read lines as room allows, start a fetch (or a wiki
+//! batch) per ref, write each record as its fetch ends (or in input order), and end with
+//! the summary.
+
+use std::collections::BTreeMap;
+use std::fmt::Display;
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use rip_core::stream::LEDGER_BATCH;
+use rip_core::{Kind, Ledger, Line, NdjsonWriter, ReadError, Record, Ref, Status, Summary};
+use rip_http::{Fetcher, StatsSnapshot};
+use tokio::sync::mpsc;
+use tokio::task::{JoinError, JoinSet};
+use tokio::time::Instant;
+
+use crate::{Config, FetchError, Progress, STAGE, fetch_one, not_before, wiki};
+
+/// What the reader thread hands the loop: a line, or why there is none.
+pub(crate) type Input = mpsc::Receiver<Result<Line, ReadError>>;
+
+enum Out {
+    Line(Line),
+    Record(Box<Record>),
+}
+
+/// What a task hands back to the stage loop.
+enum Done {
+    /// Records for refs, with their sequence numbers.
+    Records(Vec<(u64, Record)>),
+    /// A wiki ref past its `notBefore` and not in the cache: it joins a batch.
+    Ready(u64, Box<Ref>),
+}
+
+/// The writing side: input order when asked, the ledger of first-round refs.
+struct Output<W: Write> {
+    out: NdjsonWriter<W>,
+    ordered: bool,
+    next_seq: u64,
+    next_write: u64,
+    pending: BTreeMap<u64, Out>,
+    ledger: Vec<String>,
+    failed: u64,
+    /// Refs read whose record is not written yet (in flight, batched or reordered).
+    open: usize,
+}
+
+impl<W: Write> Output<W> {
+    fn new(out: W, ordered: bool) -> Self {
+        Self {
+            out: NdjsonWriter::new(out),
+            ordered,
+            next_seq: 0,
+            next_write: 0,
+            pending: BTreeMap::new(),
+            ledger: Vec::new(),
+            failed: 0,
+            open: 0,
+        }
+    }
+
+    fn emit(&mut self, seq: u64, item: Out) -> std::io::Result<()> {
+        if let Out::Record(r) = &item
+            && let Record::Failure(_) = r.as_ref()
+        {
+            self.failed += 1;
+        }
+        if !self.ordered {
+            return self.write(item);
+        }
+        self.pending.insert(seq, item);
+        while let Some(item) = self.pending.remove(&self.next_write) {
+            self.next_write += 1;
+            self.write(item)?;
+        }
+        Ok(())
+    }
+
+    /// The record made for a ref read: it is no longer open.
+    fn emit_record(&mut self, seq: u64, record: Record) -> std::io::Result<()> {
+        self.open -= 1;
+        self.emit(seq, Out::Record(Box::new(record)))
+    }
+
+    fn write(&mut self, item: Out) -> std::io::Result<()> {
+        match item {
+            Out::Line(l) => self.out.pass(&l),
+            Out::Record(r) => self.out.write(&r),
+        }
+    }
+
+    /// A first-round ref entered the pipeline here: its URL goes in the next ledger.
+    fn enter(&mut self, url: String) -> std::io::Result<()> {
+        self.ledger.push(url);
+        if self.ledger.len() >= LEDGER_BATCH {
+            self.flush_ledger()?;
+        }
+        Ok(())
+    }
+
+    fn flush_ledger(&mut self) -> std::io::Result<()> {
+        if self.ledger.is_empty() {
+            return Ok(());
+        }
+        let rec = Record::Ledger(Ledger {
+            stage: STAGE.into(),
+            entered: std::mem::take(&mut self.ledger),
+            extra: Default::default(),
+        });
+        self.out.write(&rec)
+    }
+
+    /// Refs read but not yet written.
+    fn outstanding(&self) -> usize {
+        if self.ordered {
+            (self.next_seq - self.next_write) as usize
+        } else {
+            self.open
+        }
+    }
+}
+
+/// The stage between reading and writing: fetches in flight, wiki refs waiting for
+/// their batch, refs waiting for their `notBefore`, and the counters of the summary.
+pub(crate) struct Stage<'c, W: Write> {
+    config: &'c Config,
+    fetcher: Fetcher,
+    output: Output<W>,
+    /// Refs read ahead of what has been written, at most.
+    window: usize,
+    tasks: JoinSet<Done>,
+    wiki_state: Arc<wiki::WikiState>,
+    batcher: wiki::Batcher,
+    /// Wiki refs in their cache-or-wait step.
+    preparing: usize,
+    /// When a line was read or a wiki ref got ready, last.
+    last_activity: Instant,
+    bound: not_before::Bound,
+    waiting: not_before::Waiting,
+    input_open: bool,
+    input_counts: BTreeMap<String, u64>,
+    bad_lines: u64,
+    refs: u64,
+    done: u64,
+    too_far: u64,
+    start: Instant,
+}
+
+impl<'c, W: Write> Stage<'c, W> {
+    pub(crate) fn new(config: &'c Config, fetcher: Fetcher, output: W, start: Instant) -> Self {
+        Self {
+            fetcher,
+            output: Output::new(output, config.ordered),
+            window: config.read_ahead(),
+            tasks: JoinSet::new(),
+            wiki_state: Arc::new(wiki::WikiState::default()),
+            batcher: wiki::Batcher::default(),
+            preparing: 0,
+            last_activity: Instant::now(),
+            bound: not_before::Bound::of(&config.http),
+            waiting: not_before::Waiting::default(),
+            input_open: true,
+            input_counts: BTreeMap::new(),
+            bad_lines: 0,
+            refs: 0,
+            done: 0,
+            too_far: 0,
+            start,
+            config,
+        }
+    }
+
+    /// Runs until the input is done and every record written, or a stop is asked; true
+    /// when stopped.
+    pub(crate) async fn pump(&mut self, input: &mut Input) -> Result<bool, FetchError> {
+        let mut tick = tokio::time::interval(Duration::from_millis(100));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let room = self.room();
+            // Partial batches go when nothing more can come for them soon: the input ended
+            // (and no cache lookup is still running), or the read-ahead window is full with
+            // nothing in flight that could free it.
+            if self.batcher.waiting() > 0
+                && ((!self.input_open && self.preparing == 0) || (!room && self.tasks.is_empty()))
+            {
+                self.send_partial_batches();
+            }
+            if !self.input_open && self.tasks.is_empty() && self.batcher.waiting() == 0 {
+                return Ok(false);
+            }
+            tokio::select! {
+                item = input.recv(), if self.input_open && room => self.read(item)?,
+                Some(joined) = self.tasks.join_next(), if !self.tasks.is_empty() => {
+                    self.joined(joined)?;
+                }
+                _ = tick.tick() => {
+                    if self.stopped() {
+                        return Ok(true);
+                    }
+                    self.tick()?;
+                }
+            }
+        }
+    }
+
+    /// Room to read: fewer refs outstanding than the window.
+    fn room(&self) -> bool {
+        self.output.outstanding() < self.window
+    }
+
+    fn stopped(&self) -> bool {
+        self.config
+            .pipe
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// A line from the reader (`None`: the input ended): passed through, or a ref taken on.
+    fn read(&mut self, item: Option<Result<Line, ReadError>>) -> Result<(), FetchError> {
+        let Some(item) = item else {
+            self.input_open = false;
+            return Ok(());
+        };
+        self.last_activity = Instant::now();
+        let line = match item {
+            Ok(line) => line,
+            Err(ReadError::Malformed(m)) => return self.bad_line(m),
+            Err(e @ ReadError::Io { .. }) => return Err(FetchError::Read(e)),
+        };
+        *self
+            .input_counts
+            .entry(line.kind().as_str().to_owned())
+            .or_default() += 1;
+        let seq = self.output.next_seq;
+        self.output.next_seq += 1;
+        if line.kind() != &Kind::Ref {
+            return Ok(self.output.emit(seq, Out::Line(line))?);
+        }
+        match line.decode() {
+            Ok(Record::Ref(r)) => self.take(seq, r),
+            Ok(_) => unreachable!("a line of kind ref decodes to a ref"),
+            Err(message) => {
+                // Keep the numbering dense for --ordered.
+                self.output.next_seq -= 1;
+                let input = &self.config.pipe.input_name;
+                self.bad_line(format!("{input}:{}: {message}", line.number()))
+            }
+        }
+    }
+
+    /// A malformed line: counted and reported; under `--strict`, the end.
+    fn bad_line(&mut self, message: impl Display) -> Result<(), FetchError> {
+        self.bad_lines += 1;
+        rip_core::ndjson::report_bad_line(&message);
+        if self.config.pipe.strict {
+            return Err(FetchError::Strict(message.to_string()));
+        }
+        Ok(())
+    }
+
+    /// A ref read: into the ledger when it enters here, then scheduled by its `notBefore`
+    /// (a failure at once when too far) and started.
+    fn take(&mut self, seq: u64, r: Ref) -> Result<(), FetchError> {
+        self.refs += 1;
+        self.output.open += 1;
+        if r.is_entry() {
+            self.output.enter(r.url.clone())?;
+        }
+        match not_before::schedule(&r, self.bound, Utc::now(), STAGE) {
+            not_before::Schedule::Now => {}
+            not_before::Schedule::Wait(at) => self.waiting.add(at),
+            not_before::Schedule::TooFar(failure) => {
+                self.too_far += 1;
+                self.done += 1;
+                return Ok(self.output.emit_record(seq, Record::Failure(*failure))?);
+            }
+        }
+        self.start_fetch(seq, r);
+        Ok(())
+    }
+
+    /// Starts what a ref needs: a fetch, a wiki ref's cache-or-wait step, or its place in
+    /// a wiki batch (the batch starts when full).
+    fn start_fetch(&mut self, seq: u64, r: Ref) {
+        let f = self.fetcher.clone();
+        if !wiki::is_wiki(&r) {
+            self.tasks
+                .spawn(async move { Done::Records(vec![(seq, fetch_one(&f, &r).await)]) });
+        } else if wiki::needs_prepare(&f, &r) {
+            self.preparing += 1;
+            self.tasks.spawn(async move {
+                match wiki::prepare(&f, r).await {
+                    Ok(r) => Done::Ready(seq, Box::new(r)),
+                    Err(record) => Done::Records(vec![(seq, record)]),
+                }
+            });
+        } else if let Some((api, batch)) = self.batcher.push(seq, r) {
+            self.spawn_batch(api, batch);
+        }
+    }
+
+    fn spawn_batch(&mut self, api: String, batch: Vec<(u64, Ref)>) {
+        let f = self.fetcher.clone();
+        let state = self.wiki_state.clone();
+        self.tasks
+            .spawn(async move { Done::Records(wiki::fetch_batch(&f, &state, &api, batch).await) });
+    }
+
+    /// Every wiki batch waiting, however small.
+    fn send_partial_batches(&mut self) {
+        for (api, batch) in self.batcher.drain() {
+            self.spawn_batch(api, batch);
+        }
+    }
+
+    /// A task ended: its records written, or its wiki ref put in a batch.
+    fn joined(&mut self, joined: Result<Done, JoinError>) -> Result<(), FetchError> {
+        match joined {
+            Ok(Done::Records(records)) => {
+                for (seq, record) in records {
+                    self.done += 1;
+                    self.output.emit_record(seq, record)?;
+                }
+            }
+            Ok(Done::Ready(seq, r)) => {
+                self.preparing -= 1;
+                self.last_activity = Instant::now();
+                if let Some((api, batch)) = self.batcher.push(seq, *r) {
+                    self.spawn_batch(api, batch);
+                }
+            }
+            Err(e) => {
+                // A fetch task never panics by design; if one did, say so loudly
+                // rather than lose the URL silently.
+                eprintln!("{STAGE}: internal error in a fetch task: {e}");
+                self.output.failed += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ten times a second: partial batches of an idle input go, waits are said, output
+    /// and ledger are flushed, progress is told.
+    fn tick(&mut self) -> Result<(), FetchError> {
+        // Idle: ready to read, and nothing came for a while.
+        if self.batcher.waiting() > 0 && self.room() && self.last_activity.elapsed() >= wiki::IDLE {
+            self.send_partial_batches();
+        }
+        if let Some(line) = self.waiting.tick(Utc::now()) {
+            tracing::warn!("{line}");
+        }
+        self.output.flush_ledger()?;
+        self.output.out.flush()?;
+        self.progress(self.fetcher.stats());
+        Ok(())
+    }
+
+    fn progress(&self, http: StatsSnapshot) {
+        if let Some(cb) = &self.config.on_progress {
+            cb(&Progress {
+                refs: self.refs,
+                done: self.done,
+                http,
+                elapsed: self.start.elapsed(),
+            });
+        }
+    }
+
+    /// Ends the stage: what is in flight is dropped, the ledger flushed, and the summary
+    /// written last.
+    pub(crate) fn finish(
+        mut self,
+        started_at: DateTime<Utc>,
+        interrupted: bool,
+    ) -> Result<Summary, FetchError> {
+        self.tasks.abort_all();
+        self.output.flush_ledger()?;
+        rip_core::ndjson::report_unshown_bad_lines(STAGE);
+        let http = self.fetcher.stats();
+        let counters = self.counters(&http);
+        self.say_too_far();
+        let status = if interrupted {
+            Status::Interrupted
+        } else if self.output.failed > 0 || self.bad_lines > 0 {
+            Status::Partial
+        } else {
+            Status::Complete
+        };
+        let summary = Summary {
+            stage: STAGE.into(),
+            pid: std::process::id(),
+            started_at,
+            ended_at: Utc::now(),
+            input: std::mem::take(&mut self.input_counts),
+            output: self.output.out.counts().clone(),
+            passed_through: self.output.out.passed().clone(),
+            bad_lines: self.bad_lines,
+            status,
+            counters,
+            notes: Vec::new(),
+            extra: Default::default(),
+        };
+        self.output.out.write(&Record::Summary(summary.clone()))?;
+        self.output.out.flush()?;
+        self.progress(http);
+        Ok(summary)
+    }
+
+    /// The summary's counters: the HTTP stack's, the wiki path's (when it was used; its
+    /// failures always), `notBeforeTooFar`; zeros dropped but the three always shown.
+    fn counters(&self, http: &StatsSnapshot) -> BTreeMap<String, u64> {
+        let mut counters: BTreeMap<String, u64> = http.counters().into_iter().collect();
+        let wiki_counters = self.wiki_state.stats.counters();
+        let wiki_used = wiki_counters
+            .iter()
+            .any(|(k, v)| k == "wikiTitles" && *v > 0);
+        for (k, v) in wiki_counters {
+            if k.starts_with("failed.") || wiki_used {
+                *counters.entry(k).or_default() += v;
+            }
+        }
+        if self.too_far > 0 {
+            counters.insert("notBeforeTooFar".into(), self.too_far);
+        }
+        counters
+            .retain(|k, v| *v > 0 || matches!(k.as_str(), "cacheHits" | "retries" | "requests"));
+        counters
+    }
+
+    /// Says how many refs were scheduled too far away to wait for, if any.
+    fn say_too_far(&self) {
+        let too_far = self.too_far;
+        if too_far > 0 {
+            tracing::warn!(
+                "{too_far} {} scheduled (notBefore) further away than rip-fetch waits \
+                 (--max-retry-after {}): written as THROTTLED failures (fetch.notBefore), not fetched",
+                if too_far == 1 { "ref was" } else { "refs were" },
+                not_before::short(self.bound.wait)
+            );
+        }
+    }
+}
