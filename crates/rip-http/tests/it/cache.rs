@@ -39,6 +39,38 @@ async fn a_second_run_makes_no_request() {
 }
 
 #[tokio::test]
+async fn a_url_the_caller_parsed_is_checked_and_cached_as_given() {
+    let server = TestServer::builder().file("/", HTML).start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // As given, without the path the parser adds: the cache key is this string.
+    let given = server.url("/").trim_end_matches('/').to_owned();
+    let parsed = url::Url::parse(&given).unwrap();
+    assert_ne!(parsed.as_str(), given);
+    let f = Fetcher::new(cached(dir.path(), CacheMode::ReadWrite)).unwrap();
+    let got = f.fetch_parsed(&given, &parsed, &Default::default()).await;
+    assert_eq!(page(&got).final_url, parsed.as_str());
+    assert!(f.cached(&given).await.is_some());
+    assert!(f.cached(parsed.as_str()).await.is_none());
+    let again = Fetcher::new(cached(dir.path(), CacheMode::ReadWrite)).unwrap();
+    assert!(again.fetch(&given).await.stats.from_cache);
+    assert_eq!(server.count("/"), 1);
+
+    // The checks are those of a fetch that parses: length, scheme, host.
+    let mut short = cached(dir.path(), CacheMode::ReadWrite);
+    short.client.max_url_len = 20;
+    let short = Fetcher::new(short).unwrap();
+    for given in [given.as_str(), "ftp://127.0.0.1/x"] {
+        let parsed = url::Url::parse(given).unwrap();
+        let checked = short
+            .fetch_parsed(given, &parsed, &Default::default())
+            .await;
+        let parsing = short.fetch(given).await;
+        assert_eq!(fail(&checked).class, fail(&parsing).class);
+        assert_eq!(fail(&checked).class.code, "validation.url");
+    }
+}
+
+#[tokio::test]
 async fn a_cache_hit_carries_the_fetch_that_went_to_the_site() {
     // rip-discover fetches a slow page after a 503, a reset and a 429; rip-fetch reads it
     // from the cache: its page must say what the site did, not "0 requests, 0 ms".

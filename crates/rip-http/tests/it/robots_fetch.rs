@@ -101,3 +101,63 @@ async fn robots_404_allows_and_robots_503_fails_retryably() {
         "not fetched while robots.txt is unreachable"
     );
 }
+
+#[tokio::test]
+async fn a_crawler_asks_the_check_a_fetch_makes() {
+    let server = TestServer::builder()
+        .file(
+            "/robots.txt",
+            "User-agent: *\nDisallow: /private/\nDisallow: /*.txt\n",
+        )
+        .file("/public", HTML)
+        .start()
+        .await
+        .unwrap();
+    let at = |path: &str| url::Url::parse(&server.url(path)).unwrap();
+    // Asked of a fetcher that does not obey robots.txt itself: the answer is robots.txt's.
+    let asking = Fetcher::new(config()).unwrap();
+    assert_eq!(
+        asking.disallowed_by_robots(&at("/public")).await.unwrap(),
+        None
+    );
+    let skip = asking
+        .disallowed_by_robots(&at("/private/x?y=1"))
+        .await
+        .unwrap()
+        .expect("disallowed");
+    assert_eq!(skip.source, ExpectedSource::Robots);
+    assert_eq!(skip.rule.as_deref(), Some("Disallow: /private/"));
+    assert_eq!(skip.reason, "disallowed by robots.txt");
+    // robots.txt itself is always allowed (RFC 9309), whatever its rules say.
+    assert_eq!(
+        asking
+            .disallowed_by_robots(&at("/robots.txt"))
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(server.count("/robots.txt"), 1, "read once per origin");
+
+    // A fetch that obeys robots.txt skips with the same answer.
+    let mut c = config();
+    c.robots = true;
+    let fetching = Fetcher::new(c).unwrap();
+    let got = fetching.fetch(&server.url("/private/x?y=1")).await;
+    let Outcome::Skipped(fetched) = &got.outcome else {
+        panic!("{got:?}")
+    };
+    assert_eq!(fetched, &skip);
+    assert_eq!(server.count("/private/x"), 0);
+
+    let down = TestServer::builder()
+        .rule(Rule::path("/robots.txt").always(Fault::status(503)))
+        .start()
+        .await
+        .unwrap();
+    let unreachable = asking
+        .disallowed_by_robots(&url::Url::parse(&down.url("/x")).unwrap())
+        .await
+        .unwrap_err();
+    assert_eq!(unreachable.class.code, "robots.unreachable");
+    assert!(unreachable.class.retryable);
+}
