@@ -205,7 +205,27 @@ fn convert_redirects(plan: FaultPlan, r: RedirectsJson) -> Result<FaultPlan, Pla
     }
 }
 
-fn convert_fault(f: FaultJson) -> Result<Fault, PlanProblem> {
+fn convert_fault(mut f: FaultJson) -> Result<Fault, PlanProblem> {
+    check_conflicts(&f)?;
+    let has_content = f.has_content();
+    let fault = what_is_sent(&mut f)?;
+    let fault = with_headers(fault, &mut f, has_content)?;
+    let fault = with_delivery(fault, &f)?;
+    with_validators(fault, f)
+}
+
+impl FaultJson {
+    /// A body of its own: text, base64, a sample or a gzip bomb.
+    fn has_content(&self) -> bool {
+        self.body.is_some()
+            || self.body_base64.is_some()
+            || self.sample.is_some()
+            || self.gzip_bomb.is_some()
+    }
+}
+
+/// Fields that cannot go together.
+fn check_conflicts(f: &FaultJson) -> Result<(), PlanProblem> {
     if f.reset || f.close {
         // Nothing is sent: no status, no content.
         exclusive(&[
@@ -235,10 +255,13 @@ fn convert_fault(f: FaultJson) -> Result<Fault, PlanProblem> {
     if f.validators == Some(false) && (f.etag.is_some() || f.last_modified.is_some()) {
         return Err(PlanProblem::Conflict("validators", "etag"));
     }
+    Ok(())
+}
+
+/// What is sent: a reset, a close, or a response (its content and status).
+fn what_is_sent(f: &mut FaultJson) -> Result<Fault, PlanProblem> {
     let status = f.status.map(check_status).transpose()?;
-    let has_content =
-        f.body.is_some() || f.body_base64.is_some() || f.sample.is_some() || f.gzip_bomb.is_some();
-    let body = match (f.body, f.body_base64) {
+    let body = match (f.body.take(), f.body_base64.take()) {
         (Some(text), _) => Some(text.into_bytes()),
         (None, Some(b64)) => Some(
             base64::engine::general_purpose::STANDARD
@@ -247,41 +270,49 @@ fn convert_fault(f: FaultJson) -> Result<Fault, PlanProblem> {
         ),
         (None, None) => None,
     };
-
-    let mut fault = if f.reset {
-        Fault::reset()
-    } else if f.close {
-        Fault::close()
+    if f.reset {
+        return Ok(Fault::reset());
+    }
+    if f.close {
+        return Ok(Fault::close());
+    }
+    let with_content = if let Some(sample) = f.sample {
+        Some(Fault::sample(sample))
+    } else if let Some(expanded) = f.gzip_bomb {
+        Some(Fault::gzip_bomb(expanded))
     } else {
-        let with_content = if let Some(sample) = f.sample {
-            Some(Fault::sample(sample))
-        } else if let Some(expanded) = f.gzip_bomb {
-            Some(Fault::gzip_bomb(expanded))
-        } else {
-            body.map(|body| {
-                let content_type = f.content_type.clone();
-                Fault::body(
-                    content_type.unwrap_or_else(|| "text/html; charset=utf-8".into()),
-                    body,
-                )
-            })
-        };
-        match (with_content, status) {
-            (Some(fault), Some(status)) => fault.with_status(status),
-            (Some(fault), None) => fault,
-            (None, Some(status)) => Fault::status(status),
-            (None, None) if f.location.is_some() => Fault::status(302),
-            (None, None) => Fault::serve(),
-        }
+        body.map(|body| {
+            let content_type = f.content_type.clone();
+            Fault::body(
+                content_type.unwrap_or_else(|| "text/html; charset=utf-8".into()),
+                body,
+            )
+        })
     };
-    if !has_content && let Some(ct) = f.content_type {
+    Ok(match (with_content, status) {
+        (Some(fault), Some(status)) => fault.with_status(status),
+        (Some(fault), None) => fault,
+        (None, Some(status)) => Fault::status(status),
+        (None, None) if f.location.is_some() => Fault::status(302),
+        (None, None) => Fault::serve(),
+    })
+}
+
+/// The headers a fault adds: `Content-Type` (relabelling what is sent when the fault has
+/// no content of its own), `Location`, `Retry-After`, then its `headers`.
+fn with_headers(
+    mut fault: Fault,
+    f: &mut FaultJson,
+    has_content: bool,
+) -> Result<Fault, PlanProblem> {
+    if !has_content && let Some(ct) = f.content_type.take() {
         // Relabel whatever is sent (the site's page, the canned body).
         fault = fault.header("Content-Type", ct);
     }
-    if let Some(location) = f.location {
+    if let Some(location) = f.location.take() {
         fault = fault.header("Location", location);
     }
-    match f.retry_after {
+    match f.retry_after.take() {
         Some(RetryAfterJson::Seconds(s)) => {
             fault = fault.with_retry_after(RetryAfter::Seconds(s));
         }
@@ -291,7 +322,7 @@ fn convert_fault(f: FaultJson) -> Result<Fault, PlanProblem> {
     if let Some(s) = f.retry_after_date {
         fault = fault.with_retry_after(RetryAfter::After(Duration::from_secs(s)));
     }
-    for (name, value) in f.headers {
+    for (name, value) in std::mem::take(&mut f.headers) {
         let value = match value {
             serde_json::Value::String(s) => s,
             serde_json::Value::Number(n) => n.to_string(),
@@ -302,20 +333,26 @@ fn convert_fault(f: FaultJson) -> Result<Fault, PlanProblem> {
         }
         fault = fault.header(name, value);
     }
+    Ok(fault)
+}
+
+/// How the response is delivered: gzip, delays, trickle, stall, short body, reset at the
+/// end, huge headers.
+fn with_delivery(mut fault: Fault, f: &FaultJson) -> Result<Fault, PlanProblem> {
     if f.gzip {
         fault = fault.gzip();
     }
-    if let Some(delay) = f.delay {
-        fault = fault.delay(duration("delay", delay)?);
+    if let Some(delay) = &f.delay {
+        fault = fault.delay(duration("delay", delay.clone())?);
     }
-    if let Some(t) = f.trickle {
+    if let Some(t) = &f.trickle {
         if t.chunk == 0 {
             return Err(PlanProblem::Zero("trickle.chunk"));
         }
-        fault = fault.trickle(t.chunk, duration("trickle.every", t.every)?);
+        fault = fault.trickle(t.chunk, duration("trickle.every", t.every.clone())?);
     }
-    if let Some(stall) = f.stall {
-        fault = fault.stall(duration("stall", stall)?);
+    if let Some(stall) = &f.stall {
+        fault = fault.stall(duration("stall", stall.clone())?);
     }
     if let Some(sent) = f.short_body {
         fault = fault.short_body(sent);
@@ -323,9 +360,14 @@ fn convert_fault(f: FaultJson) -> Result<Fault, PlanProblem> {
     if f.end_with_reset {
         fault = fault.end_with_reset();
     }
-    if let Some(h) = f.huge_headers {
+    if let Some(h) = &f.huge_headers {
         fault = fault.huge_headers(h.count, h.size);
     }
+    Ok(fault)
+}
+
+/// The validators: a fixed `ETag` or `Last-Modified`, or none at all.
+fn with_validators(mut fault: Fault, f: FaultJson) -> Result<Fault, PlanProblem> {
     if let Some(etag) = f.etag {
         fault = fault.etag(etag);
     }

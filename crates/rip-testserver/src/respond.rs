@@ -31,11 +31,31 @@ pub(crate) struct Prepared {
 /// [`Action::Respond`]).
 pub(crate) async fn prepare(shared: &Shared, req: &RequestHead, fault: &Fault) -> Prepared {
     let origin = shared.origin(req.header("host"));
-    let resource = match &fault.content {
+    let resource = resource(shared, req, fault, &origin).await;
+    let status = fault.status.unwrap_or(resource.status);
+    let mut head = server_head(status, &resource);
+    let mut validators = Validators::new(shared, fault, status, &resource);
+    let body = encode(
+        shared,
+        req,
+        fault,
+        &mut head,
+        resource.body,
+        &mut validators,
+    )
+    .await;
+    validators.answer(req, &mut head);
+    fault_headers(fault, &origin, &mut head);
+    finish(req, fault, head, body)
+}
+
+/// What the fault's content is: the site's resource, a canned status page, or given bytes.
+async fn resource(shared: &Shared, req: &RequestHead, fault: &Fault, origin: &str) -> Resource {
+    match &fault.content {
         Content::Site if req.method == "GET" || req.method == "HEAD" => {
             shared
                 .site
-                .resolve(&req.path, req.query.as_deref(), &origin)
+                .resolve(&req.path, req.query.as_deref(), origin)
                 .await
         }
         Content::Site => Resource::error(405),
@@ -50,8 +70,11 @@ pub(crate) async fn prepare(shared: &Shared, req: &RequestHead, fault: &Fault) -
             }
         }
         Content::Bytes { content_type, body } => Resource::ok(content_type.clone(), body.clone()),
-    };
-    let status = fault.status.unwrap_or(resource.status);
+    }
+}
+
+/// The headers the server itself sends.
+fn server_head(status: u16, resource: &Resource) -> ResponseHead {
     let mut head = ResponseHead::new(status);
     head.push("Date", http::fmt_date(SystemTime::now()));
     head.push("Server", "rip-testserver");
@@ -62,61 +85,98 @@ pub(crate) async fn prepare(shared: &Shared, req: &RequestHead, fault: &Fault) -
     if let Some(location) = &resource.location {
         head.push("Location", location.clone());
     }
+    head
+}
 
-    let mut body = resource.body;
-    let mut etag = None;
-    let mut last_modified = None;
-    if status == 200 {
-        etag = match &fault.etag {
-            Validator::Auto if shared.validators => Some(format!("\"{:016x}\"", fnv1a(&body))),
+/// A 200's `ETag` and `Last-Modified`: the fault's, else made up when the server gives
+/// validators.
+struct Validators {
+    etag: Option<String>,
+    last_modified: Option<SystemTime>,
+}
+
+impl Validators {
+    fn new(shared: &Shared, fault: &Fault, status: u16, resource: &Resource) -> Self {
+        if status != 200 {
+            return Self {
+                etag: None,
+                last_modified: None,
+            };
+        }
+        let etag = match &fault.etag {
+            Validator::Auto if shared.validators => {
+                Some(format!("\"{:016x}\"", fnv1a(&resource.body)))
+            }
             Validator::Fixed(tag) => Some(tag.clone()),
             _ => None,
         };
-        last_modified = match fault.last_modified {
+        let last_modified = match fault.last_modified {
             Validator::Auto if shared.validators => {
                 Some(resource.last_modified.unwrap_or_else(fixed_last_modified))
             }
             Validator::Fixed(time) => Some(time),
             _ => None,
         };
+        Self {
+            etag,
+            last_modified,
+        }
     }
 
+    /// Sends the validators, and answers a conditional request they match with a 304.
+    fn answer(&self, req: &RequestHead, head: &mut ResponseHead) {
+        if let Some(tag) = &self.etag {
+            head.push("ETag", tag.clone());
+        }
+        if let Some(time) = self.last_modified {
+            head.push("Last-Modified", http::fmt_date(time));
+        }
+        let not_modified = head.status == 200
+            && (req.method == "GET" || req.method == "HEAD")
+            && is_not_modified(req, self.etag.as_deref(), self.last_modified);
+        if not_modified {
+            head.status = 304;
+            head.remove("Content-Type");
+            head.remove("Content-Encoding");
+        }
+    }
+}
+
+/// The body as the fault encodes it: gzip when the client accepts it, or a gzip bomb.
+async fn encode(
+    shared: &Shared,
+    req: &RequestHead,
+    fault: &Fault,
+    head: &mut ResponseHead,
+    body: Bytes,
+    validators: &mut Validators,
+) -> Bytes {
     match fault.encoding {
-        Encoding::Identity => {}
+        Encoding::Identity => body,
         Encoding::Gzip => {
             head.push("Vary", "Accept-Encoding");
-            if !http::status_has_no_body(status)
-                && http::accepts_gzip(req.header("accept-encoding"))
+            if http::status_has_no_body(head.status)
+                || !http::accepts_gzip(req.header("accept-encoding"))
             {
-                body = gzip(&body);
-                head.push("Content-Encoding", "gzip");
-                // A strong tag names one representation: the gzipped one gets its own.
-                if let (Validator::Auto, Some(tag)) = (&fault.etag, &mut etag) {
-                    tag.insert_str(tag.len() - 1, "-gz");
-                }
+                return body;
             }
+            head.push("Content-Encoding", "gzip");
+            // A strong tag names one representation: the gzipped one gets its own.
+            if let (Validator::Auto, Some(tag)) = (&fault.etag, &mut validators.etag) {
+                tag.insert_str(tag.len() - 1, "-gz");
+            }
+            gzip(&body)
         }
         Encoding::GzipBomb(expanded) => {
-            body = bomb(shared, expanded).await;
             head.push("Content-Encoding", "gzip");
+            bomb(shared, expanded).await
         }
     }
+}
 
-    if let Some(tag) = &etag {
-        head.push("ETag", tag.clone());
-    }
-    if let Some(time) = last_modified {
-        head.push("Last-Modified", http::fmt_date(time));
-    }
-    let not_modified = status == 200
-        && (req.method == "GET" || req.method == "HEAD")
-        && is_not_modified(req, etag.as_deref(), last_modified);
-    if not_modified {
-        head.status = 304;
-        head.remove("Content-Type");
-        head.remove("Content-Encoding");
-    }
-
+/// The fault's own headers: `Retry-After`, huge headers, and the headers it names, which
+/// replace the server's of the same names.
+fn fault_headers(fault: &Fault, origin: &str, head: &mut ResponseHead) {
     match &fault.retry_after {
         Some(RetryAfter::Seconds(s)) => head.push("Retry-After", s.to_string()),
         Some(RetryAfter::After(d)) => head.push("Retry-After", http_date_after(*d)),
@@ -131,15 +191,17 @@ pub(crate) async fn prepare(shared: &Shared, req: &RequestHead, fault: &Fault) -
             head.push(format!("X-Huge-{k}"), value.clone());
         }
     }
-
-    // The fault's headers replace the server's headers of the same names.
     for (name, _) in &fault.headers {
         head.remove(name);
     }
     for (name, value) in &fault.headers {
-        head.push(name.clone(), value.replace("{origin}", &origin));
+        head.push(name.clone(), value.replace("{origin}", origin));
     }
+}
 
+/// The body's length (declared, and sent when the body is cut short), whether the
+/// connection stays open, and the bytes to write.
+fn finish(req: &RequestHead, fault: &Fault, mut head: ResponseHead, body: Bytes) -> Prepared {
     let has_body = !http::status_has_no_body(head.status);
     let full_len = if has_body { body.len() } else { 0 };
     let (declared, sent) = match fault.short_body {
