@@ -10,8 +10,11 @@
 //! - [`stream`]: [`Pipe`], the read-process-write loop of record-at-a-time stages.
 //! - [`folder`]: the record files of an output folder, for the stages that read one whole.
 //! - [`exit`]: the exit codes and [`Status`].
+//! - [`CacheMode`]: what the shared response cache may do (`--cache`, a state file's
+//!   `cache.mode`).
 
 pub mod accounting;
+pub mod cache_mode;
 pub mod category;
 pub mod context;
 pub mod exit;
@@ -24,6 +27,7 @@ pub mod record;
 pub mod stream;
 
 pub use accounting::{Ledger, Summary};
+pub use cache_mode::{CacheMode, UnknownCacheMode};
 pub use category::{BodyEncoding, CharsetSource, ErrorCategory, ExpectedSource, Phase};
 pub use context::{Context, ErrorEntry};
 pub use exit::Status;

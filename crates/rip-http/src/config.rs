@@ -208,42 +208,8 @@ impl Default for PolitenessConfig {
     }
 }
 
-/// What the cache may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CacheMode {
-    /// Read fresh entries, revalidate stale ones, write responses (the default).
-    #[default]
-    ReadWrite,
-    /// Serve only from the cache, fresh or stale; a miss is a failure, never a request.
-    ReadOnly,
-    /// Never read; always fetch, and write what was fetched.
-    WriteOnly,
-    /// No cache at all.
-    Off,
-}
-
-/// A cache mode that is none of the four.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown cache mode `{given}` (expected read-write, read-only, write-only or off)")]
-pub struct UnknownCacheMode {
-    /// The mode as given.
-    pub given: String,
-}
-
-impl std::str::FromStr for CacheMode {
-    type Err = UnknownCacheMode;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "read-write" | "rw" => Ok(Self::ReadWrite),
-            "read-only" | "ro" => Ok(Self::ReadOnly),
-            "write-only" | "wo" => Ok(Self::WriteOnly),
-            "off" => Ok(Self::Off),
-            _ => Err(UnknownCacheMode {
-                given: s.to_owned(),
-            }),
-        }
-    }
-}
+/// What the cache may do: rip-core's, shared with ripperoni's state file.
+pub use rip_core::{CacheMode, UnknownCacheMode};
 
 /// The on-disk cache.
 #[derive(Debug, Clone)]

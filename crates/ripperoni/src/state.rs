@@ -198,32 +198,9 @@ impl Default for Cache {
     }
 }
 
-/// What the cache may do (`--cache`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum CacheMode {
-    /// Serve from the cache and store what is fetched.
-    #[default]
-    ReadWrite,
-    /// Serve from the cache only: no network request for what is missing (a replay).
-    ReadOnly,
-    /// Store what is fetched, never serve from the cache.
-    WriteOnly,
-    /// No cache.
-    Off,
-}
-
-impl CacheMode {
-    /// The `--cache` value.
-    pub fn as_arg(self) -> &'static str {
-        match self {
-            Self::ReadWrite => "read-write",
-            Self::ReadOnly => "read-only",
-            Self::WriteOnly => "write-only",
-            Self::Off => "off",
-        }
-    }
-}
+/// What the cache may do (`--cache`): rip-core's, the same four names as every stage's
+/// `--cache` flag.
+pub use rip_core::CacheMode;
 
 /// Where and how records are written.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
