@@ -2,17 +2,17 @@
 //! stderr collected, the final stream saved, then reconciliation and the health report,
 //! the run put in place of the previous output (or not), and a run record.
 //!
-//! The steps, one module each: [`bins`] (the stages are there, the rules valid),
-//! [`prepare`] (the run lock, a fresh staging folder, what a resumed run carries over),
-//! [`pipeline`] (the stages, started and waited for; [`signals`] for Ctrl-C),
-//! [`crate::account`] (reconcile, report), [`verdict`] (how it ended), [`swap`] (put in
+//! The steps, one module each: `bins` (the stages are there, the rules valid),
+//! `prepare` (the run lock, a fresh staging folder, what a resumed run carries over),
+//! `pipeline` (the stages, started and waited for; `signals` for Ctrl-C),
+//! [`crate::account`] (reconcile, report), `verdict` (how it ended), `swap` (put in
 //! place).
 //!
 //! # The output folder is replaced whole, or not at all
 //!
 //! A run writes beside the output folder `<basePath>/<target>`, in
 //! `<basePath>/.<target>.staging/<target>`. When it ends complete or partial with
-//! something in it, it is put in the output folder's place at once ([`swap`]: one
+//! something in it, it is put in the output folder's place at once (`swap`: one
 //! `renameat2(RENAME_EXCHANGE)`, or two renames that a kill between cannot make lose
 //! both); until then the previous output is only read. A run that is not ready, fails,
 //! or is stopped before anything came out leaves the previous output as it was, says so
