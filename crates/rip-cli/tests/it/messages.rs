@@ -100,7 +100,7 @@ fn bad_config_files_point_at_the_binary_not_the_source_tree() {
 
 #[test]
 fn the_schemas_the_hints_name_are_printed_by_the_binaries() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = rip_testkit::repo();
     for (bin, flag, file) in [
         (
             "rip-route",

@@ -130,8 +130,7 @@ fn rip_parse_max_body_takes_sizes_as_rip_fetch_does() {
 
 #[test]
 fn rip_reconcile_reads_its_config_with_config_and_c_still_works() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let config = root.join("testdata/reconcile/site.json");
+    let config = rip_testkit::testdata("reconcile/site.json");
     let config = config.to_str().unwrap();
     let input = format!("{DOC}\n");
     for (flag, warns) in [("--config", false), ("-c", true)] {

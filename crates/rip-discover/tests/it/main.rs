@@ -19,8 +19,6 @@ pub use rip_testkit::Ran;
 use rip_testkit::Stage;
 use rip_testserver::{LinkGraph, TestServer};
 
-pub const SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/site");
-
 /// What a crawl wrote, by kind.
 pub trait Crawled {
     /// The `ref` records.
@@ -124,7 +122,10 @@ pub fn run(args: &[&str]) -> Ran {
 
 /// The demo site on a fresh server.
 pub fn demo_server() -> TestServer {
-    TestServer::builder().dir(SITE).start_background().unwrap()
+    TestServer::builder()
+        .dir(rip_testkit::testdata("site"))
+        .start_background()
+        .unwrap()
 }
 
 /// Requests per path (query included) in the server's log.

@@ -19,8 +19,7 @@ const REST: &str = "rip-parse -q --rules RULES | rip-route -q --max-retries 0 \
     echo \"$p1 ${PIPESTATUS[*]}\"";
 
 fn rules() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/parse/rules/emberfall-wiki.toml")
+    rip_testkit::testdata("parse/rules/emberfall-wiki.toml")
         .display()
         .to_string()
 }

@@ -8,8 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 fn recipes() -> Vec<String> {
-    let readme =
-        std::fs::read_to_string(format!("{}/../../README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let readme = std::fs::read_to_string(rip_testkit::repo().join("README.md")).unwrap();
     let start = readme
         .find("<!-- jq-recipes -->")
         .expect("the README's jq-recipes marker");

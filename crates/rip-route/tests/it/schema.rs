@@ -3,11 +3,6 @@
 
 use crate::support::testdata;
 
-const SCHEMA_PATH: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../docs/schemas/policy.schema.json"
-);
-
 /// What `rip-route --policy-schema` prints.
 fn generated() -> String {
     rip_route::spec::json_schema()
@@ -16,11 +11,12 @@ fn generated() -> String {
 #[test]
 fn the_committed_schema_is_the_generated_one() {
     let want = generated();
+    let schema_path = rip_testkit::repo().join("docs/schemas/policy.schema.json");
     if std::env::var_os("UPDATE_SCHEMA").is_some() {
-        std::fs::create_dir_all(std::path::Path::new(SCHEMA_PATH).parent().unwrap()).unwrap();
-        std::fs::write(SCHEMA_PATH, &want).unwrap();
+        std::fs::create_dir_all(schema_path.parent().unwrap()).unwrap();
+        std::fs::write(&schema_path, &want).unwrap();
     }
-    let have = std::fs::read_to_string(SCHEMA_PATH).unwrap_or_default();
+    let have = std::fs::read_to_string(&schema_path).unwrap_or_default();
     assert!(
         have == want,
         "docs/schemas/policy.schema.json is stale (hint: UPDATE_SCHEMA=1 cargo test -p rip-route schema)"

@@ -9,9 +9,9 @@ pub fn route(args: &[&str], input: &str) -> Ran {
     Stage::new("rip-route").args(args).stdin(input).run()
 }
 
-/// The workspace's `testdata/` folder.
+/// A path under the workspace's `testdata/` folder, as text for a flag.
 pub fn testdata(path: &str) -> String {
-    format!("{}/../../testdata/{path}", env!("CARGO_MANIFEST_DIR"))
+    rip_testkit::testdata(path).display().to_string()
 }
 
 /// A fetch failure of `url` in `round` as rip-fetch writes it.

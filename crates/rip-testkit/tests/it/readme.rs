@@ -133,7 +133,7 @@ fn commands(readme: &str) -> Vec<Cmd> {
 }
 
 fn testdata() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+    rip_testkit::testdata("")
 }
 
 /// What a command did.
@@ -261,7 +261,7 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
     // README_UNDER_TEST=FILE runs another README's commands (an older one, a draft).
     let readme_path = std::env::var_os("README_UNDER_TEST")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"));
+        .unwrap_or_else(|| rip_testkit::repo().join("README.md"));
     let readme = std::fs::read_to_string(&readme_path).unwrap();
     let cmds = commands(&readme);
     assert!(cmds.len() > 20, "found {} commands", cmds.len());

@@ -6,9 +6,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+pub use rip_testkit::repo;
 
 pub fn ripperoni() -> Command {
     let mut c = Command::new(rip_testkit::bin("ripperoni"));
