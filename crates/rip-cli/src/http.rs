@@ -187,15 +187,26 @@ impl HttpArgs {
 }
 
 /// `Name: value`, trimmed.
-fn parse_header(s: &str) -> Result<(String, String), String> {
+fn parse_header(s: &str) -> Result<(String, String), HeaderError> {
     let (k, v) = s
         .split_once(':')
-        .ok_or_else(|| format!("bad header `{s}` (hint: `Name: value`)"))?;
+        .ok_or_else(|| HeaderError::NoColon(s.to_owned()))?;
     let k = k.trim();
     if k.is_empty() || k.contains(char::is_whitespace) {
-        return Err(format!("bad header name in `{s}` (hint: `Name: value`)"));
+        return Err(HeaderError::BadName(s.to_owned()));
     }
     Ok((k.to_owned(), v.trim().to_owned()))
+}
+
+/// Why a `--header` value is not `Name: value`; each variant holds the value as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// No `:` between a name and a value.
+    #[error("bad header `{0}` (hint: `Name: value`)")]
+    NoColon(String),
+    /// The name is empty or holds white space.
+    #[error("bad header name in `{0}` (hint: `Name: value`)")]
+    BadName(String),
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ pub mod progress;
 pub mod size;
 pub mod usage;
 
-pub use size::{MibOrSize, parse_size};
+pub use size::{MibOrSize, SizeError, parse_size};
 pub use usage::{Renamed, parse, parse_from};
 
 /// Arguments every record-at-a-time stage takes.

@@ -3,22 +3,34 @@
 
 /// A byte size: `16MiB`, `500k`, `1G`, or a bare number of bytes (`4096`). Units are
 /// binary (k = 1,024) and case-insensitive; `KB`/`KiB`, `MB`/`MiB`, `GB`/`GiB` are the same.
-pub fn parse_size(s: &str) -> Result<usize, String> {
+pub fn parse_size(s: &str) -> Result<usize, SizeError> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (n, unit) = t.split_at(split);
-    let n: usize = n
-        .parse()
-        .map_err(|_| format!("bad size `{s}` (e.g. 16MiB, 500k)"))?;
+    let n: usize = n.parse().map_err(|_| SizeError::Number(s.to_owned()))?;
     let mult: usize = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
-        _ => return Err(format!("bad size unit in `{s}` (use k, M or G)")),
+        _ => return Err(SizeError::Unit(s.to_owned())),
     };
     n.checked_mul(mult)
-        .ok_or_else(|| format!("size `{s}` is too large"))
+        .ok_or_else(|| SizeError::TooLarge(s.to_owned()))
+}
+
+/// Why a size flag's value is not a size; each variant holds the value as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    /// No number before the unit, or not a number.
+    #[error("bad size `{0}` (e.g. 16MiB, 500k)")]
+    Number(String),
+    /// A unit other than k, M or G (with or without `B`/`iB`).
+    #[error("bad size unit in `{0}` (use k, M or G)")]
+    Unit(String),
+    /// More bytes than this machine can count.
+    #[error("size `{0}` is too large")]
+    TooLarge(String),
 }
 
 /// A size flag that once took a bare number of MiB (rip-parse's `--max-body 32`): the
@@ -33,13 +45,12 @@ pub struct MibOrSize {
 
 impl MibOrSize {
     /// Parses `16MiB`, `500k`… as [`parse_size`] does, and a bare `16` as 16 MiB.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, SizeError> {
         let t = s.trim();
         if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-            let n: usize = t.parse().map_err(|_| format!("size `{s}` is too large"))?;
-            let bytes = n
-                .checked_mul(1 << 20)
-                .ok_or_else(|| format!("size `{s}` is too large"))?;
+            let too_large = || SizeError::TooLarge(s.to_owned());
+            let n: usize = t.parse().map_err(|_| too_large())?;
+            let bytes = n.checked_mul(1 << 20).ok_or_else(too_large)?;
             return Ok(Self {
                 bytes,
                 bare_mib: Some(n),
@@ -73,7 +84,20 @@ mod tests {
         assert_eq!(parse_size("500k"), Ok(500 << 10));
         assert_eq!(parse_size("1G"), Ok(1 << 30));
         assert_eq!(parse_size("4096"), Ok(4096));
-        assert!(parse_size("12parsecs").unwrap_err().contains("12parsecs"));
+        assert_eq!(
+            parse_size("12parsecs").unwrap_err().to_string(),
+            "bad size unit in `12parsecs` (use k, M or G)"
+        );
+        assert_eq!(
+            parse_size("MiB").unwrap_err().to_string(),
+            "bad size `MiB` (e.g. 16MiB, 500k)"
+        );
+        assert_eq!(
+            MibOrSize::parse("99999999999999999999")
+                .unwrap_err()
+                .to_string(),
+            "size `99999999999999999999` is too large"
+        );
         assert!(parse_size("99999999999999999999G").is_err());
     }
 

@@ -32,7 +32,9 @@ pub use category::{BodyEncoding, CharsetSource, ErrorCategory, ExpectedSource, P
 pub use context::{Context, ErrorEntry};
 pub use exit::Status;
 pub use fetch::{Failure, Page, Ref, SiteFetch};
-pub use ndjson::{Line, NdjsonReader, NdjsonWriter, ReadError, is_broken_pipe};
+pub use ndjson::{
+    DecodeError, Line, LineError, NdjsonReader, NdjsonWriter, ReadError, is_broken_pipe,
+};
 pub use outcome::{DOC_RESERVED_FIELDS, Doc, ErrorDoc, Expected, Resolution};
 pub use record::{Kind, Record};
 pub use stream::{Pipe, PipeError, PipeOptions, Polled};

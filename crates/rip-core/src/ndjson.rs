@@ -31,7 +31,7 @@ pub struct Line {
 
 impl Line {
     /// Builds a line from text, checking it as the reader would (line number 0).
-    pub fn from_text(text: impl Into<String>) -> Result<Self, String> {
+    pub fn from_text(text: impl Into<String>) -> Result<Self, LineError> {
         let text = text.into();
         let kind = peek_kind(&text)?;
         Ok(Self {
@@ -57,20 +57,21 @@ impl Line {
     }
 
     /// Decodes the whole record. Fails when a known kind lacks a field or has one of
-    /// the wrong type; the message names the field and its value, e.g.
+    /// the wrong type; the error names the field and its value, e.g.
     /// ``bad `ref` record: field `notBefore` = "soon": input contains invalid characters``.
-    pub fn decode(&self) -> Result<Record, String> {
+    pub fn decode(&self) -> Result<Record, DecodeError> {
         serde_json::from_str(&self.text).map_err(|e| {
             let message = e.to_string();
-            let why = without_position(&message);
+            let reason = without_position(&message).to_owned();
+            let kind = self.kind.clone();
             match self.blame() {
-                Some((field, value)) => {
-                    format!(
-                        "bad `{}` record: field `{field}` = {value}: {why}",
-                        self.kind
-                    )
-                }
-                None => format!("bad `{}` record: {why}", self.kind),
+                Some((field, value)) => DecodeError::Field {
+                    kind,
+                    field,
+                    value,
+                    reason,
+                },
+                None => DecodeError::Record { kind, reason },
             }
         })
     }
@@ -136,26 +137,92 @@ struct Peek<'a> {
     kind: Option<Cow<'a, str>>,
 }
 
-fn peek_kind(text: &str) -> Result<Kind, String> {
+fn peek_kind(text: &str) -> Result<Kind, LineError> {
     let peek: Peek<'_> = serde_json::from_str(text).map_err(|e| {
-        let what = match e.classify() {
+        let column = e.column();
+        match e.classify() {
             serde_json::error::Category::Data => {
-                let msg = e.to_string();
-                if msg.starts_with("invalid type") {
-                    "not a JSON object".to_owned()
+                let message = e.to_string();
+                if message.starts_with("invalid type") {
+                    LineError::NotObject { column }
                 } else {
-                    without_position(&msg).to_owned()
+                    LineError::Unreadable {
+                        reason: without_position(&message).to_owned(),
+                        column,
+                    }
                 }
             }
-            _ => format!("not JSON: {}", without_position(&e.to_string())),
-        };
-        format!("{what} (column {})", e.column())
+            _ => LineError::NotJson {
+                reason: without_position(&e.to_string()).to_owned(),
+                column,
+            },
+        }
     })?;
     match peek.kind {
         Some(kind) if !kind.is_empty() => Ok(Kind::from_type(&kind)),
-        Some(_) => Err("`_type` is empty".to_owned()),
-        None => Err("no `_type` field (every record names its kind in `_type`)".to_owned()),
+        Some(_) => Err(LineError::EmptyType),
+        None => Err(LineError::NoType),
     }
+}
+
+/// Why a line of text is not a record: what [`Line::from_text`] and the reader find
+/// wrong before the record's fields are looked at.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// Not JSON at all.
+    #[error("not JSON: {reason} (column {column})")]
+    NotJson {
+        /// The JSON parser's message, without its position.
+        reason: String,
+        /// The 1-based column where parsing stopped.
+        column: usize,
+    },
+    /// JSON, but not an object (an array, a string, a number…).
+    #[error("not a JSON object (column {column})")]
+    NotObject {
+        /// The 1-based column where parsing stopped.
+        column: usize,
+    },
+    /// A JSON object that cannot be read for its `_type` (e.g. `_type` given twice).
+    #[error("{reason} (column {column})")]
+    Unreadable {
+        /// The JSON parser's message, without its position.
+        reason: String,
+        /// The 1-based column where parsing stopped.
+        column: usize,
+    },
+    /// `_type` is the empty string.
+    #[error("`_type` is empty")]
+    EmptyType,
+    /// The object has no `_type`.
+    #[error("no `_type` field (every record names its kind in `_type`)")]
+    NoType,
+}
+
+/// Why a line of a known kind does not decode as that record ([`Line::decode`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// One field is to blame: missing fields aside, the record decodes without it, or it
+    /// is the only field whose absence changes the error.
+    #[error("bad `{kind}` record: field `{field}` = {value}: {reason}")]
+    Field {
+        /// The record's kind.
+        kind: Kind,
+        /// The field's name.
+        field: String,
+        /// The field's value as JSON, cut to a readable length.
+        value: String,
+        /// The decoder's message, without its position.
+        reason: String,
+    },
+    /// No single field is to blame (a missing field names itself in `reason`).
+    #[error("bad `{kind}` record: {reason}")]
+    Record {
+        /// The record's kind.
+        kind: Kind,
+        /// The decoder's message, without its position.
+        reason: String,
+    },
 }
 
 /// A line that is not a record: where it is and what is wrong with it.
@@ -226,11 +293,11 @@ pub enum ReadError {
 
 impl ReadError {
     /// A malformed-line error for a line of `input`.
-    pub fn malformed(input: &Arc<str>, line: u64, message: impl Into<String>) -> Self {
+    pub fn malformed(input: &Arc<str>, line: u64, message: impl fmt::Display) -> Self {
         Self::Malformed(MalformedLine {
             input: input.clone(),
             line,
-            message: message.into(),
+            message: message.to_string(),
         })
     }
 }
@@ -542,6 +609,43 @@ mod tests {
     }
 
     #[test]
+    fn a_line_that_is_no_record_says_why_in_todays_words() {
+        for (text, want, message) in [
+            (
+                r#"{"_type":"ref""#,
+                LineError::NotJson {
+                    reason: "EOF while parsing an object".into(),
+                    column: 14,
+                },
+                "not JSON: EOF while parsing an object (column 14)",
+            ),
+            (
+                "[1]",
+                LineError::NotObject { column: 2 },
+                "not a JSON object (column 2)",
+            ),
+            (
+                r#"{"_type":"a","_type":"b"}"#,
+                LineError::Unreadable {
+                    reason: "duplicate field `_type`".into(),
+                    column: 20,
+                },
+                "duplicate field `_type` (column 20)",
+            ),
+            (r#"{"_type":""}"#, LineError::EmptyType, "`_type` is empty"),
+            (
+                r#"{"a":1}"#,
+                LineError::NoType,
+                "no `_type` field (every record names its kind in `_type`)",
+            ),
+        ] {
+            let err = Line::from_text(text).unwrap_err();
+            assert_eq!(err, want, "{text}");
+            assert_eq!(err.to_string(), message, "{text}");
+        }
+    }
+
+    #[test]
     fn a_bad_field_is_named_with_its_value() {
         for (text, field, value) in [
             (
@@ -561,7 +665,11 @@ mod tests {
                 "\"ok\"",
             ),
         ] {
-            let err = Line::from_text(text).unwrap().decode().unwrap_err();
+            let err = Line::from_text(text)
+                .unwrap()
+                .decode()
+                .unwrap_err()
+                .to_string();
             let want = format!("field `{field}` = {value}: ");
             assert!(err.contains(&want), "{text}: {err}");
             assert!(!err.contains(" at line "), "{text}: {err}");
@@ -570,12 +678,15 @@ mod tests {
             .unwrap()
             .decode()
             .unwrap_err();
-        assert_eq!(err, "bad `ref` record: missing field `url`");
+        assert_eq!(err.to_string(), "bad `ref` record: missing field `url`");
         let err = Line::from_text(r#"{"_type":"error","url":"http://h/x"}"#)
             .unwrap()
             .decode()
             .unwrap_err();
-        assert_eq!(err, "bad `error` record: missing field `errors`");
+        assert_eq!(
+            err.to_string(),
+            "bad `error` record: missing field `errors`"
+        );
     }
 
     #[test]

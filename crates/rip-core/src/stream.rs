@@ -10,6 +10,7 @@
 
 use chrono::Utc;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::io::{self, BufReader, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, sync_channel};
@@ -282,11 +283,11 @@ impl<W: Write> Pipe<W> {
 
     /// Reports a line that is valid JSON but not a valid record of its kind (as a
     /// malformed line: stderr, counted, partial). Under `strict` this is an error.
-    pub fn bad_record(&mut self, line: &Line, message: impl Into<String>) -> Result<(), PipeError> {
+    pub fn bad_record(&mut self, line: &Line, message: impl fmt::Display) -> Result<(), PipeError> {
         let m = MalformedLine {
             input: self.opts.input_name.as_str().into(),
             line: line.number(),
-            message: message.into(),
+            message: message.to_string(),
         };
         self.bad_lines += 1;
         report_bad_line(&m);

@@ -15,7 +15,7 @@
 
 use rip_core::folder::{self, Folder, FolderError, RecordFile};
 use rip_core::ndjson::MalformedLine;
-use rip_core::{Kind, Line, ReadError, Record, Resolution, Status, Summary};
+use rip_core::{DecodeError, Kind, Line, ReadError, Record, Resolution, Status, Summary};
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::io::Write;
@@ -40,14 +40,14 @@ pub enum FileError {
         source: serde_json::Error,
     },
     /// An error document on a line of a JSONL file does not decode.
-    #[error("{}:{line}: {message}", path.display())]
+    #[error("{}:{line}: {error}", path.display())]
     BadErrorLine {
         /// The file.
         path: PathBuf,
         /// The 1-based line number.
         line: u64,
-        /// What the decoder said.
-        message: String,
+        /// What the decoder found wrong.
+        error: Box<DecodeError>,
     },
     /// The file changed between reading it and writing its verdict.
     #[error("{}: changed while reconciling; not rewritten", path.display())]
@@ -210,11 +210,11 @@ impl<'r> DirRun<'r> {
                 true
             }
             Ok(_) => false,
-            Err(message) => {
+            Err(error) => {
                 self.report(FileError::BadErrorLine {
                     path: path.to_owned(),
                     line: line.number(),
-                    message,
+                    error: Box::new(error),
                 });
                 false
             }

@@ -23,9 +23,20 @@ pub(crate) struct Peek {
 }
 
 impl Peek {
-    pub fn of(line: &Line) -> Result<Self, String> {
-        serde_json::from_str(line.text()).map_err(|e| format!("bad `{}` record: {e}", line.kind()))
+    pub fn of(line: &Line) -> Result<Self, BadOutcome> {
+        serde_json::from_str(line.text()).map_err(|error| BadOutcome {
+            kind: line.kind().clone(),
+            error,
+        })
     }
+}
+
+/// An outcome line whose fields a group needs cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("bad `{kind}` record: {error}")]
+pub(crate) struct BadOutcome {
+    kind: Kind,
+    error: serde_json::Error,
 }
 
 /// What became of one candidate.

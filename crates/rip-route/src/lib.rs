@@ -90,6 +90,7 @@ use chrono::Utc;
 use rip_core::{
     ErrorEntry, Failure, Kind, Line, Pipe, PipeError, PipeOptions, Record, Ref, Summary,
 };
+use std::fmt;
 use std::io::{Read, Write};
 
 mod groups;
@@ -223,7 +224,7 @@ impl<W: Write> Router<W> {
     }
 
     /// A known kind that does not decode: reported, and passed on so nothing is lost.
-    fn unreadable(&mut self, line: &Line, message: String) -> Result<(), PipeError> {
+    fn unreadable(&mut self, line: &Line, message: impl fmt::Display) -> Result<(), PipeError> {
         self.pipe.bad_record(line, message)?;
         self.pipe.pass(line)
     }

@@ -3,8 +3,12 @@
 
 use regex::Regex;
 use rip_core::{ErrorCategory, Failure, Phase};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
+
+mod error;
+
+pub use error::{FieldError, FieldProblem, PolicyError};
 
 use crate::resolve::ResolveConfig;
 use crate::spec::{OneOrMany, PolicySpec, RouteName, RuleSpec, StatusSpec, Strategy};
@@ -13,38 +17,6 @@ use crate::spec::{OneOrMany, PolicySpec, RouteName, RuleSpec, StatusSpec, Strate
 pub const DEFAULT_MAX_RETRIES: u32 = 2;
 /// The default cap on a Retry-After hint honoured between rounds.
 pub const DEFAULT_MAX_RETRY_AFTER: Duration = Duration::from_secs(300);
-
-/// What is wrong with a policy file or policy arguments.
-#[derive(Debug, thiserror::Error)]
-pub enum PolicyError {
-    /// The file could not be read.
-    #[error("cannot read policy {path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The file is not valid TOML or JSON of the policy's shape.
-    #[error("{path}: {message} (hint: `rip-route --policy-schema` prints the file's schema)")]
-    Syntax {
-        /// The file.
-        path: PathBuf,
-        /// The parser's message, with line and column.
-        message: String,
-    },
-    /// A field has a value the policy cannot use.
-    #[error("{path}: {field}: {message}")]
-    Invalid {
-        /// The file (or `<arguments>`).
-        path: PathBuf,
-        /// Where, e.g. `rules[2].url`.
-        field: String,
-        /// What is wrong, with a hint.
-        message: String,
-    },
-}
 
 /// Where a failure goes, as decided by the policy.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,14 +99,14 @@ impl Policy {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("json"));
         let spec: PolicySpec = if is_json {
-            serde_json::from_str(&text).map_err(|e| PolicyError::Syntax {
+            serde_json::from_str(&text).map_err(|error| PolicyError::Json {
                 path: path.to_owned(),
-                message: e.to_string(),
+                error,
             })?
         } else {
-            toml::from_str(&text).map_err(|e| PolicyError::Syntax {
+            toml::from_str(&text).map_err(|error| PolicyError::Toml {
                 path: path.to_owned(),
-                message: e.to_string().trim_end().to_owned(),
+                error,
             })?
         };
         Self::from_spec(spec, path)
@@ -142,28 +114,24 @@ impl Policy {
 
     /// Checks a parsed policy and compiles it; `path` names it in errors.
     pub fn from_spec(spec: PolicySpec, path: &Path) -> Result<Self, PolicyError> {
-        let invalid = |field: String, message: String| PolicyError::Invalid {
+        let invalid = |field: FieldError| PolicyError::Invalid {
             path: path.to_owned(),
             field,
-            message,
         };
         let max_retry_after = match &spec.max_retry_after {
             None => DEFAULT_MAX_RETRY_AFTER,
             Some(text) => humantime::parse_duration(text).map_err(|e| {
-                invalid(
-                    "maxRetryAfter".into(),
-                    format!("{e} (hint: a duration such as \"90s\" or \"5m\")"),
-                )
+                invalid(FieldError::new("maxRetryAfter", FieldProblem::Duration(e)))
             })?,
         };
         let rules = spec
             .rules
             .into_iter()
             .enumerate()
-            .map(|(i, r)| compile_rule(i, r).map_err(|(field, msg)| invalid(field, msg)))
+            .map(|(i, r)| compile_rule(i, r).map_err(invalid))
             .collect::<Result<Vec<_>, _>>()?;
-        let resolve = ResolveConfig::from_spec(spec.resolve.unwrap_or_default())
-            .map_err(|(field, msg)| invalid(field, msg))?;
+        let resolve =
+            ResolveConfig::from_spec(spec.resolve.unwrap_or_default()).map_err(invalid)?;
         Ok(Self {
             max_retries: spec.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
             max_retry_after,
@@ -245,50 +213,32 @@ fn code_matches(pattern: &str, code: &str) -> bool {
     }
 }
 
-type FieldError = (String, String);
-
 fn compile_rule(i: usize, spec: RuleSpec) -> Result<Rule, FieldError> {
-    let at = |field: &str| format!("rules[{i}].{field}");
+    let at = |field: &str, problem: FieldProblem| {
+        FieldError::new(format!("rules[{i}].{field}"), problem)
+    };
     let name = spec.name.clone().unwrap_or_else(|| format!("rules[{i}]"));
     let statuses = spec
         .status
         .map(|s| {
             s.into_vec()
                 .into_iter()
-                .map(|s| parse_status(&s).map_err(|m| (at("status"), m)))
+                .map(|s| parse_status(&s).map_err(|p| at("status", p)))
                 .collect::<Result<Vec<_>, _>>()
         })
         .transpose()?;
     let url = spec
         .url
-        .map(|u| {
-            Regex::new(&u).map_err(|e| {
-                (
-                    at("url"),
-                    format!(
-                        "not a valid regex: {e} (hint: escape `.` and `?` as `\\\\.` and `\\\\?`)"
-                    ),
-                )
-            })
-        })
+        .map(|u| Regex::new(&u).map_err(|e| at("url", FieldProblem::UrlRegex(e))))
         .transpose()?;
     if spec.reason.is_some() && spec.route != RouteName::Expected {
-        return Err((
-            at("reason"),
-            "only an `expected` route takes a reason".into(),
-        ));
+        return Err(at("reason", FieldProblem::ReasonOutsideExpected));
     }
     if spec.max_retries.is_some() && spec.route != RouteName::Retry {
-        return Err((
-            at("maxRetries"),
-            "only a `retry` route takes maxRetries".into(),
-        ));
+        return Err(at("maxRetries", FieldProblem::MaxRetriesOutsideRetry));
     }
     if spec.strategies.is_some() && spec.route != RouteName::Resolve {
-        return Err((
-            at("strategies"),
-            "only a `resolve` route takes strategies".into(),
-        ));
+        return Err(at("strategies", FieldProblem::StrategiesOutsideResolve));
     }
     let action = match spec.route {
         RouteName::Retry => Action::Retry {
@@ -302,13 +252,7 @@ fn compile_rule(i: usize, spec: RuleSpec) -> Result<Rule, FieldError> {
             reason: spec
                 .reason
                 .filter(|r| !r.trim().is_empty())
-                .ok_or_else(|| {
-                    (
-                        at("reason"),
-                        "an `expected` route needs a reason, e.g. reason = \"removed upstream\""
-                            .into(),
-                    )
-                })?,
+                .ok_or_else(|| at("reason", FieldProblem::MissingReason))?,
         },
     };
     Ok(Rule {
@@ -324,10 +268,8 @@ fn compile_rule(i: usize, spec: RuleSpec) -> Result<Rule, FieldError> {
 }
 
 /// Parses `404`, `"404"`, `"4xx"` or `"500-599"` into an inclusive range.
-fn parse_status(spec: &StatusSpec) -> Result<(u16, u16), String> {
-    let bad = |s: &str| {
-        format!("`{s}` is not a status (hint: 404, \"4xx\" or \"500-599\", within 100-999)")
-    };
+fn parse_status(spec: &StatusSpec) -> Result<(u16, u16), FieldProblem> {
+    let bad = |s: &str| FieldProblem::Status(s.to_owned());
     let (lo, hi) = match spec {
         StatusSpec::Code(c) => (*c, *c),
         StatusSpec::Pattern(p) => {

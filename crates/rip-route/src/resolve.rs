@@ -8,6 +8,7 @@ use regex::Regex;
 use rip_core::Failure;
 use url::Url;
 
+use crate::policy::{FieldError, FieldProblem};
 use crate::spec::{ResolveSpec, Strategy};
 
 /// The default number of candidates tried for one failed URL.
@@ -46,37 +47,27 @@ impl Default for ResolveConfig {
 
 impl ResolveConfig {
     /// Checks and compiles the `[resolve]` table; errors name the field.
-    pub fn from_spec(spec: ResolveSpec) -> Result<Self, (String, String)> {
+    pub fn from_spec(spec: ResolveSpec) -> Result<Self, FieldError> {
         let pattern_text = spec.pattern.as_deref().unwrap_or(DEFAULT_CATEGORY_PATTERN);
-        let pattern = Regex::new(pattern_text).map_err(|e| {
-            (
-                "resolve.pattern".to_owned(),
-                format!("not a valid regex: {e}"),
-            )
-        })?;
+        let pattern = Regex::new(pattern_text)
+            .map_err(|e| FieldError::new("resolve.pattern", FieldProblem::PatternRegex(e)))?;
         if !pattern.capture_names().any(|n| n == Some("category")) {
-            return Err((
-                "resolve.pattern".into(),
-                "needs a named group `category`, e.g. `/(?P<category>[a-z]+)/\\d+\\.html`".into(),
+            return Err(FieldError::new(
+                "resolve.pattern",
+                FieldProblem::NoCategoryGroup,
             ));
         }
         if let Some(t) = &spec.search_url {
             let probe = t.replace("{q}", "probe");
             if !t.contains("{q}") || Url::parse(&probe).is_err() {
-                return Err((
-                    "resolve.searchUrl".into(),
-                    format!(
-                        "`{t}` is not an absolute URL template with `{{q}}` \
-                         (hint: \"http://host/search?q={{q}}\")"
-                    ),
+                return Err(FieldError::new(
+                    "resolve.searchUrl",
+                    FieldProblem::SearchUrl(t.clone()),
                 ));
             }
         }
         if spec.budget == Some(0) {
-            return Err((
-                "resolve.budget".into(),
-                "must be at least 1 (hint: drop the resolve rule instead)".into(),
-            ));
+            return Err(FieldError::new("resolve.budget", FieldProblem::ZeroBudget));
         }
         Ok(Self {
             strategies: spec.strategies.unwrap_or_else(|| {
@@ -316,18 +307,18 @@ mod tests {
             ..Default::default()
         })
         .unwrap_err();
-        assert_eq!(err.0, "resolve.pattern");
+        assert_eq!(err.field, "resolve.pattern");
         let err = ResolveConfig::from_spec(ResolveSpec {
             search_url: Some("/search?q=x".into()),
             ..Default::default()
         })
         .unwrap_err();
-        assert_eq!(err.0, "resolve.searchUrl");
+        assert_eq!(err.field, "resolve.searchUrl");
         let err = ResolveConfig::from_spec(ResolveSpec {
             budget: Some(0),
             ..Default::default()
         })
         .unwrap_err();
-        assert_eq!(err.0, "resolve.budget");
+        assert_eq!(err.field, "resolve.budget");
     }
 }

@@ -281,7 +281,8 @@ impl Ran {
 /// One NDJSON line decoded as a rip-core record; panics naming the line when it is not one.
 pub fn record(line: &str) -> Record {
     Line::from_text(line)
-        .and_then(|l| l.decode())
+        .unwrap_or_else(|e| panic!("{e}: {line}"))
+        .decode()
         .unwrap_or_else(|e| panic!("{e}: {line}"))
 }
 

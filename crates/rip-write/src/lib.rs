@@ -68,6 +68,7 @@ use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 mod failures;
 pub mod markdown;
@@ -187,7 +188,8 @@ struct Writer<W: Write> {
     config: Config,
     slugs: slug::Slugs,
     outcomes: outcomes::Outcomes,
-    staged: HashMap<&'static str, Result<store::Staged, String>>,
+    /// The JSONL file of each kind, or why it could not be started (said for each record).
+    staged: HashMap<&'static str, Result<store::Staged, Arc<std::io::Error>>>,
     report: FailuresReport,
     warned: u32,
 }
@@ -210,15 +212,47 @@ struct Fields {
     identity: String,
 }
 
+/// Why a record to persist cannot be read: a bad input line, passed on as it is.
+#[derive(Debug, thiserror::Error)]
+enum BadFields {
+    /// Not a JSON object.
+    #[error("bad `{kind}` record: {error}")]
+    Json {
+        kind: Kind,
+        error: serde_json::Error,
+    },
+    /// No `url` (nor `resolves`) to name its file after.
+    #[error("bad `{kind}` record: no `url`")]
+    NoUrl { kind: Kind },
+}
+
+/// Why a record's file could not be written: what its `failure` annotation says.
+#[derive(Debug, thiserror::Error)]
+enum WriteError {
+    /// Writing the file failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The JSONL file of the record's kind could not be started.
+    #[error("{0}")]
+    Staging(Arc<std::io::Error>),
+    /// A page's base64 body does not decode (`--raw`).
+    #[error("bad base64 body: {0}")]
+    Base64(base64::DecodeError),
+}
+
 impl Fields {
-    fn of(line: &Line) -> Result<Self, String> {
-        let map: Map<String, Value> = serde_json::from_str(line.text())
-            .map_err(|e| format!("bad `{}` record: {e}", line.kind()))?;
+    fn of(line: &Line) -> Result<Self, BadFields> {
+        let kind = || line.kind().clone();
+        let map: Map<String, Value> =
+            serde_json::from_str(line.text()).map_err(|error| BadFields::Json {
+                kind: kind(),
+                error,
+            })?;
         let identity = map
             .get("resolves")
             .and_then(Value::as_str)
             .or_else(|| map.get("url").and_then(Value::as_str))
-            .ok_or_else(|| format!("bad `{}` record: no `url`", line.kind()))?
+            .ok_or_else(|| BadFields::NoUrl { kind: kind() })?
             .to_owned();
         Ok(Self { map, identity })
     }
@@ -296,8 +330,8 @@ impl<W: Write> Writer<W> {
                 self.pipe.count("written", 1);
                 file
             }
-            Err((path, err)) => {
-                self.write_error(kind, &fields, &path, err)?;
+            Err((path, error)) => {
+                self.write_error(kind, &fields, &path, error)?;
                 None
             }
         };
@@ -312,7 +346,7 @@ impl<W: Write> Writer<W> {
         &mut self,
         kind: &str,
         fields: &Fields,
-    ) -> Result<Option<String>, (PathBuf, String)> {
+    ) -> Result<Option<String>, (PathBuf, WriteError)> {
         let dir = self.dir.clone();
         let slug = self.slug(&fields.identity);
         let name = format!("{slug}.json");
@@ -320,17 +354,17 @@ impl<W: Write> Writer<W> {
         text.push('\n');
         let sync = self.config.sync;
         store::write_atomic(&dir, &name, text.as_bytes(), sync)
-            .map_err(|e| (dir.join(&name), e.to_string()))?;
+            .map_err(|e| (dir.join(&name), e.into()))?;
         if self.config.markdown {
             let md_name = format!("{slug}.md");
             let md = markdown::render(kind, &fields.map);
             store::write_atomic(&dir, &md_name, md.as_bytes(), sync)
-                .map_err(|e| (dir.join(&md_name), e.to_string()))?;
+                .map_err(|e| (dir.join(&md_name), e.into()))?;
         }
         Ok(Some(name))
     }
 
-    fn append(&mut self, kind: &str, line: &Line) -> Result<Option<String>, (PathBuf, String)> {
+    fn append(&mut self, kind: &str, line: &Line) -> Result<Option<String>, (PathBuf, WriteError)> {
         let (key, name): (&'static str, &str) = match kind {
             "doc" => ("doc", jsonl_file(kind)),
             "error" => ("error", jsonl_file(kind)),
@@ -340,13 +374,13 @@ impl<W: Write> Writer<W> {
         let staged = self
             .staged
             .entry(key)
-            .or_insert_with(|| store::Staged::create(&dir, name).map_err(|e| e.to_string()));
+            .or_insert_with(|| store::Staged::create(&dir, name).map_err(Arc::new));
         match staged {
             Ok(s) => s
                 .line(line.text())
                 .map(|()| None)
-                .map_err(|e| (s.path().to_owned(), e.to_string())),
-            Err(e) => Err((dir.join(name), e.clone())),
+                .map_err(|e| (s.path().to_owned(), e.into())),
+            Err(e) => Err((dir.join(name), WriteError::Staging(e.clone()))),
         }
     }
 
@@ -368,12 +402,7 @@ impl<W: Write> Writer<W> {
                 Ok(b) => b,
                 Err(e) => {
                     let path = raw_dir.join(&name);
-                    return self.write_error(
-                        "page",
-                        &fields,
-                        &path,
-                        format!("bad base64 body: {e}"),
-                    );
+                    return self.write_error("page", &fields, &path, WriteError::Base64(e));
                 }
             },
             _ => body.as_bytes().to_vec(),
@@ -383,7 +412,7 @@ impl<W: Write> Writer<W> {
                 self.pipe.count("rawWritten", 1);
                 Ok(())
             }
-            Err(e) => self.write_error("page", &fields, &raw_dir.join(&name), e.to_string()),
+            Err(e) => self.write_error("page", &fields, &raw_dir.join(&name), e.into()),
         }
     }
 
@@ -461,18 +490,18 @@ impl<W: Write> Writer<W> {
         kind: &str,
         fields: &Fields,
         path: &Path,
-        err: String,
+        error: WriteError,
     ) -> Result<(), PipeError> {
         if self.warned < LOGGED_WRITE_ERRORS {
-            tracing::warn!("cannot write {}: {err}", path.display());
+            tracing::warn!("cannot write {}: {error}", path.display());
             self.warned += 1;
         }
-        let message = format!("cannot write {}: {err}", path.display());
+        let message = format!("cannot write {}: {error}", path.display());
         let why = NotPersisted {
             code: "write.io",
             category: ErrorCategory::Resource,
             path,
-            error: err,
+            error: error.to_string(),
             message,
         };
         self.not_persisted(kind, fields, why)

@@ -249,13 +249,19 @@ fn a_known_kind_with_a_bad_field_names_the_field() {
     )
     .unwrap();
     let err = line.decode().unwrap_err();
+    assert_eq!(err.to_string(), "bad `page` record: missing field `status`");
     assert!(
-        err.contains("bad `page` record") && err.contains("status"),
-        "{err}"
+        matches!(&err, DecodeError::Record { kind: Kind::Page, reason } if reason.contains("status")),
+        "{err:?}"
     );
     let line = Line::from_text(r#"{"_type":"failure","url":"u","category":"BROKEN","retryable":true,"attempt":1,"phase":"fetch","errors":[]}"#).unwrap();
     let err = line.decode().unwrap_err();
-    assert!(err.contains("BROKEN"), "{err}");
+    assert!(err.to_string().contains("BROKEN"), "{err}");
+    assert!(
+        matches!(&err, DecodeError::Field { kind: Kind::Failure, field, value, .. }
+            if field == "category" && value == "\"BROKEN\""),
+        "{err:?}"
+    );
 }
 
 #[test]

@@ -243,6 +243,26 @@ fn bad_policies_are_refused_with_the_field_and_a_hint() {
 }
 
 #[test]
+fn a_bad_field_is_a_typed_error_naming_the_field_and_the_value() {
+    let spec: PolicySpec =
+        toml::from_str("[[rules]]\nstatus = [404, \"6xx0\"]\nroute = \"capture\"\n").unwrap();
+    let err = Policy::from_spec(spec, Path::new("p.toml")).unwrap_err();
+    let PolicyError::Invalid { path, field } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(path, Path::new("p.toml"));
+    assert_eq!(field.field, "rules[0].status");
+    assert!(
+        matches!(&field.problem, FieldProblem::Status(s) if s == "6xx0"),
+        "{field:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "p.toml: rules[0].status: `6xx0` is not a status (hint: 404, \"4xx\" or \"500-599\", within 100-999)"
+    );
+}
+
+#[test]
 fn policy_files_name_the_file_and_line_of_a_syntax_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("policy.toml");
