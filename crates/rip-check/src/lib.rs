@@ -7,6 +7,8 @@
 //! between two stages to find which one writes bad records, or at the end of a pipeline
 //! as a gate: it exits 2 when anything was bad.
 
+#![deny(missing_docs)]
+
 use rip_core::{Kind, Pipe, PipeError, PipeOptions, Summary};
 use std::io::{Read, Write};
 

@@ -8,6 +8,8 @@
 //! only crate that knows clap. Stage libraries never depend on it: each takes a config
 //! struct, which `bin/<program>/main.rs` builds from the parsed arguments.
 
+#![deny(missing_docs)]
+
 use anyhow::Context as _;
 use clap::Args;
 use rip_core::{PipeOptions, Status};

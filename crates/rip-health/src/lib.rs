@@ -41,6 +41,8 @@
 //! Memory grows with the number of URLs (one key each) and of failures, never with the
 //! size of docs: docs are decoded into four fields, the rest skipped by the parser.
 
+#![deny(missing_docs)]
+
 pub mod dir;
 pub mod html;
 pub mod ledger;

@@ -19,6 +19,8 @@
 //!
 //! Tested against the real MediaWiki of `scripts/mediawiki` (crate `rip-wikitest`).
 
+#![deny(missing_docs)]
+
 mod answer;
 mod error;
 #[cfg(feature = "http")]

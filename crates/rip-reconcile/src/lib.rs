@@ -31,6 +31,8 @@
 //! A doc whose `resolves` names the failed URL (a resolve candidate of `rip-route` that
 //! succeeded) always wins.
 
+#![deny(missing_docs)]
+
 pub mod config;
 pub mod dir;
 pub mod pick;

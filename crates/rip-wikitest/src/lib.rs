@@ -19,6 +19,8 @@
 //! wiki (~15–60 s, once per dump; later starts take ~1 s). The cache lives in
 //! `$RIP_MEDIAWIKI_CACHE`, else in `mediawiki-cache/` of the running test's target directory.
 
+#![deny(missing_docs)]
+
 mod log;
 mod manifest;
 

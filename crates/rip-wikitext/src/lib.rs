@@ -53,6 +53,8 @@
 //! namespace names only (`Category`, `File`, `Image`, `Media`). Inline markup inside
 //! `<nowiki>` is stripped like any other.
 
+#![deny(missing_docs)]
+
 mod collect;
 mod inline;
 mod number;
