@@ -1,5 +1,5 @@
-//! Folders in tests: what is in one, a folder a stage may not write to, and an output
-//! folder made from a stream as `rip-write --jsonl` leaves it.
+//! Folders in tests: what is in one, a JSON file in one, a folder a stage may not write
+//! to, and an output folder made from a stream as `rip-write --jsonl` leaves it.
 
 use std::path::Path;
 use std::process::Command;
@@ -26,6 +26,14 @@ pub fn files_below(dir: &Path) -> Vec<String> {
     }
     out.sort();
     out
+}
+
+/// A JSON file read whole; panics naming the file when it cannot be read or is not JSON.
+pub fn read_json(path: impl AsRef<Path>) -> serde_json::Value {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Makes `dir` (created if missing) read-only: mode 0555.

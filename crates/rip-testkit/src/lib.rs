@@ -16,7 +16,7 @@
 mod folders;
 mod stage;
 
-pub use folders::{files_below, jsonl_folder, make_read_only, unprivileged_prefix};
+pub use folders::{files_below, jsonl_folder, make_read_only, read_json, unprivileged_prefix};
 pub use stage::{Ran, Stage, interrupt, record, stream};
 
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! `--dir`: a folder as rip-write leaves it, one record per `*.json` file.
 
-use rip_core::{Line, Record, Resolution};
+use rip_core::{Record, Resolution};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
@@ -12,7 +12,7 @@ fn folder_from_stream(stream: &str, dir: &Path) {
     let text = std::fs::read_to_string(testdata(stream)).unwrap();
     let mut n = 0;
     for line in text.lines() {
-        let record = Line::from_text(line).unwrap().decode().unwrap();
+        let record = rip_testkit::record(line);
         n += 1;
         let name = format!("{n:02}.json");
         match &record {
@@ -84,7 +84,7 @@ fn verdicts_are_written_into_each_error_file() {
         "{}",
         r.stderr
     );
-    let summary = match Line::from_text(r.stdout.trim()).unwrap().decode().unwrap() {
+    let summary = match rip_testkit::record(r.stdout.trim()) {
         Record::Summary(s) => s,
         other => panic!("{other:?}"),
     };
@@ -200,7 +200,7 @@ fn a_jsonl_folder_gets_its_errors_file_rewritten() {
     let errors = std::fs::read_to_string(dir.join("errors.jsonl")).unwrap();
     let verdicts: Vec<Resolution> = errors
         .lines()
-        .map(|l| match Line::from_text(l).unwrap().decode().unwrap() {
+        .map(|l| match rip_testkit::record(l) {
             Record::Error(e) => e.resolution.unwrap(),
             other => panic!("{other:?}"),
         })

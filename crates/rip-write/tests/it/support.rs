@@ -1,8 +1,7 @@
 //! Running the binary (rip-testkit's [`Stage`]) and reading back its folder.
 
 use rip_testkit::Stage;
-pub use rip_testkit::{Ran, files_below, make_read_only, record, unprivileged_prefix};
-use std::path::PathBuf;
+pub use rip_testkit::{Ran, files_below, make_read_only, read_json, record, unprivileged_prefix};
 
 /// `prefix… rip-write args…` with `input` on stdin.
 pub fn write_with(prefix: &[String], args: &[&str], input: &str) -> Ran {
@@ -16,11 +15,6 @@ pub fn write_with(prefix: &[String], args: &[&str], input: &str) -> Ran {
 /// `rip-write args…` with `input` on stdin.
 pub fn write(args: &[&str], input: &str) -> Ran {
     write_with(&[], args, input)
-}
-
-pub fn read_json(path: PathBuf) -> serde_json::Value {
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
 }
 
 pub const DOC: &str = r#"{"_type":"doc","url":"http://h/items/item-7.html","concept":"item","id":"7","name":"Rope","depth":2,"attempt":0,"price":"3 gp"}"#;

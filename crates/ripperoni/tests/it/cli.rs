@@ -212,7 +212,7 @@ fn a_scaffold_runs_as_it_is_against_the_demo_site() {
     // The two broken links of the site are missing (the default reconciler): partial.
     // The logo (not HTML) is a known gap by the scaffold's policy, not an error.
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let health = read_json(&dir.path().join("out/starter/crawl-health.json"));
+    let health = read_json(dir.path().join("out/starter/crawl-health.json"));
     assert_eq!(health["totals"]["concepts"], 47, "47 pages");
     assert_eq!(health["totals"]["missing"], 2, "{:#}", health["totals"]);
     assert_eq!(

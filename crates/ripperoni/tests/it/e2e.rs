@@ -44,7 +44,7 @@ fn a_run_on_the_fault_server_accounts_for_every_url_number_for_number() {
     // Partial: one URL is missing.
     assert_eq!(o.status.code(), Some(2), "{err}");
     let out = dir.path().join("out/emberfall");
-    let h = read_json(&out.join("crawl-health.json"));
+    let h = read_json(out.join("crawl-health.json"));
     assert_eq!(
         h["totals"],
         serde_json::json!({"concepts": 46, "failures": 3, "capturedElsewhere": 1, "missing": 1, "dead": 1})
@@ -90,12 +90,12 @@ fn a_run_on_the_fault_server_accounts_for_every_url_number_for_number() {
     let names = file_names(&out);
     for name in ["items-item-7.html.json", "ancestries-23.html.json"] {
         assert!(names.iter().any(|n| n == name), "no {name} in {names:?}");
-        let doc = read_json(&out.join(name));
+        let doc = read_json(out.join(name));
         assert_eq!(doc["_type"], "doc", "{doc:#}");
         assert_eq!(doc["attempt"], 1, "recovered on the second round: {doc:#}");
     }
     // Permanent failures captured and classified, the verdict in each error document.
-    let failures = read_json(&out.join("failures.json"));
+    let failures = read_json(out.join("failures.json"));
     let captured: Vec<&Value> = failures["captured"].as_array().unwrap().iter().collect();
     assert_eq!(captured.len(), 3, "{failures:#}");
     for (path, status, resolution) in [
@@ -112,7 +112,7 @@ fn a_run_on_the_fault_server_accounts_for_every_url_number_for_number() {
         assert_eq!(c["category"], "PERMANENT", "{c:#}");
         assert_eq!(c["errors"][0]["code"], "httpError.permanent", "{c:#}");
         // Its error document, classified by the reconciler.
-        let doc = read_json(&out.join(c["file"].as_str().unwrap()));
+        let doc = read_json(out.join(c["file"].as_str().unwrap()));
         assert_eq!(doc["_type"], "error", "{doc:#}");
         assert_eq!(doc["resolution"]["status"], resolution, "{doc:#}");
     }
@@ -178,13 +178,13 @@ fn the_printed_pipeline_run_by_hand_gives_the_same_report() {
         "{}",
         String::from_utf8_lossy(&sh.stderr)
     );
-    let by_hand = read_json(&dir.path().join("by-hand/emberfall/crawl-health.json"));
+    let by_hand = read_json(dir.path().join("by-hand/emberfall/crawl-health.json"));
 
     let server = demo_server();
     let state = demo_state(dir.path(), &server.origin(), |_| {});
     let o = run(&["run", "-q", state.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let wrapped = read_json(&dir.path().join("out/emberfall/crawl-health.json"));
+    let wrapped = read_json(dir.path().join("out/emberfall/crawl-health.json"));
     for k in ["totals", "counters", "outcomes"] {
         assert_eq!(by_hand[k], wrapped[k], "{k}");
     }
@@ -215,7 +215,7 @@ fn a_url_list_skips_discovery() {
     let o = run(&["run", "-q", state.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let out = dir.path().join("out/emberfall");
-    let h = read_json(&out.join("crawl-health.json"));
+    let h = read_json(out.join("crawl-health.json"));
     assert_eq!(h["ledger"]["entered"], 4, "{:#}", h["ledger"]);
     assert_eq!(h["ledger"]["complete"], true, "{:#}", h["ledger"]);
     assert_eq!(
@@ -269,13 +269,13 @@ fn a_url_lists_printed_pipeline_runs_by_hand_as_it_is() {
         "{}",
         String::from_utf8_lossy(&sh.stderr)
     );
-    let by_hand = read_json(&dir.path().join("by-hand/emberfall/crawl-health.json"));
+    let by_hand = read_json(dir.path().join("by-hand/emberfall/crawl-health.json"));
 
     let server = demo_server();
     let state = list(&server.origin(), "out");
     let o = run(&["run", "-q", state.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    let wrapped = read_json(&dir.path().join("out/emberfall/crawl-health.json"));
+    let wrapped = read_json(dir.path().join("out/emberfall/crawl-health.json"));
     assert_eq!(wrapped["ledger"]["entered"], 3);
     assert_eq!(wrapped["totals"]["concepts"], 2);
     for k in ["totals", "counters", "outcomes"] {
@@ -416,7 +416,7 @@ fn the_printed_pipeline_run_twice_gives_the_same_stream_and_report() {
             String::from_utf8_lossy(&sh.stderr)
         );
         let stream = std::fs::read_to_string(out.join("stream.ndjson")).unwrap();
-        let h = read_json(&out.join("crawl-health.json"));
+        let h = read_json(out.join("crawl-health.json"));
         assert_eq!(h["ledger"]["entered"], 50, "{:#}", h["ledger"]);
         assert_eq!(h["ledger"]["complete"], true, "{:#}", h["ledger"]);
         seen.push((kinds(&stream), h["totals"].clone(), h["counters"].clone()));

@@ -174,7 +174,7 @@ fn a_complete_run_replaces_the_previous_output_as_a_whole() {
     // The second run's output, whole: nothing of the first is left in it.
     assert!(has(&out, "items-item-3.html.json"));
     assert!(!has(&out, "items-item-2.html.json"));
-    let h = read_json(&out.join("crawl-health.json"));
+    let h = read_json(out.join("crawl-health.json"));
     assert_eq!(h["ledger"]["entered"], 2);
     assert_eq!(h["complete"], true);
     let stream = std::fs::read_to_string(out.join("stream.ndjson")).unwrap();
@@ -204,7 +204,7 @@ fn a_partial_run_replaces_the_previous_output_and_says_it_is_partial() {
     assert!(!err.contains("is kept"), "{err}");
     assert!(has(&out, "nowhere.html.json"));
     assert!(!has(&out, "items-item-2.html.json"));
-    let h = read_json(&out.join("crawl-health.json"));
+    let h = read_json(out.join("crawl-health.json"));
     assert_eq!(h["totals"]["missing"], 1);
     let r = runs(dir.path()).pop().unwrap();
     assert_eq!(r["status"], "partial");

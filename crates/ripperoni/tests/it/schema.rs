@@ -62,11 +62,11 @@ fn a_doc_that_breaks_the_output_schema_is_a_validation_error_by_default() {
     let o = run(&["run", "-q", st.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "partial: {}", stderr(&o));
     let out = dir.path().join("out/emberfall");
-    let h = read_json(&out.join("crawl-health.json"));
+    let h = read_json(out.join("crawl-health.json"));
     assert_eq!(h["ledger"]["entered"], 3, "{:#}", h["ledger"]);
     assert_eq!(h["ledger"]["complete"], true, "{:#}", h["ledger"]);
     assert_eq!(h["totals"]["concepts"], 2, "{:#}", h["totals"]);
-    let failures = read_json(&out.join("failures.json"));
+    let failures = read_json(out.join("failures.json"));
     let captured = failures["captured"].as_array().unwrap();
     assert_eq!(captured.len(), 1, "{failures:#}");
     let c = &captured[0];
@@ -88,7 +88,7 @@ fn warn_keeps_every_doc_and_halt_fails_the_run() {
     let o = run(&["run", "-q", st.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = dir.path().join("out/emberfall");
-    let doc: Value = read_json(&out.join("items-item-2.html.json"));
+    let doc: Value = read_json(out.join("items-item-2.html.json"));
     assert_eq!(doc["_type"], "doc", "{doc:#}");
     assert_eq!(doc["errors"][0]["code"], "parse.schema", "{doc:#}");
 

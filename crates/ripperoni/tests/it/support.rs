@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-pub use rip_testkit::repo;
+pub use rip_testkit::{read_json, repo};
 
 pub fn ripperoni() -> Command {
     let mut c = Command::new(rip_testkit::bin("ripperoni"));
@@ -46,12 +46,6 @@ pub fn demo_state(dir: &Path, origin: &str, edit: impl FnOnce(&mut Value)) -> Pa
     let path = dir.join("emberfall.state.json");
     std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
     path
-}
-
-pub fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap()
 }
 
 /// The lines of `runs.ndjson`.

@@ -22,7 +22,7 @@ fn a_state_file_with_api_url_scrapes_the_wiki_through_its_api() {
     let o = run(&["run", state.to_str().unwrap()]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    let h = read_json(&dir.path().join("out/wiki/crawl-health.json"));
+    let h = read_json(dir.path().join("out/wiki/crawl-health.json"));
     assert_eq!(h["totals"]["concepts"], 200, "{h:#}");
     assert_eq!(h["totals"]["failures"], 0);
     assert_eq!(h["ledger"]["entered"], 200);
@@ -36,7 +36,7 @@ fn a_state_file_with_api_url_scrapes_the_wiki_through_its_api() {
         .map(|t| t.split('|').count())
         .collect();
     assert_eq!(batches, [50, 50, 50, 50]);
-    let wyrm = read_json(&dir.path().join("out/wiki/index.php-Ash_Wyrm.json"));
+    let wyrm = read_json(dir.path().join("out/wiki/index.php-Ash_Wyrm.json"));
     assert_eq!(wyrm["concept"], "creature", "{wyrm:#}");
     assert_eq!(wyrm["hitPoints"], 790);
 }
