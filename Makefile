@@ -22,9 +22,17 @@ lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 
+# Tests run under cargo-nextest (on this kind of machine from the start; .config/nextest.toml
+# runs them 8 at a time, the long end-to-end ones first) and fall back to cargo test without
+# it. Doc tests are cargo's own. The programs the tests run are built with them (rip-bin's
+# integration tests need them), in the same profile and features, so nothing builds twice.
 test: setup lint
-	$(CARGO) build --locked --workspace --bins
-	$(CARGO) test --locked --workspace --no-fail-fast
+	if $(CARGO) nextest --version >/dev/null 2>&1; then \
+		$(CARGO) nextest run --locked --workspace --no-fail-fast; \
+	else \
+		$(CARGO) test --locked --workspace --no-fail-fast --lib --bins --tests; \
+	fi
+	$(CARGO) test --locked --workspace --doc
 
 build:
 	$(CARGO) build --locked --workspace --bins
