@@ -14,9 +14,11 @@
 #![deny(missing_docs)]
 
 mod folders;
+pub mod nats;
 mod stage;
 
 pub use folders::{files_below, jsonl_folder, make_read_only, read_json, unprivileged_prefix};
+pub use nats::NatsServer;
 pub use stage::{Ran, Stage, interrupt, record, stream};
 
 use std::path::{Path, PathBuf};

@@ -39,7 +39,7 @@ const PLAN: &str = r#"{"rules": [
 ]}"#;
 
 /// Text replaced in commands before they run: (what, by what, why). `{origin}` is the
-/// server's `http://127.0.0.1:PORT`, `{dir}` the test's folder.
+/// server's `http://127.0.0.1:PORT`, `{dir}` the test's folder, `{broker}` the test's broker.
 const SUBSTITUTIONS: &[(&str, &str, &str)] = &[
     (
         "http://127.0.0.1:8080",
@@ -50,6 +50,11 @@ const SUBSTITUTIONS: &[(&str, &str, &str)] = &[
         "ripperoni scaffold mysite",
         "ripperoni scaffold mysite --base-url {origin}/",
         "scaffold writes the demo's address, http://127.0.0.1:8080/, into the state file",
+    ),
+    (
+        "export RIP_BROKER=nats://127.0.0.1:4222",
+        "export RIP_BROKER={broker}",
+        "the README's broker address; the test's broker binds a free port",
     ),
     (
         "RIP_CACHE_DIR=/tmp/cache",
@@ -74,6 +79,11 @@ const SKIPPED: &[(&str, &str)] = &[
     ),
     ("make test", "runs the whole test suite, this test included"),
     (
+        "nats-server -js -sd /tmp/nats &",
+        "the test's own broker (on a free port, its store in a temporary folder) stands in \
+         for it; RIP_BROKER names it",
+    ),
+    (
         "rip-testserver --dir testdata/site --bind 127.0.0.1:8080 &",
         "the test's own server (the same site, with the fault plan, on port 0) stands in for it",
     ),
@@ -89,7 +99,7 @@ const FAILED: &[&str] = &[
 const EXPECTED: &[&str] = &["/images/logo.png", "/private/secret.html"];
 
 /// The whole run may take this long at most.
-const BUDGET: Duration = Duration::from_secs(60);
+const BUDGET: Duration = Duration::from_secs(90);
 
 /// One command of the README: its first line's number and its text (continuation lines
 /// joined).
@@ -144,8 +154,8 @@ struct Ran {
 }
 
 /// Runs `script` with bash in `dir`, the workspace binaries first on PATH, no `RIP_*`
-/// variable of the caller's, `API` set when given.
-fn run(script: &str, dir: &Path, api: Option<&str>) -> Ran {
+/// variable of the caller's but `RIP_BROKER` (the test's broker), `API` set when given.
+fn run(script: &str, dir: &Path, api: Option<&str>, broker: &str) -> Ran {
     let status_file = dir.join(".readme-statuses");
     let full = format!(
         "{script}\nprintf '%s ' \"${{PIPESTATUS[@]}}\" > {}",
@@ -164,6 +174,7 @@ fn run(script: &str, dir: &Path, api: Option<&str>) -> Ran {
     if let Some(api) = api {
         cmd.env("API", api);
     }
+    cmd.env("RIP_BROKER", broker);
     let t0 = Instant::now();
     let out = cmd.output().expect("bash runs");
     let statuses = std::fs::read_to_string(&status_file)
@@ -303,6 +314,7 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
     }
 
     let mut wiki = None;
+    let broker = rip_testkit::NatsServer::start();
     let mut timings = Vec::new();
     for cmd in &cmds {
         let start = cmd.text.trim_start();
@@ -314,6 +326,7 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
         for (from, to, _) in SUBSTITUTIONS {
             let to = to
                 .replace("{origin}", &origin)
+                .replace("{broker}", &broker.url())
                 .replace("{dir}", &dir.display().to_string());
             script = script.replace(from, &to);
         }
@@ -321,7 +334,7 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
             wiki = Some(rip_wikitest::Wiki::start().expect("the test wiki starts"));
         }
         let api = wiki.as_ref().map(|w| w.api_url().to_string());
-        let ran = run(&script, dir, api.as_deref());
+        let ran = run(&script, dir, api.as_deref(), &broker.url());
         timings.push((cmd.line, ran.took));
         assert!(
             ran.statuses.iter().all(|s| *s == 0 || *s == 2) && !ran.stderr.contains("panicked"),

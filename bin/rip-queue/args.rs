@@ -1,0 +1,128 @@
+//! `rip-queue`'s command line.
+
+use clap::{Args, Parser, Subcommand};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Move ripperoni records between shell pipelines and NATS JetStream streams, so that one
+/// scrape can run on many machines. `push` stores stdin's records in a stream, `pull` writes a
+/// stream's records to stdout, `work` runs a stage on a stream's records and stores what it
+/// writes in another, acknowledging each record only once its output is stored.
+#[derive(Debug, Parser)]
+#[command(
+    name = "rip-queue",
+    version,
+    about = "Records between pipelines and NATS JetStream."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub broker: BrokerArgs,
+
+    /// More log output on stderr (-v: debug, -vv: trace). `RUST_LOG` overrides.
+    #[arg(long, short = 'v', action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    /// Only errors on stderr: no summary line.
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Where the broker is.
+#[derive(Debug, Args)]
+pub struct BrokerArgs {
+    /// The broker's URL (`nats://host:4222`, `tls://…`, several separated by commas). A user
+    /// and password in it are used and never printed.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "RIP_BROKER",
+        global = true,
+        default_value = "nats://127.0.0.1:4222"
+    )]
+    pub broker: String,
+
+    /// A file whose first line is `user:password` or a token, to keep them off the command
+    /// line.
+    #[arg(long, value_name = "FILE", env = "RIP_BROKER_CREDS", global = true)]
+    pub creds: Option<PathBuf>,
+
+    /// The prefix of the streams' names, so that several crawls can share one broker.
+    #[arg(long, value_name = "NAME", default_value = "rip", global = true)]
+    pub prefix: String,
+
+    /// How long a broker that went away (a restart) is waited for before giving up with
+    /// exit 1.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = humantime::parse_duration, global = true)]
+    pub patience: Duration,
+
+    /// How long a record's identity is remembered, so that publishing it again stores it once.
+    #[arg(long, value_name = "DURATION", default_value = "20m", value_parser = humantime::parse_duration, global = true)]
+    pub dedupe_window: Duration,
+}
+
+/// What to do.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Store the records of stdin (or --input) in STREAM, created when needed. Exits once the
+    /// broker has acknowledged every one.
+    Push {
+        /// The stream (letters, digits, `-`, `_`).
+        stream: String,
+        /// Input file of NDJSON records; `-` or nothing reads stdin.
+        #[arg(long, short = 'i', value_name = "FILE")]
+        input: Option<PathBuf>,
+    },
+    /// Write the records of STREAM to stdout, in the stream's order: those it holds now, or
+    /// with --follow those and every later one until stopped.
+    Pull {
+        /// The stream.
+        stream: String,
+        /// Keep writing records as they arrive.
+        #[arg(long, short = 'f')]
+        follow: bool,
+    },
+    /// Run a stage on the records of IN, storing what it writes in OUT. Workers with the same
+    /// --group (on any machine) share the records; a worker that dies leaves its records to
+    /// the others after --ack-wait.
+    Work(WorkArgs),
+}
+
+/// `rip-queue work`'s arguments.
+#[derive(Debug, Args)]
+pub struct WorkArgs {
+    /// The stream read.
+    pub input: String,
+    /// The stream written.
+    pub output: String,
+    /// The program and its arguments, after `--`: `-- rip-fetch --delay 200ms`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<OsString>,
+    /// The worker group: workers of one group share IN's records (a JetStream durable
+    /// consumer) [default: OUT's name].
+    #[arg(long, value_name = "NAME")]
+    pub group: Option<String>,
+    /// Records given to one run of the program at most.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..))]
+    pub batch: u16,
+    /// Runs of the program at once.
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..))]
+    pub parallel: u16,
+    /// How long to wait for a batch to fill.
+    #[arg(long, value_name = "DURATION", default_value = "200ms", value_parser = humantime::parse_duration)]
+    pub linger: Duration,
+    /// How long the broker waits for a worker's acknowledgement before delivering its
+    /// records to another worker.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = humantime::parse_duration)]
+    pub ack_wait: Duration,
+    /// Deliveries of a record the program keeps failing on before it becomes a `failure`
+    /// (`queue.workFailed`).
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_deliver: u16,
+    /// Exit after this long with no record to work on (default: run until stopped).
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    pub idle_exit: Option<Duration>,
+}

@@ -1,0 +1,120 @@
+//! `rip-queue`: see the `rip_queue` library. This file is glue: arguments → options → run.
+
+mod args;
+
+use args::{Cli, Command, WorkArgs};
+use rip_core::Status;
+use rip_queue::work::{WorkOptions, Worked};
+use rip_queue::{Broker, BrokerOptions, Published};
+use std::io::BufReader;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli: Cli = rip_cli::parse();
+    rip_cli::init_logging(cli.verbose, cli.quiet);
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(e) => return rip_cli::exit_with_error("rip-queue", &e.into()),
+    };
+    rip_cli::exit_with("rip-queue", runtime.block_on(run(cli)))
+}
+
+async fn run(cli: Cli) -> anyhow::Result<Status> {
+    let mut options = broker_options(&cli.broker);
+    options.say_waits = !cli.quiet;
+    let broker = Broker::connect(&options).await?;
+    let quiet = cli.quiet;
+    match cli.command {
+        Command::Push { stream, input } => {
+            let (input, name) = rip_cli::open_input(input.as_deref())?;
+            let pushed =
+                rip_queue::push::push(&broker, &stream, BufReader::new(input), name).await?;
+            say(
+                quiet,
+                &format!(
+                    "{} records to {stream}: {}",
+                    pushed.read,
+                    published(&pushed.published)
+                ),
+            );
+            let bad = pushed.bad_lines > 0 || pushed.published.dropped > 0;
+            Ok(if bad {
+                Status::Partial
+            } else {
+                Status::Complete
+            })
+        }
+        Command::Pull { stream, follow } => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let n = rip_queue::pull::pull(&broker, &stream, follow, &mut out).await?;
+            say(quiet, &format!("{n} records from {stream}"));
+            Ok(Status::Complete)
+        }
+        Command::Work(args) => work(&broker, args, quiet).await,
+    }
+}
+
+async fn work(broker: &Broker, args: WorkArgs, quiet: bool) -> anyhow::Result<Status> {
+    let stop = rip_cli::install_interrupt()?;
+    let options = WorkOptions {
+        group: args.group.unwrap_or_else(|| args.output.clone()),
+        input: args.input,
+        output: args.output,
+        batch: usize::from(args.batch),
+        parallel: usize::from(args.parallel),
+        linger: args.linger,
+        ack_wait: args.ack_wait,
+        max_deliver: i64::from(args.max_deliver),
+        idle_exit: args.idle_exit,
+        command: args.command,
+    };
+    let worked = rip_queue::work::work(broker, options, stop.clone()).await?;
+    say(quiet, &worked_line(&worked));
+    Ok(if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        Status::Interrupted
+    } else if worked.given_up > 0 || worked.published.dropped > 0 {
+        Status::Partial
+    } else {
+        Status::Complete
+    })
+}
+
+fn broker_options(args: &args::BrokerArgs) -> BrokerOptions {
+    let mut options = BrokerOptions::new(args.broker.clone());
+    options.creds = args.creds.clone();
+    options.prefix = args.prefix.clone();
+    options.patience = args.patience;
+    options.dedupe_window = args.dedupe_window;
+    options
+}
+
+fn published(p: &Published) -> String {
+    let mut text = format!("{} stored, {} already there", p.stored, p.duplicates);
+    if p.too_large > 0 {
+        text += &format!(", {} too large (as failures)", p.too_large);
+    }
+    if p.dropped > 0 {
+        text += &format!(", {} too large without a URL (not stored)", p.dropped);
+    }
+    text
+}
+
+fn worked_line(w: &Worked) -> String {
+    format!(
+        "{} records in {} runs ({} delivered again, {} handed back, {} given up as failures, \
+         {} runs failed); output: {}",
+        w.records,
+        w.batches,
+        w.redelivered,
+        w.handed_back,
+        w.given_up,
+        w.failed_runs,
+        published(&w.published)
+    )
+}
+
+fn say(quiet: bool, line: &str) {
+    if !quiet {
+        eprintln!("rip-queue: {line}");
+    }
+}

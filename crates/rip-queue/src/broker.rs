@@ -1,0 +1,305 @@
+//! The connection to the broker and the streams records live in.
+//!
+//! A stream named `fetched` under the prefix `rip` is the JetStream stream `rip_fetched`, whose
+//! one subject is `rip.fetched`. Streams keep their messages on disk (file storage) and
+//! remember message ids for the deduplication window, so a record published again within it
+//! is stored once.
+
+use crate::QueueError;
+use async_nats::jetstream::{self, stream};
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The longest one request to the broker is waited for before it is tried again.
+pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How to reach the broker.
+#[derive(Debug, Clone)]
+pub struct BrokerOptions {
+    /// The broker's URL, e.g. `nats://127.0.0.1:4222` (user and password may be in it, or in
+    /// [`creds`](Self::creds)); `tls://` for TLS.
+    pub url: String,
+    /// A file whose first line is `user:password` or a token.
+    pub creds: Option<PathBuf>,
+    /// The prefix of stream names and subjects, so that crawls can share a broker.
+    pub prefix: String,
+    /// How long a broker that went away is waited for before the run gives up.
+    pub patience: Duration,
+    /// How long message ids are remembered to store a record published twice once.
+    pub dedupe_window: Duration,
+    /// Say on stderr when the broker goes away and is waited for (off with `-q`).
+    pub say_waits: bool,
+}
+
+impl BrokerOptions {
+    /// Options for `url` with the defaults: prefix `rip`, 60 s of patience, a 20-minute
+    /// deduplication window.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            creds: None,
+            prefix: "rip".to_owned(),
+            patience: Duration::from_secs(60),
+            dedupe_window: Duration::from_secs(20 * 60),
+            say_waits: true,
+        }
+    }
+}
+
+/// A connection to the broker's JetStream.
+#[derive(Clone)]
+pub struct Broker {
+    js: jetstream::Context,
+    client: async_nats::Client,
+    options: BrokerOptions,
+    shown_url: String,
+}
+
+impl Broker {
+    /// Connects, with the credentials of the URL or the credentials file.
+    pub async fn connect(options: &BrokerOptions) -> Result<Self, QueueError> {
+        let shown_url = redact(&options.url);
+        let mut connect = async_nats::ConnectOptions::new()
+            .name("rip-queue")
+            .connection_timeout(Duration::from_secs(5));
+        if let Some(path) = &options.creds {
+            connect = with_credentials(connect, path)?;
+        }
+        let client =
+            connect
+                .connect(options.url.as_str())
+                .await
+                .map_err(|e| QueueError::Connect {
+                    url: shown_url.clone(),
+                    reason: without_secrets(&e.to_string(), &options.url),
+                })?;
+        let js = jetstream::new(client.clone());
+        Ok(Self {
+            js,
+            client,
+            options: options.clone(),
+            shown_url,
+        })
+    }
+
+    /// The JetStream context.
+    pub fn jetstream(&self) -> &jetstream::Context {
+        &self.js
+    }
+
+    /// The broker's address without credentials, for messages.
+    pub fn shown_url(&self) -> &str {
+        &self.shown_url
+    }
+
+    /// How long a broker that went away is waited for.
+    pub fn patience(&self) -> Duration {
+        self.options.patience
+    }
+
+    /// The largest message the broker takes, in bytes.
+    pub fn max_payload(&self) -> usize {
+        self.client.server_info().max_payload
+    }
+
+    /// The subject records of `name` are published on.
+    pub fn subject(&self, name: &str) -> String {
+        format!("{}.{name}", self.options.prefix)
+    }
+
+    /// The stream `name`, created when it does not exist yet.
+    pub async fn stream(&self, name: &str) -> Result<stream::Stream, QueueError> {
+        check_name(name)?;
+        check_name(&self.options.prefix)?;
+        let config = stream::Config {
+            name: format!("{}_{name}", self.options.prefix),
+            subjects: vec![self.subject(name)],
+            storage: stream::StorageType::File,
+            duplicate_window: self.options.dedupe_window,
+            ..Default::default()
+        };
+        let doing = format!("open the stream {name}");
+        self.patiently(&doing, || self.js.get_or_create_stream(config.clone()))
+            .await
+    }
+
+    /// Runs `attempt` until it succeeds, for as long as the broker's patience allows: a broker
+    /// that restarts is waited for, one that stays away ends the run with [`QueueError::Gone`].
+    pub async fn patiently<T, E, F, Fut>(
+        &self,
+        doing: &str,
+        mut attempt: F,
+    ) -> Result<T, QueueError>
+    where
+        E: std::fmt::Display,
+        F: FnMut() -> Fut,
+        Fut: Future<Output = Result<T, E>>,
+    {
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(100);
+        let bound = ATTEMPT_TIMEOUT.min(self.options.patience);
+        loop {
+            // The client queues requests while it reconnects: a request may neither answer
+            // nor fail, so each attempt has a bound of its own.
+            let answer = match tokio::time::timeout(bound, attempt()).await {
+                Ok(answer) => answer.map_err(|e| e.to_string()),
+                Err(_) => Err(format!("no answer within {bound:?}")),
+            };
+            match answer {
+                Ok(value) => return Ok(value),
+                Err(e) if start.elapsed() >= self.options.patience => {
+                    return Err(QueueError::Gone {
+                        url: self.shown_url.clone(),
+                        waited: self.options.patience,
+                        doing: doing.to_owned(),
+                        reason: without_secrets(&e, &self.options.url),
+                    });
+                }
+                Err(e) => {
+                    if pause == Duration::from_millis(100) {
+                        self.say_waiting(doing, &e);
+                    }
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(Duration::from_secs(2));
+                }
+            }
+        }
+    }
+}
+
+impl Broker {
+    /// Whether the connection is up now (the client reconnects by itself when it is not).
+    pub fn connected(&self) -> bool {
+        matches!(
+            self.client.connection_state(),
+            async_nats::connection::State::Connected
+        )
+    }
+
+    /// Says on stderr (unless told not to) that the broker did not answer and is waited for.
+    pub fn say_waiting(&self, doing: &str, error: &dyn std::fmt::Display) {
+        if self.options.say_waits {
+            let said = without_secrets(&error.to_string(), &self.options.url);
+            eprintln!(
+                "rip-queue: {doing}: {said}; waiting for the broker at {} (up to {:?})",
+                self.shown_url, self.options.patience
+            );
+        }
+    }
+}
+
+/// How long the broker has been away, for loops whose requests the client buffers while it
+/// reconnects (and so never fail): [`Absence::check`] after each round ends the run once the
+/// broker has been away longer than its patience.
+#[derive(Debug, Default)]
+pub struct Absence {
+    since: Option<Instant>,
+}
+
+impl Absence {
+    /// `Ok` while the broker is connected or has been away less than its patience.
+    pub fn check(&mut self, broker: &Broker, doing: &str) -> Result<(), QueueError> {
+        if broker.connected() {
+            self.since = None;
+            return Ok(());
+        }
+        let since = *self.since.get_or_insert_with(|| {
+            broker.say_waiting(doing, &"disconnected");
+            Instant::now()
+        });
+        if since.elapsed() < broker.patience() {
+            return Ok(());
+        }
+        Err(QueueError::Gone {
+            url: broker.shown_url.clone(),
+            waited: broker.patience(),
+            doing: doing.to_owned(),
+            reason: "disconnected".to_owned(),
+        })
+    }
+}
+
+fn with_credentials(
+    connect: async_nats::ConnectOptions,
+    path: &std::path::Path,
+) -> Result<async_nats::ConnectOptions, QueueError> {
+    let text = std::fs::read_to_string(path).map_err(|source| QueueError::Credentials {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty());
+    Ok(match line.and_then(|l| l.split_once(':')) {
+        Some((user, password)) => connect.user_and_password(user.to_owned(), password.to_owned()),
+        None => connect.token(line.unwrap_or_default().to_owned()),
+    })
+}
+
+fn check_name(name: &str) -> Result<(), QueueError> {
+    let fine = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if fine {
+        Ok(())
+    } else {
+        Err(QueueError::BadStreamName(name.to_owned()))
+    }
+}
+
+/// `url` without the user, password or token before its `@`, for messages and logs.
+pub fn redact(url: &str) -> String {
+    url.split(',')
+        .map(|one| match (one.find("://"), one.rfind('@')) {
+            (Some(scheme), Some(at)) if at > scheme => {
+                format!("{}***@{}", &one[..scheme + 3], &one[at + 1..])
+            }
+            (None, Some(at)) => format!("***@{}", &one[at + 1..]),
+            _ => one.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `message` with every credential of `url` replaced by `***`.
+fn without_secrets(message: &str, url: &str) -> String {
+    let mut out = message.replace(url, &redact(url));
+    for one in url.split(',') {
+        let start = one.find("://").map_or(0, |i| i + 3);
+        if let Some(at) = one.rfind('@').filter(|&at| at > start) {
+            for secret in one[start..at].split(':').filter(|s| s.len() > 2) {
+                out = out.replace(secret, "***");
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_never_show() {
+        assert_eq!(
+            redact("nats://u:secret@127.0.0.1:4222"),
+            "nats://***@127.0.0.1:4222"
+        );
+        assert_eq!(
+            redact("tls://token@h:1,nats://h2:2"),
+            "tls://***@h:1,nats://h2:2"
+        );
+        assert_eq!(redact("127.0.0.1:4222"), "127.0.0.1:4222");
+        let said = without_secrets("auth failed for secret on host", "nats://u:secret@h:1");
+        assert!(!said.contains("secret on"), "{said}");
+    }
+
+    #[test]
+    fn stream_names_are_checked() {
+        assert!(check_name("fetched-2").is_ok());
+        for bad in ["", "a.b", "a b", "a*", ">"] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+    }
+}

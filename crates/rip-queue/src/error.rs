@@ -1,0 +1,60 @@
+//! What can go wrong between a pipeline and the broker.
+
+use std::time::Duration;
+
+/// An error of `rip-queue`. Messages name the broker by its address without credentials.
+#[derive(Debug, thiserror::Error)]
+pub enum QueueError {
+    /// The broker did not answer at the start.
+    #[error("cannot reach the broker at {url}: {reason}")]
+    Connect {
+        /// The broker's address, credentials removed.
+        url: String,
+        /// What the client said.
+        reason: String,
+    },
+    /// The broker stayed away longer than the run allows.
+    #[error("the broker at {url} has not answered for {waited:?} ({doing}): {reason}")]
+    Gone {
+        /// The broker's address, credentials removed.
+        url: String,
+        /// How long it was waited for.
+        waited: Duration,
+        /// What was being done.
+        doing: String,
+        /// The last error the client gave.
+        reason: String,
+    },
+    /// A JetStream request the broker refused (stream or consumer settings).
+    #[error("the broker refused to {doing}: {reason}")]
+    Refused {
+        /// What was being asked.
+        doing: String,
+        /// The broker's answer.
+        reason: String,
+    },
+    /// A stream name that JetStream cannot take.
+    #[error("bad stream name `{0}`: use letters, digits, `-` and `_`")]
+    BadStreamName(String),
+    /// The credentials file could not be read.
+    #[error("cannot read the credentials file {path}: {source}")]
+    Credentials {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Reading input or writing output failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The command a worker runs could not be started.
+    #[error("cannot start `{command}`: {source}")]
+    Spawn {
+        /// The program.
+        command: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,31 @@
+//! Records between shell pipelines and NATS JetStream streams.
+//!
+//! `rip-queue` keeps the Unix shape of a scrape when it spreads over machines: a stream of the
+//! broker stands where a pipe stood, and every record keeps the record contract of
+//! `docs/records.md`.
+//!
+//! - [`push`]: records from a reader into a stream. Each message carries the record's
+//!   identity as its `Nats-Msg-Id` ([`identity::message_id`]: kind, URL and attempt), so a
+//!   record published twice (a worker that did its work again after it was killed) is stored
+//!   once.
+//! - [`pull`]: a stream's records to a writer, to its end or following it.
+//! - [`work`]: a stage program run on the records of one stream, its output published to
+//!   another. An input record is acknowledged only after every record the program wrote for it
+//!   is stored, so a worker killed at any moment leaves its records to be delivered again.
+//!
+//! A record the broker cannot hold (over its maximum payload) is never dropped: it becomes a
+//! `failure` of its URL ([`fit::fit`]), which the books count.
+#![deny(missing_docs)]
+
+pub mod broker;
+pub mod error;
+pub mod fit;
+pub mod identity;
+pub mod publish;
+pub mod pull;
+pub mod push;
+pub mod work;
+
+pub use broker::{Broker, BrokerOptions};
+pub use error::QueueError;
+pub use publish::{Published, Publisher};

@@ -1,0 +1,163 @@
+//! Publishing records: each under its identity, a window of acknowledgements in flight, and
+//! again (under the same identity) while the broker restarts.
+
+use crate::identity::{kind_of, ledger_per_url, message_id};
+use crate::{Broker, QueueError, fit::fit};
+use async_nats::jetstream::context::{PublishAckFuture, PublishError};
+use async_nats::jetstream::message::PublishMessage;
+use bytes::Bytes;
+use std::collections::BTreeMap;
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// Publish acknowledgements awaited at most at once.
+const WINDOW: usize = 256;
+
+/// What a [`Publisher`] did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Published {
+    /// Records the broker stored.
+    pub stored: u64,
+    /// Records the broker already had (same identity): stored once.
+    pub duplicates: u64,
+    /// Records over the broker's maximum message, published as a failure of their URL.
+    pub too_large: u64,
+    /// Records over the maximum without a URL to stand for them: not published, said on
+    /// stderr.
+    pub dropped: u64,
+}
+
+/// Publishes records to one stream's subject.
+pub struct Publisher {
+    broker: Broker,
+    subject: String,
+    max_payload: usize,
+    pending: VecDeque<Pending>,
+    counts: Published,
+    by_kind: BTreeMap<String, u64>,
+}
+
+struct Pending {
+    ack: PublishAckFuture,
+    payload: Bytes,
+    id: String,
+}
+
+impl Publisher {
+    /// A publisher to the stream `stream` (which must exist: [`Broker::stream`]).
+    pub fn new(broker: &Broker, stream: &str) -> Self {
+        Self {
+            subject: broker.subject(stream),
+            max_payload: broker.max_payload(),
+            broker: broker.clone(),
+            pending: VecDeque::new(),
+            counts: Published::default(),
+            by_kind: BTreeMap::new(),
+        }
+    }
+
+    /// Publishes the record on `line`, waiting for the oldest acknowledgement when the window
+    /// is full. A `ledger` record naming several URLs is published as one record per URL
+    /// ([`identity::ledger_per_url`](crate::identity::ledger_per_url)), so that a batch done
+    /// again, whatever its records, enters each URL once.
+    pub async fn send(&mut self, line: &str) -> Result<(), QueueError> {
+        match ledger_per_url(line) {
+            Some(pieces) => {
+                for piece in pieces {
+                    self.send_one(&piece).await?;
+                }
+                Ok(())
+            }
+            None => self.send_one(line).await,
+        }
+    }
+
+    async fn send_one(&mut self, line: &str) -> Result<(), QueueError> {
+        let Some(fitted) = fit(line, self.max_payload) else {
+            self.counts.dropped += 1;
+            eprintln!(
+                "rip-queue: a record of {} bytes without a URL is over the broker's maximum \
+                 message of {} bytes: not published (raise the server's max_payload)",
+                line.len(),
+                self.max_payload
+            );
+            return Ok(());
+        };
+        if fitted.len() != line.len() {
+            self.counts.too_large += 1;
+        }
+        *self.by_kind.entry(kind_of(&fitted)).or_default() += 1;
+        let id = message_id(&fitted);
+        let payload = Bytes::from(fitted.into_owned());
+        let ack = self.publish(&payload, &id).await?;
+        self.pending.push_back(Pending { ack, payload, id });
+        while self.pending.len() > WINDOW {
+            self.settle_oldest().await?;
+        }
+        Ok(())
+    }
+
+    /// Waits until the broker has stored every record sent; returns the counts.
+    pub async fn flush(&mut self) -> Result<Published, QueueError> {
+        while !self.pending.is_empty() {
+            self.settle_oldest().await?;
+        }
+        Ok(self.counts)
+    }
+
+    /// The records sent so far, by kind, as published (a ledger split into one record per
+    /// URL counts each; a record too large counts as the failure that stands for it).
+    pub fn sent_by_kind(&self) -> &BTreeMap<String, u64> {
+        &self.by_kind
+    }
+
+    async fn publish(&self, payload: &Bytes, id: &str) -> Result<PublishAckFuture, QueueError> {
+        let js = self.broker.jetstream();
+        self.broker
+            .patiently("publish a record", || {
+                let message = PublishMessage::build()
+                    .payload(payload.clone())
+                    .message_id(id);
+                js.send_publish(self.subject.clone(), message)
+            })
+            .await
+    }
+
+    async fn settle_oldest(&mut self) -> Result<(), QueueError> {
+        let Some(Pending { ack, payload, id }) = self.pending.pop_front() else {
+            return Ok(());
+        };
+        let start = Instant::now();
+        let mut answer: Result<_, PublishError> = ack.await;
+        loop {
+            match answer {
+                Ok(ack) if ack.duplicate => self.counts.duplicates += 1,
+                Ok(_) => self.counts.stored += 1,
+                Err(e) => {
+                    // Not acknowledged: the broker may have it or not. The same identity
+                    // again stores it at most once.
+                    if start.elapsed() < Duration::from_millis(300) {
+                        self.broker.say_waiting("a record was not acknowledged", &e);
+                    }
+                    self.give_up_after(start, &e)?;
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    answer = self.publish(&payload, &id).await?.await;
+                    continue;
+                }
+            }
+            return Ok(());
+        }
+    }
+
+    fn give_up_after(&self, start: Instant, e: &PublishError) -> Result<(), QueueError> {
+        if start.elapsed() < self.broker.patience() {
+            return Ok(());
+        }
+        Err(QueueError::Gone {
+            url: self.broker.shown_url().to_owned(),
+            waited: self.broker.patience(),
+            doing: "publish a record".to_owned(),
+            reason: e.to_string(),
+        })
+    }
+}

@@ -1,0 +1,175 @@
+//! `rip-queue work IN OUT -- CMD ARGS…`: a stage program run on the records of a stream.
+//!
+//! The worker pulls records from `IN` through a durable consumer that all workers of a group
+//! share (JetStream hands each record to one of them), runs the program on a batch of them
+//! (the batch on its stdin, then end of input, as in any pipeline), publishes every line the
+//! program writes to `OUT`, and acknowledges the batch's records only when the broker has
+//! stored all of that output and the program ended as a stage ends (exit 0 or 2). Until then
+//! it tells the broker the records are still in progress, so a long batch keeps them.
+//!
+//! What a worker that is killed leaves: records without an acknowledgement, which the broker
+//! delivers to another worker after the acknowledgement wait; and perhaps part of their
+//! output, which the second run publishes again under the same identities, stored once.
+//!
+//! A program that fails on a batch (any other exit, or killed) gets its records back one at a
+//! time, so one record that breaks it cannot hold back the others; a record it fails on every
+//! delivery ends as a `failure` of its URL (`queue.workFailed`) after `max_deliver` tries.
+
+mod batch;
+
+use crate::broker::Absence;
+use crate::{Broker, Published, QueueError};
+use async_nats::jetstream::Message;
+use async_nats::jetstream::consumer::{AckPolicy, PullConsumer, pull};
+use futures::StreamExt;
+use std::ffi::OsString;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tokio::task::JoinSet;
+
+/// How a worker works.
+#[derive(Debug, Clone)]
+pub struct WorkOptions {
+    /// The stream read.
+    pub input: String,
+    /// The stream the program's output goes to.
+    pub output: String,
+    /// The durable consumer the workers of one job share.
+    pub group: String,
+    /// Records given to one run of the program at most.
+    pub batch: usize,
+    /// Runs of the program at once.
+    pub parallel: usize,
+    /// How long to wait for a batch to fill.
+    pub linger: Duration,
+    /// How long the broker waits for an acknowledgement before delivering a record to
+    /// another worker (a killed worker's records come back after this).
+    pub ack_wait: Duration,
+    /// Deliveries of a record before it is given up as a failure.
+    pub max_deliver: i64,
+    /// Stop after this long with nothing to do (`None`: run until stopped).
+    pub idle_exit: Option<Duration>,
+    /// The program and its arguments.
+    pub command: Vec<OsString>,
+}
+
+/// What a worker did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Worked {
+    /// Runs of the program.
+    pub batches: u64,
+    /// Records taken from the input stream (again when delivered again).
+    pub records: u64,
+    /// Of those, records delivered before (to this or another worker).
+    pub redelivered: u64,
+    /// Records handed back after the program failed on them.
+    pub handed_back: u64,
+    /// Records given up after `max_deliver` failures, published as failures.
+    pub given_up: u64,
+    /// Runs of the program that failed.
+    pub failed_runs: u64,
+    /// The output published.
+    pub published: Published,
+}
+
+/// Works on `options.input` until stopped (`stop`), or idle for `options.idle_exit`.
+pub async fn work(
+    broker: &Broker,
+    options: WorkOptions,
+    stop: Arc<AtomicBool>,
+) -> Result<Worked, QueueError> {
+    let consumer = consumer(broker, &options).await?;
+    broker.stream(&options.output).await?;
+    let options = Arc::new(options);
+    let mut running = JoinSet::new();
+    let mut worked = Worked::default();
+    let mut idle_since = Instant::now();
+    let mut absence = Absence::default();
+    loop {
+        let stopping = stop.load(Ordering::Relaxed);
+        if stopping && running.is_empty() {
+            break;
+        }
+        if !stopping && running.len() < options.parallel {
+            let messages = fetch(broker, &consumer, &options).await?;
+            absence.check(broker, "ask for records")?;
+            if !messages.is_empty() {
+                idle_since = Instant::now();
+                for batch in batches(messages, &mut worked) {
+                    running.spawn(batch::run(broker.clone(), options.clone(), batch));
+                }
+                continue;
+            }
+            if running.is_empty() {
+                if options
+                    .idle_exit
+                    .is_some_and(|idle| idle_since.elapsed() >= idle)
+                {
+                    break;
+                }
+                continue;
+            }
+        }
+        if let Some(done) = running.join_next().await {
+            let outcome = done.map_err(|e| QueueError::Io(std::io::Error::other(e)))??;
+            outcome.add_to(&mut worked);
+        }
+    }
+    Ok(worked)
+}
+
+async fn consumer(broker: &Broker, options: &WorkOptions) -> Result<PullConsumer, QueueError> {
+    let stream = broker.stream(&options.input).await?;
+    let config = pull::Config {
+        durable_name: Some(options.group.clone()),
+        ack_policy: AckPolicy::Explicit,
+        ack_wait: options.ack_wait,
+        max_deliver: options.max_deliver + 1,
+        ..Default::default()
+    };
+    let doing = format!("join the worker group {}", options.group);
+    broker
+        .patiently(&doing, || {
+            stream.get_or_create_consumer(&options.group, config.clone())
+        })
+        .await
+}
+
+async fn fetch(
+    broker: &Broker,
+    consumer: &PullConsumer,
+    options: &WorkOptions,
+) -> Result<Vec<Message>, QueueError> {
+    let batch = broker
+        .patiently("ask for records", || {
+            consumer
+                .batch()
+                .max_messages(options.batch)
+                .expires(options.linger)
+                .messages()
+        })
+        .await?;
+    let bound = options.linger + crate::broker::ATTEMPT_TIMEOUT;
+    let Ok(messages) = tokio::time::timeout(bound, batch.collect::<Vec<_>>()).await else {
+        return Ok(Vec::new()); // no answer: the caller checks whether the broker is away
+    };
+    // An error inside a batch (the broker went away mid-answer) ends it: the records not
+    // received are delivered again later.
+    Ok(messages.into_iter().filter_map(Result::ok).collect())
+}
+
+/// Records delivered for the first time go together; records delivered before go alone, so
+/// that a record the program fails on is found and does not take others down with it.
+fn batches(messages: Vec<Message>, worked: &mut Worked) -> Vec<Vec<Message>> {
+    let (fresh, again): (Vec<_>, Vec<_>) = messages
+        .into_iter()
+        .partition(|m| m.info().map(|i| i.delivered <= 1).unwrap_or(true));
+    worked.records += (fresh.len() + again.len()) as u64;
+    worked.redelivered += again.len() as u64;
+    let mut out: Vec<Vec<Message>> = again.into_iter().map(|m| vec![m]).collect();
+    if !fresh.is_empty() {
+        out.push(fresh);
+    }
+    out
+}

@@ -1,0 +1,234 @@
+//! One run of the program on one batch of records.
+
+use super::{WorkOptions, Worked};
+use crate::fit::failure_of;
+use crate::identity::kind_of;
+use crate::{Broker, Published, Publisher, QueueError};
+use async_nats::jetstream::{AckKind, Message};
+use chrono::{DateTime, Utc};
+use rip_core::{ErrorCategory, Record, Status, Summary};
+use std::collections::BTreeMap;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{ChildStdin, Command};
+
+/// What one run did.
+pub(super) struct Outcome {
+    published: Published,
+    failed: bool,
+    handed_back: u64,
+    given_up: u64,
+}
+
+impl Outcome {
+    pub(super) fn add_to(&self, worked: &mut Worked) {
+        worked.batches += 1;
+        worked.failed_runs += u64::from(self.failed);
+        worked.handed_back += self.handed_back;
+        worked.given_up += self.given_up;
+        let p = &mut worked.published;
+        p.stored += self.published.stored;
+        p.duplicates += self.published.duplicates;
+        p.too_large += self.published.too_large;
+        p.dropped += self.published.dropped;
+    }
+}
+
+/// Runs the program on `messages`, publishes its output, then acknowledges them (the program
+/// ended as a stage ends) or hands them back (it did not).
+pub(super) async fn run(
+    broker: Broker,
+    options: Arc<WorkOptions>,
+    messages: Vec<Message>,
+) -> Result<Outcome, QueueError> {
+    let messages = Arc::new(messages);
+    let keepalive = tokio::spawn(keep_in_progress(messages.clone(), options.ack_wait));
+    let mut publisher = Publisher::new(&broker, &options.output);
+    let started = chrono::Utc::now();
+    let mut read = BTreeMap::new();
+    let status = run_program(&options, &messages, &mut publisher, &mut read).await;
+    keepalive.abort();
+    let status = status?;
+    let mut outcome = Outcome {
+        published: Published::default(),
+        failed: !ended_as_a_stage(status),
+        handed_back: 0,
+        given_up: 0,
+    };
+    if outcome.failed {
+        eprintln!(
+            "rip-queue work: `{}` ended with {status} on {} record(s): handing them back",
+            program_name(&options),
+            messages.len()
+        );
+        hand_back(&options, &messages, &mut publisher, &mut outcome, status).await?;
+    }
+    if !outcome.failed {
+        let summary = summary(started, read, publisher.sent_by_kind());
+        publisher.send(&summary).await?;
+    }
+    outcome.published = publisher.flush().await?;
+    if !outcome.failed {
+        for message in messages.iter() {
+            acknowledge(&broker, message, AckKind::Ack).await;
+        }
+    }
+    Ok(outcome)
+}
+
+async fn run_program(
+    options: &WorkOptions,
+    messages: &Arc<Vec<Message>>,
+    publisher: &mut Publisher,
+    read: &mut BTreeMap<String, u64>,
+) -> Result<ExitStatus, QueueError> {
+    let (program, args) = options.command.split_first().expect("a command");
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|source| QueueError::Spawn {
+            command: program.to_string_lossy().into_owned(),
+            source,
+        })?;
+    let stdin = child.stdin.take().expect("piped stdin");
+    let feeder = tokio::spawn(feed(stdin, messages.clone()));
+    let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    while let Some(line) = lines.next_line().await? {
+        if !line.trim().is_empty() {
+            *read.entry(kind_of(&line)).or_default() += 1;
+            publisher.send(&line).await?;
+        }
+    }
+    let status = child.wait().await?;
+    // A program that stopped reading early broke the feeder's pipe: its exit status says
+    // whether that was fine.
+    feeder.await.ok();
+    Ok(status)
+}
+
+/// The `summary` a run ends with, as every stage's output does: what the program wrote
+/// (`input`) and what was published (`output`, this summary included). They differ where a
+/// `ledger` record went out one URL at a time or a record too large as a failure, so that
+/// `rip-health`, comparing each stage's output with the next one's input, finds the books
+/// as they are.
+fn summary(
+    started: DateTime<Utc>,
+    read: BTreeMap<String, u64>,
+    sent: &BTreeMap<String, u64>,
+) -> String {
+    let mut output = sent.clone();
+    *output.entry("summary".to_owned()).or_default() += 1;
+    let passed_through = read
+        .iter()
+        .filter(|(kind, n)| sent.get(*kind) == Some(n))
+        .map(|(kind, n)| (kind.clone(), *n))
+        .collect();
+    let summary = Summary {
+        stage: "rip-queue".to_owned(),
+        pid: std::process::id(),
+        started_at: started,
+        ended_at: Utc::now(),
+        input: read,
+        output,
+        passed_through,
+        bad_lines: 0,
+        status: Status::Complete,
+        counters: BTreeMap::new(),
+        notes: Vec::new(),
+        extra: serde_json::Map::new(),
+    };
+    serde_json::to_string(&Record::Summary(summary)).expect("a summary serialises")
+}
+
+async fn feed(mut stdin: ChildStdin, messages: Arc<Vec<Message>>) -> std::io::Result<()> {
+    for message in messages.iter() {
+        stdin.write_all(&message.payload).await?;
+        stdin.write_all(b"\n").await?;
+    }
+    stdin.shutdown().await
+}
+
+/// Tells the broker, a few times per acknowledgement wait, that the records are being worked
+/// on, so that a long run does not have them delivered to another worker meanwhile.
+async fn keep_in_progress(messages: Arc<Vec<Message>>, ack_wait: Duration) {
+    let every = (ack_wait / 3).max(Duration::from_millis(100));
+    loop {
+        tokio::time::sleep(every).await;
+        for message in messages.iter() {
+            message.ack_with(AckKind::Progress).await.ok();
+        }
+    }
+}
+
+/// Exit 0 (complete) and 2 (partial: failures are in the output, as records) end a stage's
+/// work; anything else (fatal, not ready, interrupted, killed) did not do it.
+fn ended_as_a_stage(status: ExitStatus) -> bool {
+    matches!(status.code(), Some(0 | 2))
+}
+
+async fn hand_back(
+    options: &WorkOptions,
+    messages: &[Message],
+    publisher: &mut Publisher,
+    outcome: &mut Outcome,
+    status: ExitStatus,
+) -> Result<(), QueueError> {
+    for message in messages {
+        let delivered = message.info().map(|i| i.delivered).unwrap_or(1);
+        if delivered < options.max_deliver {
+            outcome.handed_back += 1;
+            message
+                .ack_with(AckKind::Nak(Some(Duration::from_millis(500))))
+                .await
+                .ok();
+            continue;
+        }
+        outcome.given_up += 1;
+        let line = String::from_utf8_lossy(&message.payload);
+        let why = format!(
+            "`{}` failed on this record {delivered} times (last: {status})",
+            program_name(options)
+        );
+        match gave_up(&line, &why) {
+            Some(failure) => publisher.send(&failure).await?,
+            None => {
+                eprintln!("rip-queue work: a record without a URL passed on unchanged: {why}");
+                publisher.send(&line).await?;
+            }
+        }
+        message.ack_with(AckKind::Term).await.ok();
+    }
+    Ok(())
+}
+
+/// The `failure` record (`queue.workFailed`) that stands for a record given up, when it has a
+/// URL to account for.
+fn gave_up(line: &str, why: &str) -> Option<String> {
+    let failure = failure_of(line, ErrorCategory::Unknown, "queue.workFailed", why)?;
+    serde_json::to_string(&Record::Failure(failure)).ok()
+}
+
+async fn acknowledge(broker: &Broker, message: &Message, kind: AckKind) {
+    let done = broker
+        .patiently("acknowledge a record", || message.double_ack_with(kind))
+        .await;
+    if let Err(e) = done {
+        // Not acknowledged: the record comes back and is done again; its output has the
+        // same identities and is stored once.
+        tracing::warn!("{e}");
+    }
+}
+
+fn program_name(options: &WorkOptions) -> String {
+    options
+        .command
+        .first()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}

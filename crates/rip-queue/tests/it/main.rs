@@ -1,0 +1,60 @@
+//! rip-queue as a binary against a real nats-server (JetStream, file storage in a temporary
+//! folder) on a free loopback port; workers run the real stages against rip-testserver.
+
+mod pipe;
+mod work;
+
+use rip_testkit::{NatsServer, Ran, Stage};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// `rip-queue --broker <the server>`.
+pub fn queue(nats: &NatsServer) -> Stage {
+    Stage::new("rip-queue").arg("--broker").arg(nats.url())
+}
+
+/// One `ref` line per URL.
+pub fn refs(urls: &[String]) -> String {
+    urls.iter()
+        .map(|u| format!("{{\"_type\":\"ref\",\"url\":\"{u}\",\"depth\":1}}\n"))
+        .collect()
+}
+
+/// The records of `stream`, as `rip-queue pull` writes them.
+pub fn pull(nats: &NatsServer, stream: &str) -> (Ran, Vec<Value>) {
+    let ran = queue(nats).args(["pull", stream]).run();
+    assert_eq!(ran.code, 0, "pull: {}", ran.stderr);
+    let values = ran
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    (ran, values)
+}
+
+/// For each URL, the kinds of the records of it among `values` that are outcomes of one
+/// stage: `page`, `failure`, `doc`, `error`, `expected`.
+pub fn outcomes(values: &[Value]) -> BTreeMap<String, Vec<String>> {
+    let mut by_url: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for v in values {
+        let kind = v["_type"].as_str().unwrap_or_default();
+        if ["page", "failure", "doc", "error", "expected"].contains(&kind) {
+            let url = v["url"].as_str().unwrap_or_default().to_owned();
+            by_url.entry(url).or_default().push(kind.to_owned());
+        }
+    }
+    by_url
+}
+
+/// The URLs the `ledger` records among `values` name, with how often each is named.
+pub fn entered(values: &[Value]) -> BTreeMap<String, usize> {
+    let mut urls = BTreeMap::new();
+    for v in values.iter().filter(|v| v["_type"] == "ledger") {
+        for url in v["entered"].as_array().into_iter().flatten() {
+            *urls
+                .entry(url.as_str().unwrap_or_default().to_owned())
+                .or_default() += 1;
+        }
+    }
+    urls
+}

@@ -1,0 +1,134 @@
+//! push and pull: records in and out of a stream, each stored once, none dropped.
+
+use super::{pull, queue, refs};
+use rip_testkit::NatsServer;
+
+#[test]
+fn pushed_records_come_back_in_order_and_a_second_push_stores_nothing_new() {
+    let nats = NatsServer::start();
+    let urls: Vec<String> = (0..200)
+        .map(|i| format!("http://127.0.0.1:9/p{i}"))
+        .collect();
+    let input = refs(&urls) + "{\"_type\":\"x-mine\",\"note\":\"an unknown kind\"}\n";
+    let first = queue(&nats).args(["push", "refs"]).stdin(&input).run();
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(
+        first
+            .stderr
+            .contains("201 records to refs: 201 stored, 0 already there"),
+        "{}",
+        first.stderr
+    );
+    // A worker that did its work again publishes the same records again.
+    let again = queue(&nats).args(["push", "refs"]).stdin(&input).run();
+    assert!(
+        again.stderr.contains("0 stored, 201 already there"),
+        "{}",
+        again.stderr
+    );
+    let (ran, values) = pull(&nats, "refs");
+    assert_eq!(values.len(), 201, "{}", ran.stderr);
+    let got: Vec<&str> = values.iter().filter_map(|v| v["url"].as_str()).collect();
+    assert_eq!(got, urls.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(values[200]["_type"], "x-mine", "unknown kinds pass through");
+}
+
+#[test]
+fn an_empty_or_new_stream_pulls_nothing_and_exits_0() {
+    let nats = NatsServer::start();
+    let (ran, values) = pull(&nats, "nothing-yet");
+    assert!(values.is_empty());
+    assert!(
+        ran.stderr.contains("0 records from nothing-yet"),
+        "{}",
+        ran.stderr
+    );
+}
+
+#[test]
+fn bad_lines_are_reported_by_line_and_the_records_around_them_stored() {
+    let nats = NatsServer::start();
+    let input = "{\"_type\":\"ref\",\"url\":\"http://h/a\"}\nnot json\n{\"_type\":\"ref\",\"url\":\"http://h/b\"}\n";
+    let ran = queue(&nats).args(["push", "refs"]).stdin(input).run();
+    assert_eq!(ran.code, 2, "partial: {}", ran.stderr);
+    assert!(
+        ran.stderr.contains("-:2:"),
+        "names the line: {}",
+        ran.stderr
+    );
+    assert_eq!(pull(&nats, "refs").1.len(), 2);
+}
+
+#[test]
+fn a_page_over_the_brokers_maximum_becomes_a_failure_of_its_url() {
+    let nats = NatsServer::start(); // max_payload 8 MB
+    let body = "x".repeat(9 << 20);
+    let input = format!(
+        "{{\"_type\":\"page\",\"url\":\"http://h/big\",\"attempt\":0,\"body\":\"{body}\"}}\n\
+         {{\"_type\":\"page\",\"url\":\"http://h/small\",\"attempt\":0,\"body\":\"ok\"}}\n"
+    );
+    let ran = queue(&nats).args(["push", "pages"]).stdin(input).run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("1 too large (as failures)"),
+        "{}",
+        ran.stderr
+    );
+    let (_, values) = pull(&nats, "pages");
+    assert_eq!(values.len(), 2);
+    assert_eq!(values[0]["_type"], "failure");
+    assert_eq!(values[0]["url"], "http://h/big");
+    assert_eq!(values[0]["errors"][0]["code"], "queue.tooLarge");
+    assert_eq!(values[1]["url"], "http://h/small");
+}
+
+#[test]
+fn a_broker_that_is_not_there_is_a_clear_error_without_its_password() {
+    let ran = rip_testkit::Stage::new("rip-queue")
+        .args([
+            "--broker",
+            "nats://crawler:hunter2@127.0.0.1:1",
+            "push",
+            "refs",
+        ])
+        .stdin("{\"_type\":\"ref\",\"url\":\"http://h/a\"}\n")
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("cannot reach the broker at nats://***@127.0.0.1:1"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!ran.stderr.contains("hunter2"), "{}", ran.stderr);
+}
+
+#[test]
+fn credentials_from_a_file_open_a_broker_that_asks_for_them() {
+    let nats = NatsServer::start_with("authorization { user: crawler, password: \"s3cret-pw\" }");
+    let dir = tempfile::tempdir().unwrap();
+    let creds = dir.path().join("creds");
+    std::fs::write(&creds, "crawler:s3cret-pw\n").unwrap();
+    let without = queue(&nats).args(["push", "refs"]).stdin("").run();
+    assert_eq!(without.code, 1, "refused without: {}", without.stderr);
+    let with = queue(&nats)
+        .arg("--creds")
+        .arg(&creds)
+        .args(["push", "refs"])
+        .stdin("{\"_type\":\"ref\",\"url\":\"http://h/a\"}\n")
+        .run();
+    assert_eq!(with.code, 0, "{}", with.stderr);
+    assert!(!with.stderr.contains("s3cret"), "{}", with.stderr);
+}
+
+#[test]
+fn a_bad_stream_name_is_a_usage_error() {
+    let nats = NatsServer::start();
+    let ran = queue(&nats).args(["push", "a.b"]).stdin("").run();
+    assert_eq!(ran.code, 1);
+    assert!(
+        ran.stderr.contains("bad stream name `a.b`"),
+        "{}",
+        ran.stderr
+    );
+}

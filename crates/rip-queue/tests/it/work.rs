@@ -1,0 +1,286 @@
+//! work: stages run on a stream by several workers; the books balance when all goes well,
+//! when a worker is killed, when the broker is killed and comes back, and when the program
+//! fails on a record.
+
+use super::{entered, outcomes, pull, queue, refs};
+use rip_testkit::{NatsServer, Stage, path_with_bins};
+use rip_testserver::{Fault, Rule, TestServer};
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+const HTML: &str = "<!doctype html><title>t</title><h1>Item</h1><p>hello</p>";
+
+/// A site of `n` pages `/p0…`, each answered after `delay`.
+fn site(n: usize, delay: Duration) -> (TestServer, Vec<String>) {
+    let mut builder = TestServer::builder()
+        .file("/robots.txt", "User-agent: *\nAllow: /\n")
+        .rule(Rule::prefix("/p").always(Fault::serve().delay(delay)));
+    for i in 0..n {
+        builder = builder.file(format!("/p{i}"), HTML);
+    }
+    let server = builder.start_background().unwrap();
+    let urls = (0..n).map(|i| server.url(&format!("/p{i}"))).collect();
+    (server, urls)
+}
+
+/// The one-machine pipeline each worker runs on a batch of refs.
+fn pipeline(cache: &Path) -> String {
+    format!(
+        "rip-fetch -q --delay 0ms --jitter 0ms --retry-base 20ms --cache-dir {} \
+         | rip-parse -q | rip-route -q --final",
+        cache.display()
+    )
+}
+
+/// A worker of `refs` into `docs`, leaving when idle for `idle`.
+fn worker(nats: &NatsServer, cache: &Path, extra: &[&str]) -> Child {
+    queue(nats)
+        .env("PATH", path_with_bins())
+        .args([
+            "work",
+            "refs",
+            "docs",
+            "--idle-exit",
+            "3s",
+            "--ack-wait",
+            "2s",
+        ])
+        .args(extra)
+        .args(["--", "bash", "-c"])
+        .arg(pipeline(cache))
+        .spawn()
+}
+
+fn finish(child: Child) -> rip_testkit::Ran {
+    rip_testkit::Ran::wait("rip-queue work", child)
+}
+
+/// Every URL has exactly one outcome in `docs`, and entered once; rip-health says complete.
+fn assert_books_balance(nats: &NatsServer, urls: &[String]) {
+    let (_, values) = pull(nats, "docs");
+    let outcomes = outcomes(&values);
+    for url in urls {
+        assert_eq!(
+            outcomes.get(url).map(Vec::len),
+            Some(1),
+            "{url}: {:?}",
+            outcomes.get(url)
+        );
+    }
+    assert_eq!(
+        outcomes.len(),
+        urls.len(),
+        "no outcome for a URL that did not enter"
+    );
+    let entered = entered(&values);
+    assert_eq!(entered.len(), urls.len());
+    assert!(
+        entered.values().all(|&n| n == 1),
+        "each URL entered once: {entered:?}"
+    );
+    let text: String = values.iter().map(|v| format!("{v}\n")).collect();
+    let health = Stage::new("rip-health").stdin(text).run();
+    assert_eq!(
+        health.code, 0,
+        "rip-health: {}\n{}",
+        health.stderr, health.stdout
+    );
+}
+
+fn push_refs(nats: &NatsServer, urls: &[String]) {
+    let ran = queue(nats).args(["push", "refs"]).stdin(refs(urls)).run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+}
+
+fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < timeout, "waited {timeout:?} for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn three_workers_share_a_crawl_and_every_url_ends_once() {
+    let nats = NatsServer::start();
+    let (server, urls) = site(60, Duration::from_millis(30));
+    let cache = tempfile::tempdir().unwrap();
+    push_refs(&nats, &urls);
+    let workers: Vec<Child> = (0..3)
+        .map(|_| worker(&nats, cache.path(), &["--batch", "8"]))
+        .collect();
+    let ran: Vec<_> = workers.into_iter().map(finish).collect();
+    for r in &ran {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let busy = ran
+        .iter()
+        .filter(|r| !r.stderr.contains(" 0 records in"))
+        .count();
+    assert!(
+        busy >= 2,
+        "the records were shared: {:?}",
+        ran.iter().map(|r| &r.stderr).collect::<Vec<_>>()
+    );
+    assert_books_balance(&nats, &urls);
+    for i in 0..60 {
+        assert_eq!(server.count(&format!("/p{i}")), 1, "/p{i} fetched once");
+    }
+}
+
+#[test]
+fn a_worker_killed_mid_crawl_loses_nothing_and_others_finish_its_records() {
+    let nats = NatsServer::start();
+    let (server, urls) = site(40, Duration::from_millis(150));
+    let cache = tempfile::tempdir().unwrap();
+    push_refs(&nats, &urls);
+    let mut doomed = worker(&nats, cache.path(), &["--batch", "4", "-j", "2"]);
+    wait_for("10 fetches", Duration::from_secs(30), || {
+        server.total() >= 10
+    });
+    doomed.kill().unwrap(); // SIGKILL: no acknowledgement of what it holds
+    doomed.wait().unwrap();
+    let at_kill = server.total();
+    let others: Vec<Child> = (0..2)
+        .map(|_| worker(&nats, cache.path(), &["--batch", "4"]))
+        .collect();
+    assert!(at_kill < 41, "killed mid-crawl: {at_kill} requests");
+    let ran: Vec<_> = others.into_iter().map(finish).collect();
+    for r in &ran {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let again = ran.iter().any(|r| !r.stderr.contains("(0 delivered again"));
+    assert!(
+        again,
+        "the killed worker's records came back: {:?}",
+        ran.iter().map(|r| &r.stderr).collect::<Vec<_>>()
+    );
+    assert_books_balance(&nats, &urls);
+    // The killed worker held at most 2 batches of 4: those pages may be fetched twice.
+    let fetches = server.total() - 1; // robots.txt
+    assert!(
+        fetches <= 40 + 8,
+        "{fetches} fetches for 40 pages ({at_kill} before the kill)"
+    );
+}
+
+#[test]
+fn the_broker_killed_and_restarted_on_its_store_mid_run_and_the_books_still_balance() {
+    let mut nats = NatsServer::start();
+    let (server, urls) = site(40, Duration::from_millis(60));
+    let cache = tempfile::tempdir().unwrap();
+    push_refs(&nats, &urls);
+    let workers: Vec<Child> = (0..2)
+        .map(|_| worker(&nats, cache.path(), &["--batch", "4", "--patience", "30s"]))
+        .collect();
+    wait_for("8 fetches", Duration::from_secs(30), || server.total() >= 8);
+    let at_kill = server.total();
+    nats.kill();
+    std::thread::sleep(Duration::from_millis(800));
+    nats.restart();
+    let ran: Vec<_> = workers.into_iter().map(finish).collect();
+    for r in &ran {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    // The outage is the client's to ride out: it buffers, reconnects, and records whose
+    // acknowledgement was lost come back and are done again, their output stored once.
+    assert!(
+        at_kill < 41,
+        "the broker died mid-crawl: {at_kill} requests before"
+    );
+    assert!(server.total() < 41 + 8, "{} fetches", server.total());
+    assert_books_balance(&nats, &urls);
+}
+
+#[test]
+fn a_record_the_program_always_fails_on_becomes_a_failure_and_the_others_go_through() {
+    let nats = NatsServer::start();
+    let mut input = String::new();
+    for i in 0..10 {
+        input += &format!("{{\"_type\":\"ref\",\"url\":\"http://h/{i}\",\"attempt\":0}}\n");
+    }
+    input += "{\"_type\":\"ref\",\"url\":\"http://h/poison\",\"attempt\":0}\n";
+    queue(&nats).args(["push", "refs"]).stdin(input).run();
+    // A program that echoes its records, and dies on the poison one.
+    let program = "while IFS= read -r line; do case \"$line\" in *poison*) exit 1;; esac; \
+                   echo \"$line\" | sed 's/\"ref\"/\"expected\"/'; done";
+    let ran = queue(&nats)
+        .args([
+            "work",
+            "refs",
+            "out",
+            "--idle-exit",
+            "2s",
+            "--max-deliver",
+            "3",
+            "--linger",
+            "50ms",
+        ])
+        .args(["--", "bash", "-c", program])
+        .run();
+    assert_eq!(ran.code, 2, "partial: one record given up; {}", ran.stderr);
+    assert!(
+        ran.stderr.contains("1 given up as failures"),
+        "{}",
+        ran.stderr
+    );
+    let (_, values) = pull(&nats, "out");
+    let outcomes = outcomes(&values);
+    assert_eq!(outcomes.len(), 11, "{outcomes:?}");
+    for i in 0..10 {
+        assert_eq!(outcomes[&format!("http://h/{i}")], vec!["expected"]);
+    }
+    assert_eq!(outcomes["http://h/poison"], vec!["failure"]);
+    let failure = values
+        .iter()
+        .find(|v| v["url"] == "http://h/poison")
+        .unwrap();
+    assert_eq!(failure["errors"][0]["code"], "queue.workFailed");
+    assert!(
+        failure["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("3 times"),
+        "{failure}"
+    );
+}
+
+#[test]
+fn a_broker_that_stays_away_ends_the_worker_with_exit_1_after_its_patience() {
+    let mut nats = NatsServer::start();
+    push_refs(&nats, &["http://127.0.0.1:9/a".to_owned()]);
+    let child = queue(&nats)
+        .args([
+            "work",
+            "refs",
+            "out",
+            "--patience",
+            "2s",
+            "--linger",
+            "50ms",
+        ])
+        .args(["--", "cat"])
+        .spawn();
+    std::thread::sleep(Duration::from_millis(500));
+    nats.kill();
+    let start = Instant::now();
+    let ran = finish(child);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(
+        ran.stderr.contains("has not answered for 2s"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr
+            .contains("waiting for the broker at nats://127.0.0.1:"),
+        "{}",
+        ran.stderr
+    );
+}
