@@ -75,6 +75,12 @@ pub enum Command {
         /// Input file of NDJSON records; `-` or nothing reads stdin.
         #[arg(long, short = 'i', value_name = "FILE")]
         input: Option<PathBuf>,
+        /// Create the stream partitioned by host into N partitions (0: not partitioned): the
+        /// workers of a group then share it by partition, each host's records going to one
+        /// worker at a time, which keeps the host's politeness. An existing stream must have
+        /// the same number.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=1024))]
+        partitions: Option<u32>,
     },
     /// Write the records of STREAM to stdout, in the stream's order: those it holds now, or
     /// with --follow those and every later one until stopped.

@@ -25,10 +25,14 @@ async fn run(cli: Cli) -> anyhow::Result<Status> {
     let broker = Broker::connect(&options).await?;
     let quiet = cli.quiet;
     match cli.command {
-        Command::Push { stream, input } => {
+        Command::Push {
+            stream,
+            input,
+            partitions,
+        } => {
             let (input, name) = rip_cli::open_input(input.as_deref())?;
-            let pushed =
-                rip_queue::push::push(&broker, &stream, BufReader::new(input), name).await?;
+            let input = BufReader::new(input);
+            let pushed = rip_queue::push::push(&broker, &stream, partitions, input, name).await?;
             say(
                 quiet,
                 &format!(

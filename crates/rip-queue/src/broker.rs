@@ -5,7 +5,7 @@
 //! remember message ids for the deduplication window, so a record published again within it
 //! is stored once.
 
-use crate::QueueError;
+use crate::{QueueError, partition};
 use async_nats::jetstream::{self, stream};
 use std::future::Future;
 use std::path::PathBuf;
@@ -103,25 +103,52 @@ impl Broker {
         self.client.server_info().max_payload
     }
 
+    /// The prefix of the streams' and buckets' names.
+    pub fn prefix(&self) -> &str {
+        &self.options.prefix
+    }
+
     /// The subject records of `name` are published on.
     pub fn subject(&self, name: &str) -> String {
         format!("{}.{name}", self.options.prefix)
     }
 
-    /// The stream `name`, created when it does not exist yet.
+    /// The stream `name`, created (not partitioned) when it does not exist yet.
     pub async fn stream(&self, name: &str) -> Result<stream::Stream, QueueError> {
+        self.stream_with(name, None).await
+    }
+
+    /// The stream `name`, created with `partitions` when given and it does not exist yet; an
+    /// existing stream with another number of partitions is an error.
+    pub async fn stream_with(
+        &self,
+        name: &str,
+        partitions: Option<u32>,
+    ) -> Result<stream::Stream, QueueError> {
         check_name(name)?;
         check_name(&self.options.prefix)?;
+        let subject = self.subject(name);
         let config = stream::Config {
             name: format!("{}_{name}", self.options.prefix),
-            subjects: vec![self.subject(name)],
+            subjects: vec![subject.clone(), format!("{subject}.*")],
             storage: stream::StorageType::File,
             duplicate_window: self.options.dedupe_window,
+            description: partitions.filter(|&n| n > 0).map(partition::description),
             ..Default::default()
         };
         let doing = format!("open the stream {name}");
-        self.patiently(&doing, || self.js.get_or_create_stream(config.clone()))
-            .await
+        let stream = self
+            .patiently(&doing, || self.js.get_or_create_stream(config.clone()))
+            .await?;
+        let has = partitions_of(&stream);
+        match partitions {
+            Some(wanted) if wanted != has => Err(QueueError::Partitions {
+                stream: name.to_owned(),
+                has,
+                wanted,
+            }),
+            _ => Ok(stream),
+        }
     }
 
     /// Runs `attempt` until it succeeds, for as long as the broker's patience allows: a broker
@@ -218,6 +245,11 @@ impl Absence {
             reason: "disconnected".to_owned(),
         })
     }
+}
+
+/// The partitions of `stream` (0: not partitioned), from its description.
+pub fn partitions_of(stream: &stream::Stream) -> u32 {
+    partition::from_description(stream.cached_info().config.description.as_deref())
 }
 
 fn with_credentials(

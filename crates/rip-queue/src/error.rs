@@ -36,6 +36,18 @@ pub enum QueueError {
     /// A stream name that JetStream cannot take.
     #[error("bad stream name `{0}`: use letters, digits, `-` and `_`")]
     BadStreamName(String),
+    /// A stream asked for with other partitions than it has.
+    #[error(
+        "the stream {stream} has {has} partitions, not {wanted} (0: not partitioned); use another stream name or --prefix"
+    )]
+    Partitions {
+        /// The stream.
+        stream: String,
+        /// Its partitions.
+        has: u32,
+        /// The partitions asked for.
+        wanted: u32,
+    },
     /// The credentials file could not be read.
     #[error("cannot read the credentials file {path}: {source}")]
     Credentials {

@@ -21,6 +21,7 @@ pub mod broker;
 pub mod error;
 pub mod fit;
 pub mod identity;
+pub mod partition;
 pub mod publish;
 pub mod pull;
 pub mod push;

@@ -2,7 +2,7 @@
 //! again (under the same identity) while the broker restarts.
 
 use crate::identity::{kind_of, ledger_per_url, message_id};
-use crate::{Broker, QueueError, fit::fit};
+use crate::{Broker, QueueError, fit::fit, partition};
 use async_nats::jetstream::context::{PublishAckFuture, PublishError};
 use async_nats::jetstream::message::PublishMessage;
 use bytes::Bytes;
@@ -31,6 +31,7 @@ pub struct Published {
 pub struct Publisher {
     broker: Broker,
     subject: String,
+    partitions: u32,
     max_payload: usize,
     pending: VecDeque<Pending>,
     counts: Published,
@@ -39,15 +40,18 @@ pub struct Publisher {
 
 struct Pending {
     ack: PublishAckFuture,
+    subject: String,
     payload: Bytes,
     id: String,
 }
 
 impl Publisher {
-    /// A publisher to the stream `stream` (which must exist: [`Broker::stream`]).
-    pub fn new(broker: &Broker, stream: &str) -> Self {
+    /// A publisher to the stream `stream` (which must exist: [`Broker::stream`]) with
+    /// `partitions` ([`crate::broker::partitions_of`]; 0: not partitioned).
+    pub fn new(broker: &Broker, stream: &str, partitions: u32) -> Self {
         Self {
             subject: broker.subject(stream),
+            partitions,
             max_payload: broker.max_payload(),
             broker: broker.clone(),
             pending: VecDeque::new(),
@@ -88,9 +92,18 @@ impl Publisher {
         }
         *self.by_kind.entry(kind_of(&fitted)).or_default() += 1;
         let id = message_id(&fitted);
+        let subject = match self.partitions {
+            0 => self.subject.clone(),
+            n => format!("{}.{}", self.subject, partition::of(&fitted, n)),
+        };
         let payload = Bytes::from(fitted.into_owned());
-        let ack = self.publish(&payload, &id).await?;
-        self.pending.push_back(Pending { ack, payload, id });
+        let ack = self.publish(&subject, &payload, &id).await?;
+        self.pending.push_back(Pending {
+            ack,
+            subject,
+            payload,
+            id,
+        });
         while self.pending.len() > WINDOW {
             self.settle_oldest().await?;
         }
@@ -111,20 +124,31 @@ impl Publisher {
         &self.by_kind
     }
 
-    async fn publish(&self, payload: &Bytes, id: &str) -> Result<PublishAckFuture, QueueError> {
+    async fn publish(
+        &self,
+        subject: &str,
+        payload: &Bytes,
+        id: &str,
+    ) -> Result<PublishAckFuture, QueueError> {
         let js = self.broker.jetstream();
         self.broker
             .patiently("publish a record", || {
                 let message = PublishMessage::build()
                     .payload(payload.clone())
                     .message_id(id);
-                js.send_publish(self.subject.clone(), message)
+                js.send_publish(subject.to_owned(), message)
             })
             .await
     }
 
     async fn settle_oldest(&mut self) -> Result<(), QueueError> {
-        let Some(Pending { ack, payload, id }) = self.pending.pop_front() else {
+        let Some(Pending {
+            ack,
+            subject,
+            payload,
+            id,
+        }) = self.pending.pop_front()
+        else {
             return Ok(());
         };
         let start = Instant::now();
@@ -141,7 +165,7 @@ impl Publisher {
                     }
                     self.give_up_after(start, &e)?;
                     tokio::time::sleep(Duration::from_millis(200)).await;
-                    answer = self.publish(&payload, &id).await?.await;
+                    answer = self.publish(&subject, &payload, &id).await?.await;
                     continue;
                 }
             }

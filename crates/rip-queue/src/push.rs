@@ -1,5 +1,6 @@
 //! `rip-queue push STREAM`: records from a reader into a stream.
 
+use crate::broker::partitions_of;
 use crate::{Broker, Published, Publisher, QueueError};
 use rip_core::ndjson::report_bad_line;
 use rip_core::{NdjsonReader, ReadError};
@@ -17,18 +18,20 @@ pub struct Pushed {
 }
 
 /// Publishes every record of `input` (named `input_name` in messages) to `stream`, creating
-/// it when needed, and returns once the broker has stored them all.
+/// it when needed (with `partitions` by host when given), and returns once the broker has
+/// stored them all.
 pub async fn push<R>(
     broker: &Broker,
     stream: &str,
+    partitions: Option<u32>,
     input: R,
     input_name: String,
 ) -> Result<Pushed, QueueError>
 where
     R: BufRead + Send + 'static,
 {
-    broker.stream(stream).await?;
-    let mut publisher = Publisher::new(broker, stream);
+    let handle = broker.stream_with(stream, partitions).await?;
+    let mut publisher = Publisher::new(broker, stream, partitions_of(&handle));
     let (tx, mut rx) = tokio::sync::mpsc::channel(1024);
     let reader = tokio::task::spawn_blocking(move || {
         for item in NdjsonReader::new(input, input_name) {

@@ -16,11 +16,14 @@
 //! delivery ends as a `failure` of its URL (`queue.workFailed`) after `max_deliver` tries.
 
 mod batch;
+mod members;
+mod partitioned;
 
-use crate::broker::Absence;
+use crate::broker::{Absence, partitions_of};
 use crate::{Broker, Published, QueueError};
 use async_nats::jetstream::Message;
 use async_nats::jetstream::consumer::{AckPolicy, PullConsumer, pull};
+use async_nats::jetstream::stream::Stream;
 use futures::StreamExt;
 use std::ffi::OsString;
 use std::sync::Arc;
@@ -73,15 +76,32 @@ pub struct Worked {
     pub published: Published,
 }
 
-/// Works on `options.input` until stopped (`stop`), or idle for `options.idle_exit`.
+/// Works on `options.input` until stopped (`stop`), or idle for `options.idle_exit`. On a
+/// stream partitioned by host, the worker works on the partitions it owns among the live
+/// workers of its group, one batch at a time per partition (see [`partitioned`]).
 pub async fn work(
     broker: &Broker,
     options: WorkOptions,
     stop: Arc<AtomicBool>,
 ) -> Result<Worked, QueueError> {
-    let consumer = consumer(broker, &options).await?;
-    broker.stream(&options.output).await?;
+    let input = broker.stream(&options.input).await?;
+    let out_partitions = partitions_of(&broker.stream(&options.output).await?);
     let options = Arc::new(options);
+    match partitions_of(&input) {
+        0 => shared(broker, input, options, out_partitions, stop).await,
+        n => partitioned::work(broker, input, n, options, out_partitions, stop).await,
+    }
+}
+
+/// Works on a stream that is not partitioned: every worker of the group takes batches.
+async fn shared(
+    broker: &Broker,
+    input: Stream,
+    options: Arc<WorkOptions>,
+    out_partitions: u32,
+    stop: Arc<AtomicBool>,
+) -> Result<Worked, QueueError> {
+    let consumer = consumer(broker, &input, &options, None).await?;
     let mut running = JoinSet::new();
     let mut worked = Worked::default();
     let mut idle_since = Instant::now();
@@ -97,7 +117,8 @@ pub async fn work(
             if !messages.is_empty() {
                 idle_since = Instant::now();
                 for batch in batches(messages, &mut worked) {
-                    running.spawn(batch::run(broker.clone(), options.clone(), batch));
+                    let run = batch::run(broker.clone(), options.clone(), out_partitions, batch);
+                    running.spawn(run);
                 }
                 continue;
             }
@@ -106,7 +127,10 @@ pub async fn work(
                     .idle_exit
                     .is_some_and(|idle| idle_since.elapsed() >= idle)
                 {
-                    break;
+                    if outstanding(&consumer).await == 0 {
+                        break;
+                    }
+                    idle_since = Instant::now(); // a dead worker's records are to come back
                 }
                 continue;
             }
@@ -119,19 +143,43 @@ pub async fn work(
     Ok(worked)
 }
 
-async fn consumer(broker: &Broker, options: &WorkOptions) -> Result<PullConsumer, QueueError> {
-    let stream = broker.stream(&options.input).await?;
+/// Records of `consumer` not yet done: waiting, or delivered and not acknowledged (held by a
+/// worker, perhaps a dead one whose records come back after the acknowledgement wait). An
+/// idle worker leaves only when there are none, so the last one alive finishes them.
+async fn outstanding(consumer: &PullConsumer) -> u64 {
+    let mut consumer = consumer.clone();
+    match consumer.info().await {
+        Ok(info) => info.num_pending + info.num_ack_pending as u64,
+        Err(_) => 1, // unknown: not idle
+    }
+}
+
+/// The group's durable consumer of `input`, or of its partition `p`.
+async fn consumer(
+    broker: &Broker,
+    input: &Stream,
+    options: &WorkOptions,
+    partition: Option<u32>,
+) -> Result<PullConsumer, QueueError> {
+    let (name, filter_subject) = match partition {
+        None => (options.group.clone(), String::new()),
+        Some(p) => (
+            format!("{}-p{p}", options.group),
+            format!("{}.{p}", broker.subject(&options.input)),
+        ),
+    };
     let config = pull::Config {
-        durable_name: Some(options.group.clone()),
+        durable_name: Some(name.clone()),
         ack_policy: AckPolicy::Explicit,
         ack_wait: options.ack_wait,
         max_deliver: options.max_deliver + 1,
+        filter_subject,
         ..Default::default()
     };
     let doing = format!("join the worker group {}", options.group);
     broker
         .patiently(&doing, || {
-            stream.get_or_create_consumer(&options.group, config.clone())
+            input.get_or_create_consumer(&name, config.clone())
         })
         .await
 }

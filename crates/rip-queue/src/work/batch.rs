@@ -15,7 +15,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, Command};
 
 /// What one run did.
-pub(super) struct Outcome {
+pub(crate) struct Outcome {
     published: Published,
     failed: bool,
     handed_back: u64,
@@ -41,11 +41,12 @@ impl Outcome {
 pub(super) async fn run(
     broker: Broker,
     options: Arc<WorkOptions>,
+    out_partitions: u32,
     messages: Vec<Message>,
 ) -> Result<Outcome, QueueError> {
     let messages = Arc::new(messages);
     let keepalive = tokio::spawn(keep_in_progress(messages.clone(), options.ack_wait));
-    let mut publisher = Publisher::new(&broker, &options.output);
+    let mut publisher = Publisher::new(&broker, &options.output, out_partitions);
     let started = chrono::Utc::now();
     let mut read = BTreeMap::new();
     let status = run_program(&options, &messages, &mut publisher, &mut read).await;

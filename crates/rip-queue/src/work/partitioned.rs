@@ -1,0 +1,179 @@
+//! Work on a stream partitioned by host: a worker takes batches only from the partitions whose
+//! lease it holds ([`members`](super::members)), one batch at a time per partition, so a host
+//! is worked on by one program at a time on one machine, and its politeness (the gap,
+//! Retry-After, the circuit breaker, kept in that machine's cache folder) holds for the whole
+//! crawl however many workers there are.
+
+use super::batch::{self, Outcome};
+use super::members::Membership;
+use super::{WorkOptions, Worked, batches, consumer};
+use crate::broker::Absence;
+use crate::{Broker, QueueError};
+use async_nats::jetstream::Message;
+use async_nats::jetstream::consumer::PullConsumer;
+use async_nats::jetstream::stream::Stream;
+use futures::StreamExt;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tokio::task::JoinSet;
+
+type Done = (u32, Result<Vec<Outcome>, QueueError>);
+
+/// Works on the partitions of `input` this worker holds until stopped or idle.
+pub(super) async fn work(
+    broker: &Broker,
+    input: Stream,
+    partitions: u32,
+    options: Arc<WorkOptions>,
+    out_partitions: u32,
+    stop: Arc<AtomicBool>,
+) -> Result<Worked, QueueError> {
+    let mut members = Membership::join(broker, &options.group, partitions).await?;
+    let mut job = Job {
+        broker,
+        input,
+        options,
+        out_partitions,
+        partitions,
+        consumers: HashMap::new(),
+        running: JoinSet::new(),
+        busy: BTreeSet::new(),
+        worked: Worked::default(),
+    };
+    let result = job.run(&mut members, &stop).await;
+    members.leave().await;
+    result.map(|()| job.worked)
+}
+
+struct Job<'a> {
+    broker: &'a Broker,
+    input: Stream,
+    options: Arc<WorkOptions>,
+    out_partitions: u32,
+    partitions: u32,
+    consumers: HashMap<u32, PullConsumer>,
+    running: JoinSet<Done>,
+    busy: BTreeSet<u32>,
+    worked: Worked,
+}
+
+impl Job<'_> {
+    async fn run(&mut self, members: &mut Membership, stop: &AtomicBool) -> Result<(), QueueError> {
+        let mut idle_since = Instant::now();
+        let mut absence = Absence::default();
+        let mut turn = 0usize;
+        loop {
+            let stopping = stop.load(Ordering::Relaxed);
+            if stopping && self.running.is_empty() {
+                return Ok(());
+            }
+            if members.due() {
+                if let Err(e) = members.beat(&self.busy).await {
+                    tracing::warn!("{e}");
+                }
+                absence.check(self.broker, "keep the worker group")?;
+            }
+            let free: Vec<u32> = members.held().filter(|p| !self.busy.contains(p)).collect();
+            turn = turn.wrapping_add(1);
+            if !stopping && self.start_batches(free, turn).await? {
+                idle_since = Instant::now();
+                continue;
+            }
+            if self.running.is_empty() {
+                if self
+                    .options
+                    .idle_exit
+                    .is_some_and(|idle| idle_since.elapsed() >= idle)
+                {
+                    if self.outstanding().await? == 0 {
+                        return Ok(());
+                    }
+                    idle_since = Instant::now(); // another worker's partitions still have work
+                }
+                tokio::time::sleep(self.options.linger).await;
+                continue;
+            }
+            let linger = self.options.linger;
+            if let Ok(Some(done)) = tokio::time::timeout(linger, self.running.join_next()).await {
+                let (p, outcomes) = done.map_err(|e| QueueError::Io(std::io::Error::other(e)))?;
+                self.busy.remove(&p);
+                for outcome in outcomes? {
+                    outcome.add_to(&mut self.worked);
+                }
+            }
+        }
+    }
+
+    /// Starts a batch on each free partition with records, up to the parallel runs allowed,
+    /// beginning at a partition that turns; whether one started.
+    async fn start_batches(&mut self, free: Vec<u32>, turn: usize) -> Result<bool, QueueError> {
+        let mut started = false;
+        let n = free.len().max(1);
+        for i in 0..free.len() {
+            if self.running.len() >= self.options.parallel {
+                break;
+            }
+            let p = free[(turn + i) % n];
+            let messages = self.fetch_now(p).await?;
+            if messages.is_empty() {
+                continue;
+            }
+            let groups = batches(messages, &mut self.worked);
+            self.busy.insert(p);
+            started = true;
+            let (broker, options) = (self.broker.clone(), self.options.clone());
+            let out_partitions = self.out_partitions;
+            self.running.spawn(async move {
+                let mut outcomes = Vec::new();
+                for group in groups {
+                    match batch::run(broker.clone(), options.clone(), out_partitions, group).await {
+                        Ok(outcome) => outcomes.push(outcome),
+                        Err(e) => return (p, Err(e)),
+                    }
+                }
+                (p, Ok(outcomes))
+            });
+        }
+        Ok(started)
+    }
+
+    /// Records not yet done in any partition, this worker's or not (see
+    /// [`super::outstanding`]).
+    async fn outstanding(&mut self) -> Result<u64, QueueError> {
+        let mut total = 0;
+        for p in 0..self.partitions {
+            total += super::outstanding(self.consumer(p).await?).await;
+        }
+        Ok(total)
+    }
+
+    async fn consumer(&mut self, p: u32) -> Result<&PullConsumer, QueueError> {
+        if !self.consumers.contains_key(&p) {
+            let c = consumer(self.broker, &self.input, &self.options, Some(p)).await?;
+            self.consumers.insert(p, c);
+        }
+        Ok(&self.consumers[&p])
+    }
+
+    /// The records partition `p` has now (no waiting), up to a batch.
+    async fn fetch_now(&mut self, p: u32) -> Result<Vec<Message>, QueueError> {
+        let batch_size = self.options.batch;
+        let Ok(batch) = self
+            .consumer(p)
+            .await?
+            .fetch()
+            .max_messages(batch_size)
+            .messages()
+            .await
+        else {
+            return Ok(Vec::new());
+        };
+        let bound = Duration::from_secs(5);
+        match tokio::time::timeout(bound, batch.collect::<Vec<_>>()).await {
+            Ok(messages) => Ok(messages.into_iter().filter_map(Result::ok).collect()),
+            Err(_) => Ok(Vec::new()),
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Streams partitioned by host: each host worked on by one worker at a time, so the per-host
+//! gap holds for the whole crawl, and a dead worker's hosts taken over by another.
+
+use super::{outcomes, pull, queue, refs};
+use rip_testkit::{NatsServer, Ran, path_with_bins};
+use rip_testserver::{Fault, Rule, TestServer};
+use std::path::Path;
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+/// The server's logged requests for pages (robots.txt left out).
+fn pages(server: &TestServer) -> Vec<rip_testserver::RequestRecord> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.starts_with("/p"))
+        .collect()
+}
+
+const HTML: &str = "<!doctype html><title>t</title><p>hello</p>";
+
+/// A server (one host: its port) of `n` pages `/p0…`, each answered after `delay`.
+fn host(n: usize, delay: Duration) -> (TestServer, Vec<String>) {
+    let mut builder = TestServer::builder()
+        .file("/robots.txt", "User-agent: *\nAllow: /\n")
+        .rule(Rule::prefix("/p").always(Fault::serve().delay(delay)));
+    for i in 0..n {
+        builder = builder.file(format!("/p{i}"), HTML);
+    }
+    let server = builder.start_background().unwrap();
+    let urls = (0..n).map(|i| server.url(&format!("/p{i}"))).collect();
+    (server, urls)
+}
+
+/// A worker fetching refs into `pages` with a `gap` per host, its cache folder its own (as on
+/// a machine of its own).
+fn fetcher(nats: &NatsServer, cache: &Path, gap: &str, extra: &[&str]) -> Child {
+    queue(nats)
+        .env("PATH", path_with_bins())
+        .args([
+            "work",
+            "refs",
+            "pages",
+            "--idle-exit",
+            "2s",
+            "--linger",
+            "50ms",
+        ])
+        .args(extra)
+        .args([
+            "--",
+            "rip-fetch",
+            "-q",
+            "--jitter",
+            "0ms",
+            "--delay",
+            gap,
+            "--cache-dir",
+        ])
+        .arg(cache)
+        .spawn()
+}
+
+fn push(nats: &NatsServer, urls: &[String], partitions: &str) {
+    let ran = queue(nats)
+        .args(["push", "refs", "--partitions", partitions])
+        .stdin(refs(urls))
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+}
+
+/// Each URL has exactly one `page` in `pages`.
+fn assert_one_page_each(nats: &NatsServer, urls: &[String]) {
+    let (_, values) = pull(nats, "pages");
+    let outcomes = outcomes(&values);
+    for url in urls {
+        assert_eq!(outcomes.get(url), Some(&vec!["page".to_owned()]), "{url}");
+    }
+    assert_eq!(outcomes.len(), urls.len());
+}
+
+#[test]
+fn three_workers_on_three_hosts_keep_each_hosts_gap_as_one_fetcher_would() {
+    let nats = NatsServer::start();
+    let hosts: Vec<_> = (0..3).map(|_| host(12, Duration::ZERO)).collect();
+    let urls: Vec<String> = hosts.iter().flat_map(|(_, u)| u.clone()).collect();
+    push(&nats, &urls, "8");
+    let caches: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    let t0 = Instant::now();
+    let workers: Vec<Child> = caches
+        .iter()
+        .map(|c| fetcher(&nats, c.path(), "200ms", &["--batch", "4", "-j", "3"]))
+        .collect();
+    let ran: Vec<Ran> = workers
+        .into_iter()
+        .map(|w| Ran::wait("rip-queue work", w))
+        .collect();
+    for r in &ran {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    assert_one_page_each(&nats, &urls);
+    for (server, _) in &hosts {
+        let pages = pages(server);
+        assert_eq!(pages.len(), 12);
+        let gap = rip_testserver::min_gap(&pages).unwrap();
+        assert!(
+            gap >= Duration::from_millis(195),
+            "a host got two requests {gap:?} apart"
+        );
+    }
+    // Three hosts at 5 pages/s each: the crawl took about as long as one host's 12 pages
+    // (2.2 s), not three hosts' one after the other (7 s), plus the idle exit.
+    assert!(t0.elapsed() < Duration::from_secs(9), "{:?}", t0.elapsed());
+}
+
+#[test]
+fn a_killed_owner_s_hosts_are_taken_over_and_nothing_is_lost() {
+    let nats = NatsServer::start();
+    let (server, urls) = host(24, Duration::from_millis(100));
+    push(&nats, &urls, "4");
+    let (a_cache, b_cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let args = ["--batch", "3", "--ack-wait", "2s"];
+    let mut owner = fetcher(&nats, a_cache.path(), "0ms", &args);
+    let start = Instant::now();
+    while pages(&server).len() < 6 {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the owner started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    owner.kill().unwrap(); // SIGKILL: its lease and name expire, its records come back
+    owner.wait().unwrap();
+    let heir = fetcher(&nats, b_cache.path(), "0ms", &args);
+    let ran = Ran::wait("rip-queue work", heir);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_one_page_each(&nats, &urls);
+    let fetched = pages(&server).len();
+    assert!(
+        fetched <= 24 + 3,
+        "{fetched} fetches: at most one batch done twice"
+    );
+}
