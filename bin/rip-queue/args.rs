@@ -88,8 +88,13 @@ pub enum Command {
         /// The stream.
         stream: String,
         /// Keep writing records as they arrive.
-        #[arg(long, short = 'f')]
+        #[arg(long, short = 'f', conflicts_with = "after")]
         follow: bool,
+        /// Keep writing records as they arrive until the workers reading the stream IN
+        /// (`IN` or `IN/GROUP`; the group defaults to STREAM's name, as `work` does) have
+        /// done every one of its records: the end of a crawl whose workers run anywhere.
+        #[arg(long, value_name = "IN[/GROUP]")]
+        after: Option<String>,
     },
     /// Run a stage on the records of IN, storing what it writes in OUT. Workers with the same
     /// --group (on any machine) share the records; a worker that dies leaves its records to

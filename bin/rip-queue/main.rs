@@ -4,6 +4,7 @@ mod args;
 
 use args::{Cli, Command, WorkArgs};
 use rip_core::Status;
+use rip_queue::pull::Until;
 use rip_queue::work::{WorkOptions, Worked};
 use rip_queue::{Broker, BrokerOptions, Published};
 use std::io::BufReader;
@@ -48,9 +49,24 @@ async fn run(cli: Cli) -> anyhow::Result<Status> {
                 Status::Complete
             })
         }
-        Command::Pull { stream, follow } => {
+        Command::Pull {
+            stream,
+            follow,
+            after,
+        } => {
+            let until = match after {
+                Some(after) => {
+                    let (input, group) = after.split_once('/').unwrap_or((&after, &stream));
+                    Until::Done {
+                        input: input.to_owned(),
+                        group: group.to_owned(),
+                    }
+                }
+                None if follow => Until::Forever,
+                None => Until::End,
+            };
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            let n = rip_queue::pull::pull(&broker, &stream, follow, &mut out).await?;
+            let n = rip_queue::pull::pull(&broker, &stream, until, &mut out).await?;
             say(quiet, &format!("{n} records from {stream}"));
             Ok(Status::Complete)
         }

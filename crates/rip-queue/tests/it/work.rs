@@ -33,19 +33,18 @@ fn pipeline(cache: &Path) -> String {
     )
 }
 
-/// A worker of `refs` into `docs`, leaving when idle for `idle`.
+/// A worker of `refs` into `docs`, leaving when idle for 3 s (unless `extra` says
+/// otherwise).
 fn worker(nats: &NatsServer, cache: &Path, extra: &[&str]) -> Child {
+    let idle = if extra.contains(&"--idle-exit") {
+        &[][..]
+    } else {
+        &["--idle-exit", "3s"][..]
+    };
     queue(nats)
         .env("PATH", path_with_bins())
-        .args([
-            "work",
-            "refs",
-            "docs",
-            "--idle-exit",
-            "3s",
-            "--ack-wait",
-            "2s",
-        ])
+        .args(["work", "refs", "docs", "--ack-wait", "2s"])
+        .args(idle)
         .args(extra)
         .args(["--", "bash", "-c"])
         .arg(pipeline(cache))
@@ -283,4 +282,38 @@ fn a_broker_that_stays_away_ends_the_worker_with_exit_1_after_its_patience() {
         "{}",
         ran.stderr
     );
+}
+
+#[test]
+fn a_pull_after_the_workers_ends_once_they_have_done_every_record_and_holds_all_they_wrote() {
+    let nats = NatsServer::start();
+    let (_server, urls) = site(30, Duration::from_millis(50));
+    let cache = tempfile::tempdir().unwrap();
+    push_refs(&nats, &urls);
+    // The collector starts first and knows nothing of the workers but their input.
+    let collector = queue(&nats)
+        .args(["pull", "docs", "--after", "refs"])
+        .spawn();
+    let workers: Vec<Child> = (0..2)
+        .map(|_| worker(&nats, cache.path(), &["--batch", "4", "--idle-exit", "60s"]))
+        .collect();
+    let collected = finish(collector);
+    assert_eq!(collected.code, 0, "{}", collected.stderr);
+    let values: Vec<serde_json::Value> = collected
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let outcomes = outcomes(&values);
+    for url in &urls {
+        assert_eq!(outcomes.get(url).map(Vec::len), Some(1), "{url}");
+    }
+    // The workers are still there (idle, not done waiting): the collector did not need them
+    // to leave.
+    for mut w in workers {
+        assert!(w.try_wait().unwrap().is_none(), "a worker left early");
+        rip_testkit::interrupt(&w);
+        let status = w.wait().unwrap();
+        assert_eq!(status.code(), Some(130));
+    }
 }
