@@ -133,6 +133,12 @@ pub struct WorkArgs {
     /// (`queue.workFailed`).
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
     pub max_deliver: u16,
+    /// On a stream partitioned by host: how long a worker waits after taking a partition
+    /// (at the start, or from a worker that left or died) before working on it. Make it at
+    /// least the longest per-host gap or Crawl-delay of the command: the host's previous
+    /// worker kept its politeness in a cache folder this one does not see.
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = humantime::parse_duration)]
+    pub handover_wait: Duration,
     /// Exit after this long with no record to work on (default: run until stopped).
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     pub idle_exit: Option<Duration>,

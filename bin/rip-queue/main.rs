@@ -86,6 +86,7 @@ async fn work(broker: &Broker, args: WorkArgs, quiet: bool) -> anyhow::Result<St
         ack_wait: args.ack_wait,
         max_deliver: i64::from(args.max_deliver),
         idle_exit: args.idle_exit,
+        handover_wait: args.handover_wait,
         command: args.command,
     };
     let worked = rip_queue::work::work(broker, options, stop.clone()).await?;

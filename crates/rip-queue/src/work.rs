@@ -51,6 +51,10 @@ pub struct WorkOptions {
     pub ack_wait: Duration,
     /// Deliveries of a record before it is given up as a failure.
     pub max_deliver: i64,
+    /// On a partitioned stream, how long after taking a partition over a worker waits
+    /// before working on it: at least the longest per-host gap (or Crawl-delay), so that
+    /// the host's previous worker's last request is that far behind.
+    pub handover_wait: Duration,
     /// Stop after this long with nothing to do (`None`: run until stopped).
     pub idle_exit: Option<Duration>,
     /// The program and its arguments.

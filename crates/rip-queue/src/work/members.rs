@@ -29,6 +29,11 @@ pub(super) struct Membership {
     partitions: u32,
     /// Held leases and their revisions (an update at the wrong revision means it was lost).
     held: BTreeMap<u32, u64>,
+    /// When each held lease was taken: a partition is worked on only `handover_wait` later,
+    /// so that the host's previous worker (whose politeness state, in its own cache folder,
+    /// this one does not see) has its last request a gap behind.
+    taken: BTreeMap<u32, Instant>,
+    handover_wait: Duration,
     last_beat: Option<Instant>,
 }
 
@@ -38,6 +43,7 @@ impl Membership {
         broker: &Broker,
         group: &str,
         partitions: u32,
+        handover_wait: Duration,
     ) -> Result<Self, QueueError> {
         let members = Table::open(broker, &format!("members_{group}")).await?;
         let leases = Table::open(broker, &format!("leases_{group}")).await?;
@@ -47,13 +53,20 @@ impl Membership {
             leases,
             partitions,
             held: BTreeMap::new(),
+            taken: BTreeMap::new(),
+            handover_wait,
             last_beat: None,
         })
     }
 
-    /// The partitions this worker may work on now.
+    /// The partitions this worker may work on now: held, and for at least the hand-over
+    /// wait.
     pub(super) fn held(&self) -> impl Iterator<Item = u32> + '_ {
-        self.held.keys().copied()
+        self.held.keys().copied().filter(|p| {
+            self.taken
+                .get(p)
+                .is_none_or(|t| t.elapsed() >= self.handover_wait)
+        })
     }
 
     /// Whether it is time for [`beat`](Self::beat).
@@ -86,6 +99,7 @@ impl Membership {
             }
             if let Ok(revision) = self.leases.put(&lease(p), Some(0)).await {
                 self.held.insert(p, revision);
+                self.taken.insert(p, Instant::now());
             }
         }
         Ok(())

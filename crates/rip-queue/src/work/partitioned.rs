@@ -30,7 +30,8 @@ pub(super) async fn work(
     out_partitions: u32,
     stop: Arc<AtomicBool>,
 ) -> Result<Worked, QueueError> {
-    let mut members = Membership::join(broker, &options.group, partitions).await?;
+    let wait = options.handover_wait;
+    let mut members = Membership::join(broker, &options.group, partitions, wait).await?;
     let mut job = Job {
         broker,
         input,
