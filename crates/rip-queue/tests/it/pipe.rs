@@ -132,3 +132,25 @@ fn a_bad_stream_name_is_a_usage_error() {
         ran.stderr
     );
 }
+
+#[test]
+fn a_following_pull_ends_with_exit_1_when_the_broker_stays_away() {
+    let mut nats = NatsServer::start();
+    queue(&nats)
+        .args(["push", "s"])
+        .stdin("{\"_type\":\"ref\",\"url\":\"http://h/a\"}\n")
+        .run();
+    let child = queue(&nats)
+        .args(["--patience", "2s", "pull", "s", "--follow"])
+        .spawn();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    nats.kill();
+    let ran = rip_testkit::Ran::wait("rip-queue pull", child);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(ran.stdout.lines().count(), 1, "what was read is written");
+    assert!(
+        ran.stderr.contains("has not answered for 2s"),
+        "{}",
+        ran.stderr
+    );
+}
