@@ -49,9 +49,9 @@ pub(super) async fn run(
     let mut publisher = Publisher::new(&broker, &options.output, out_partitions);
     let started = chrono::Utc::now();
     let mut read = BTreeMap::new();
-    let status = run_program(&options, &messages, &mut publisher, &mut read).await;
+    let ran = run_program(&options, &messages, &mut publisher, &mut read).await;
     keepalive.abort();
-    let status = status?;
+    let (status, summaries) = ran?;
     let mut outcome = Outcome {
         published: Published::default(),
         failed: !ended_as_a_stage(status),
@@ -64,9 +64,19 @@ pub(super) async fn run(
             program_name(&options),
             messages.len()
         );
+        if !summaries.is_empty() {
+            eprintln!(
+                "rip-queue work: the run's {} stage summaries are not published: its records \
+                 will be done again",
+                summaries.len()
+            );
+        }
         hand_back(&options, &messages, &mut publisher, &mut outcome, status).await?;
     }
     if !outcome.failed {
+        for line in &summaries {
+            publisher.send(line).await?;
+        }
         let summary = summary(started, read, publisher.sent_by_kind());
         publisher.send(&summary).await?;
     }
@@ -92,7 +102,7 @@ async fn run_program(
     messages: &Arc<Vec<Message>>,
     publisher: &mut Publisher,
     read: &mut BTreeMap<String, u64>,
-) -> Result<ExitStatus, QueueError> {
+) -> Result<(ExitStatus, Vec<String>), QueueError> {
     let (program, args) = options.command.split_first().expect("a command");
     let mut child = Command::new(program)
         .args(args)
@@ -108,9 +118,19 @@ async fn run_program(
     let stdin = child.stdin.take().expect("piped stdin");
     let feeder = tokio::spawn(feed(stdin, messages.clone()));
     let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+    // The stages' summaries are held until the run has ended as a stage ends: a failed run's
+    // records are done again, and its `failed` summaries would tell rip-health of a failure
+    // that the second run repaired.
+    let mut summaries = Vec::new();
     while let Some(line) = lines.next_line().await? {
-        if !line.trim().is_empty() {
-            *read.entry(kind_of(&line)).or_default() += 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let kind = kind_of(&line);
+        *read.entry(kind.clone()).or_default() += 1;
+        if kind == "summary" {
+            summaries.push(line);
+        } else {
             publisher.send(&line).await?;
         }
     }
@@ -118,7 +138,7 @@ async fn run_program(
     // A program that stopped reading early broke the feeder's pipe: its exit status says
     // whether that was fine.
     feeder.await.ok();
-    Ok(status)
+    Ok((status, summaries))
 }
 
 /// The `summary` a run ends with, as every stage's output does: what the program wrote

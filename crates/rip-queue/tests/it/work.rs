@@ -201,8 +201,10 @@ fn a_record_the_program_always_fails_on_becomes_a_failure_and_the_others_go_thro
     }
     input += "{\"_type\":\"ref\",\"url\":\"http://h/poison\",\"attempt\":0}\n";
     queue(&nats).args(["push", "refs"]).stdin(input).run();
-    // A program that echoes its records, and dies on the poison one.
-    let program = "while IFS= read -r line; do case \"$line\" in *poison*) exit 1;; esac; \
+    // A program that echoes its records and dies on the poison one, having written a
+    // summary that says so (as a stage that fails does).
+    let program = "while IFS= read -r line; do case \"$line\" in *poison*) \
+                   echo '{\"_type\":\"summary\",\"stage\":\"x\",\"status\":\"failed\"}'; exit 1;; esac; \
                    echo \"$line\" | sed 's/\"ref\"/\"expected\"/'; done";
     let ran = queue(&nats)
         .args([
@@ -231,6 +233,11 @@ fn a_record_the_program_always_fails_on_becomes_a_failure_and_the_others_go_thro
         assert_eq!(outcomes[&format!("http://h/{i}")], vec!["expected"]);
     }
     assert_eq!(outcomes["http://h/poison"], vec!["failure"]);
+    let failed = values.iter().filter(|v| v["status"] == "failed").count();
+    assert_eq!(
+        failed, 0,
+        "a failed run's summaries are not published: {values:?}"
+    );
     let failure = values
         .iter()
         .find(|v| v["url"] == "http://h/poison")
