@@ -113,6 +113,31 @@ impl Broker {
         format!("{}.{name}", self.options.prefix)
     }
 
+    /// The stream `name`, which must exist: reading a stream nobody wrote (a misspelt name,
+    /// another `--prefix`) is an error, not an empty output.
+    pub async fn existing_stream(&self, name: &str) -> Result<stream::Stream, QueueError> {
+        use async_nats::jetstream::context::GetStreamErrorKind;
+        check_name(name)?;
+        check_name(&self.options.prefix)?;
+        let full = format!("{}_{name}", self.options.prefix);
+        let doing = format!("open the stream {name}");
+        let found = self
+            .patiently(&doing, || async {
+                match self.js.get_stream(&full).await {
+                    Ok(stream) => Ok(Some(stream)),
+                    Err(e) => match e.kind() {
+                        GetStreamErrorKind::JetStream(j) if j.code() == 404 => Ok(None),
+                        _ => Err(e),
+                    },
+                }
+            })
+            .await?;
+        found.ok_or_else(|| QueueError::NoStream {
+            stream: name.to_owned(),
+            prefix: self.options.prefix.clone(),
+        })
+    }
+
     /// The stream `name`, created (not partitioned) when it does not exist yet.
     pub async fn stream(&self, name: &str) -> Result<stream::Stream, QueueError> {
         self.stream_with(name, None).await

@@ -36,6 +36,16 @@ pub enum QueueError {
     /// A stream name that JetStream cannot take.
     #[error("bad stream name `{0}`: use letters, digits, `-` and `_`")]
     BadStreamName(String),
+    /// A stream to read that nobody created.
+    #[error(
+        "no stream {stream} under the prefix {prefix} on the broker (nothing was pushed to it; another --prefix?)"
+    )]
+    NoStream {
+        /// The stream.
+        stream: String,
+        /// The prefix.
+        prefix: String,
+    },
     /// A stream asked for with other partitions than it has.
     #[error(
         "the stream {stream} has {has} partitions, not {wanted} (0: not partitioned); use another stream name or --prefix"

@@ -35,7 +35,12 @@ pub async fn pull(
     until: Until,
     out: &mut dyn Write,
 ) -> Result<u64, QueueError> {
-    let mut handle = broker.stream(stream).await?;
+    // Draining reads what is there: a stream that is not is a mistake to say. Following, or
+    // waiting for workers, may start before anything was pushed.
+    let mut handle = match until {
+        Until::End => broker.existing_stream(stream).await?,
+        _ => broker.stream(stream).await?,
+    };
     let mut last = last_sequence(&mut handle, stream).await?;
     if last == 0 && until == Until::End {
         return Ok(0);

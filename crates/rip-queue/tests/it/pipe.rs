@@ -34,14 +34,23 @@ fn pushed_records_come_back_in_order_and_a_second_push_stores_nothing_new() {
 }
 
 #[test]
-fn an_empty_or_new_stream_pulls_nothing_and_exits_0() {
+fn an_empty_stream_pulls_nothing_and_one_nobody_wrote_is_an_error() {
     let nats = NatsServer::start();
-    let (ran, values) = pull(&nats, "nothing-yet");
+    let pushed = queue(&nats).args(["push", "empty"]).stdin("").run();
+    assert_eq!(pushed.code, 0, "{}", pushed.stderr);
+    let (ran, values) = pull(&nats, "empty");
     assert!(values.is_empty());
     assert!(
-        ran.stderr.contains("0 records from nothing-yet"),
+        ran.stderr.contains("0 records from empty"),
         "{}",
         ran.stderr
+    );
+    let typo = queue(&nats).args(["pull", "emtpy"]).run();
+    assert_eq!(typo.code, 1, "{}", typo.stderr);
+    assert!(
+        typo.stderr.contains("no stream emtpy under the prefix rip"),
+        "{}",
+        typo.stderr
     );
 }
 
