@@ -201,12 +201,7 @@ impl Broker {
             match answer {
                 Ok(value) => return Ok(value),
                 Err(e) if start.elapsed() >= self.options.patience => {
-                    return Err(QueueError::Gone {
-                        url: self.shown_url.clone(),
-                        waited: self.options.patience,
-                        doing: doing.to_owned(),
-                        reason: without_secrets(&e, &self.options.url),
-                    });
+                    return Err(self.gone(doing, &e));
                 }
                 Err(e) => {
                     if pause == Duration::from_millis(100) {
@@ -227,6 +222,17 @@ impl Broker {
             self.client.connection_state(),
             async_nats::connection::State::Connected
         )
+    }
+
+    /// The error ending a run whose broker stayed away longer than its patience, while
+    /// `doing`, the client's last word being `reason` (credentials removed).
+    pub fn gone(&self, doing: &str, reason: &str) -> QueueError {
+        QueueError::Gone {
+            url: self.shown_url.clone(),
+            waited: self.options.patience,
+            doing: doing.to_owned(),
+            reason: without_secrets(reason, &self.options.url),
+        }
     }
 
     /// Says on stderr (unless told not to) that the broker did not answer and is waited for.
@@ -263,12 +269,7 @@ impl Absence {
         if since.elapsed() < broker.patience() {
             return Ok(());
         }
-        Err(QueueError::Gone {
-            url: broker.shown_url.clone(),
-            waited: broker.patience(),
-            doing: doing.to_owned(),
-            reason: "disconnected".to_owned(),
-        })
+        Err(broker.gone(doing, "disconnected"))
     }
 }
 

@@ -80,3 +80,13 @@ pub enum QueueError {
         source: std::io::Error,
     },
 }
+
+impl QueueError {
+    /// The broker refused (or could not answer) a request: what was asked, and its answer.
+    pub fn refused(doing: impl Into<String>, reason: impl std::fmt::Display) -> Self {
+        Self::Refused {
+            doing: doing.into(),
+            reason: reason.to_string(),
+        }
+    }
+}

@@ -14,54 +14,65 @@ use xxhash_rust::xxh3::xxh3_128;
 /// `<kind>:line:<hash of line>` for a record without a URL. Short and header-safe whatever the
 /// URL holds.
 pub fn message_id(line: &str) -> String {
-    let head = head(line);
-    if let Some(url) = &head.entered_one {
-        return format!("ledger:{}:{:032x}", head.stage, xxh3_128(url.as_bytes()));
-    }
-    match head.url {
-        Some(url) => format!(
-            "{}:{}:{:032x}",
-            head.kind,
-            head.attempt,
-            xxh3_128(url.as_bytes())
-        ),
-        None => format!("{}:line:{:032x}", head.kind, xxh3_128(line.as_bytes())),
-    }
+    Head::of(line).message_id(line)
 }
 
 /// The `_type` of the record on `line` (`unknown` when it has none).
 pub fn kind_of(line: &str) -> String {
-    head(line).kind
+    Head::of(line).kind
 }
 
-struct Head {
-    kind: String,
-    url: Option<String>,
+/// What a publisher needs of a record, read from its line once: its kind, URL and attempt
+/// (its identity and its host's partition), and a ledger's stage and single URL.
+pub(crate) struct Head {
+    /// The `_type` (`unknown` when it has none or it is not a plain name).
+    pub(crate) kind: String,
+    /// The `url`, when it has one.
+    pub(crate) url: Option<String>,
     attempt: u64,
     /// A ledger's stage, and its URL when it names exactly one.
     stage: String,
     entered_one: Option<String>,
 }
 
-fn head(line: &str) -> Head {
-    let value: Value = serde_json::from_str(line).unwrap_or(Value::Null);
-    let text = |field: &str| value.get(field).and_then(Value::as_str).map(str::to_owned);
-    Head {
-        kind: text("_type")
-            .filter(|k| {
-                k.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-            })
-            .unwrap_or_else(|| "unknown".to_owned()),
-        url: text("url"),
-        attempt: value.get("attempt").and_then(Value::as_u64).unwrap_or(0),
-        stage: text("stage").unwrap_or_default(),
-        entered_one: match value.get("entered").and_then(Value::as_array) {
-            Some(urls) if text("_type").as_deref() == Some("ledger") && urls.len() == 1 => {
-                urls[0].as_str().map(str::to_owned)
-            }
-            _ => None,
-        },
+impl Head {
+    /// The head of the record on `line` (of `unknown` kind when it is not a JSON object).
+    pub(crate) fn of(line: &str) -> Self {
+        let value: Value = serde_json::from_str(line).unwrap_or(Value::Null);
+        let text = |field: &str| value.get(field).and_then(Value::as_str).map(str::to_owned);
+        Head {
+            kind: text("_type")
+                .filter(|k| {
+                    k.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                })
+                .unwrap_or_else(|| "unknown".to_owned()),
+            url: text("url"),
+            attempt: value.get("attempt").and_then(Value::as_u64).unwrap_or(0),
+            stage: text("stage").unwrap_or_default(),
+            entered_one: match value.get("entered").and_then(Value::as_array) {
+                Some(urls) if text("_type").as_deref() == Some("ledger") && urls.len() == 1 => {
+                    urls[0].as_str().map(str::to_owned)
+                }
+                _ => None,
+            },
+        }
+    }
+
+    /// The message id of this record, whose line is `line` (see [`message_id`]).
+    pub(crate) fn message_id(&self, line: &str) -> String {
+        if let Some(url) = &self.entered_one {
+            return format!("ledger:{}:{:032x}", self.stage, xxh3_128(url.as_bytes()));
+        }
+        match &self.url {
+            Some(url) => format!(
+                "{}:{}:{:032x}",
+                self.kind,
+                self.attempt,
+                xxh3_128(url.as_bytes())
+            ),
+            None => format!("{}:line:{:032x}", self.kind, xxh3_128(line.as_bytes())),
+        }
     }
 }
 

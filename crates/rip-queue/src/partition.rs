@@ -27,9 +27,14 @@ pub fn of(line: &str, n: u32) -> u32 {
         return 0;
     }
     let value: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
-    match value.get("url").and_then(|u| u.as_str()).and_then(host_key) {
-        Some(host) => (xxh3_64(host.as_bytes()) % u64::from(n)) as u32,
-        None => 0,
+    of_url(value.get("url").and_then(|u| u.as_str()), n)
+}
+
+/// The partition among `n` of a record whose URL is `url` (see [`of`]).
+pub fn of_url(url: Option<&str>, n: u32) -> u32 {
+    match url.and_then(host_key) {
+        Some(host) if n > 0 => (xxh3_64(host.as_bytes()) % u64::from(n)) as u32,
+        _ => 0,
     }
 }
 

@@ -1,11 +1,12 @@
 //! Publishing records: each under its identity, a window of acknowledgements in flight, and
 //! again (under the same identity) while the broker restarts.
 
-use crate::identity::{kind_of, ledger_per_url, message_id};
+use crate::identity::{Head, ledger_per_url};
 use crate::{Broker, QueueError, fit::fit, partition};
 use async_nats::jetstream::context::{PublishAckFuture, PublishError};
 use async_nats::jetstream::message::PublishMessage;
 use bytes::Bytes;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -87,15 +88,20 @@ impl Publisher {
             );
             return Ok(());
         };
-        if fitted.len() != line.len() {
+        if matches!(fitted, Cow::Owned(_)) {
             self.counts.too_large += 1;
         }
-        *self.by_kind.entry(kind_of(&fitted)).or_default() += 1;
-        let id = message_id(&fitted);
+        let head = Head::of(&fitted);
+        let id = head.message_id(&fitted);
         let subject = match self.partitions {
             0 => self.subject.clone(),
-            n => format!("{}.{}", self.subject, partition::of(&fitted, n)),
+            n => format!(
+                "{}.{}",
+                self.subject,
+                partition::of_url(head.url.as_deref(), n)
+            ),
         };
+        *self.by_kind.entry(head.kind).or_default() += 1;
         let payload = Bytes::from(fitted.into_owned());
         let ack = self.publish(&subject, &payload, &id).await?;
         self.pending.push_back(Pending {
@@ -177,11 +183,6 @@ impl Publisher {
         if start.elapsed() < self.broker.patience() {
             return Ok(());
         }
-        Err(QueueError::Gone {
-            url: self.broker.shown_url().to_owned(),
-            waited: self.broker.patience(),
-            doing: "publish a record".to_owned(),
-            reason: e.to_string(),
-        })
+        Err(self.broker.gone("publish a record", &e.to_string()))
     }
 }

@@ -114,16 +114,10 @@ async fn group_done(input: &Stream, group: &str) -> Result<bool, QueueError> {
         .iter()
         .filter(|i| i.name == group || i.name.starts_with(&partition))
         .collect();
-    let outstanding: u64 = mine
-        .iter()
-        .map(|i| i.num_pending + i.num_ack_pending as u64)
-        .sum();
+    let outstanding: u64 = mine.iter().map(|i| crate::work::unfinished(i)).sum();
     Ok(!mine.is_empty() && outstanding == 0)
 }
 
 fn refused(stream: &str, e: impl std::fmt::Display) -> QueueError {
-    QueueError::Refused {
-        doing: format!("read the stream {stream}"),
-        reason: e.to_string(),
-    }
+    QueueError::refused(format!("read the stream {stream}"), e)
 }

@@ -153,9 +153,14 @@ async fn shared(
 async fn outstanding(consumer: &PullConsumer) -> u64 {
     let mut consumer = consumer.clone();
     match consumer.info().await {
-        Ok(info) => info.num_pending + info.num_ack_pending as u64,
+        Ok(info) => unfinished(info),
         Err(_) => 1, // unknown: not idle
     }
+}
+
+/// The records a consumer has not finished: waiting, or delivered and not acknowledged.
+pub(crate) fn unfinished(info: &async_nats::jetstream::consumer::Info) -> u64 {
+    info.num_pending + info.num_ack_pending as u64
 }
 
 /// The group's durable consumer of `input`, or of its partition `p`.
@@ -202,13 +207,20 @@ async fn fetch(
                 .messages()
         })
         .await?;
-    let bound = options.linger + crate::broker::ATTEMPT_TIMEOUT;
-    let Ok(messages) = tokio::time::timeout(bound, batch.collect::<Vec<_>>()).await else {
-        return Ok(Vec::new()); // no answer: the caller checks whether the broker is away
-    };
-    // An error inside a batch (the broker went away mid-answer) ends it: the records not
-    // received are delivered again later.
-    Ok(messages.into_iter().filter_map(Result::ok).collect())
+    Ok(received(batch, options.linger + crate::broker::ATTEMPT_TIMEOUT).await)
+}
+
+/// The records of a pull's answer, waiting for it at most `bound`. None when it does not
+/// come (the caller checks whether the broker is away); an error inside the answer (the broker
+/// went away mid-answer) ends it: the records not received are delivered again later.
+async fn received(
+    batch: async_nats::jetstream::consumer::pull::Batch,
+    bound: Duration,
+) -> Vec<Message> {
+    match tokio::time::timeout(bound, batch.collect::<Vec<_>>()).await {
+        Ok(messages) => messages.into_iter().filter_map(Result::ok).collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// Records delivered for the first time go together; records delivered before go alone, so

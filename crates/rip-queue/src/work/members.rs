@@ -162,9 +162,9 @@ impl Table {
             .js
             .send_publish(subject, publish)
             .await
-            .map_err(|e| refused("write the worker group's table", e))?
+            .map_err(|e| QueueError::refused("write the worker group's table", e))?
             .await
-            .map_err(|e| refused("write the worker group's table", e))?;
+            .map_err(|e| QueueError::refused("write the worker group's table", e))?;
         Ok(ack.sequence)
     }
 
@@ -174,7 +174,7 @@ impl Table {
             .purge()
             .filter(subject)
             .await
-            .map_err(|e| refused("write the worker group's table", e))?;
+            .map_err(|e| QueueError::refused("write the worker group's table", e))?;
         Ok(())
     }
 
@@ -184,11 +184,11 @@ impl Table {
             .stream
             .info_with_subjects(format!("{}.*", self.subject))
             .await
-            .map_err(|e| refused("read the worker group's table", e))?;
+            .map_err(|e| QueueError::refused("read the worker group's table", e))?;
         let subjects: Vec<(String, usize)> = info
             .try_collect()
             .await
-            .map_err(|e| refused("read the worker group's table", e))?;
+            .map_err(|e| QueueError::refused("read the worker group's table", e))?;
         let prefix = format!("{}.", self.subject);
         let mut keys: Vec<String> = subjects
             .into_iter()
@@ -219,11 +219,4 @@ fn member_name() -> String {
         .collect();
     let nonce = xxhash_rust::xxh3::xxh3_64(format!("{:?}", Instant::now()).as_bytes());
     format!("{host}-{}-{:08x}", std::process::id(), nonce as u32)
-}
-
-fn refused(doing: &str, e: impl std::fmt::Display) -> QueueError {
-    QueueError::Refused {
-        doing: doing.to_owned(),
-        reason: e.to_string(),
-    }
 }

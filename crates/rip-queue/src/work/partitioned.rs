@@ -6,13 +6,12 @@
 
 use super::batch::{self, Outcome};
 use super::members::Membership;
-use super::{WorkOptions, Worked, batches, consumer};
+use super::{WorkOptions, Worked, batches, consumer, received};
 use crate::broker::Absence;
 use crate::{Broker, QueueError};
 use async_nats::jetstream::Message;
 use async_nats::jetstream::consumer::PullConsumer;
 use async_nats::jetstream::stream::Stream;
-use futures::StreamExt;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -171,10 +170,6 @@ impl Job<'_> {
         else {
             return Ok(Vec::new());
         };
-        let bound = Duration::from_secs(5);
-        match tokio::time::timeout(bound, batch.collect::<Vec<_>>()).await {
-            Ok(messages) => Ok(messages.into_iter().filter_map(Result::ok).collect()),
-            Err(_) => Ok(Vec::new()),
-        }
+        Ok(received(batch, Duration::from_secs(5)).await)
     }
 }
