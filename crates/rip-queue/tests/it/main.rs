@@ -6,8 +6,10 @@ mod pipe;
 mod work;
 
 use rip_testkit::{NatsServer, Ran, Stage};
+use rip_testserver::{Fault, Rule, TestServer};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 /// `rip-queue --broker <the server>`.
 pub fn queue(nats: &NatsServer) -> Stage {
@@ -58,4 +60,28 @@ pub fn entered(values: &[Value]) -> BTreeMap<String, usize> {
         }
     }
     urls
+}
+
+const HTML: &str = "<!doctype html><title>t</title><h1>Item</h1><p>hello</p>";
+
+/// A site (one host: its port) of `n` pages `/p0…`, each answered after `delay`.
+pub fn site(n: usize, delay: Duration) -> (TestServer, Vec<String>) {
+    let mut builder = TestServer::builder()
+        .file("/robots.txt", "User-agent: *\nAllow: /\n")
+        .rule(Rule::prefix("/p").always(Fault::serve().delay(delay)));
+    for i in 0..n {
+        builder = builder.file(format!("/p{i}"), HTML);
+    }
+    let server = builder.start_background().unwrap();
+    let urls = (0..n).map(|i| server.url(&format!("/p{i}"))).collect();
+    (server, urls)
+}
+
+/// Waits (polling) until `done`, failing after `timeout` with `what`.
+pub fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < timeout, "waited {timeout:?} for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

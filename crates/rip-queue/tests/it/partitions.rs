@@ -1,9 +1,9 @@
 //! Streams partitioned by host: each host worked on by one worker at a time, so the per-host
 //! gap holds for the whole crawl, and a dead worker's hosts taken over by another.
 
-use super::{outcomes, pull, queue, refs};
+use super::{outcomes, pull, queue, refs, site, wait_for};
 use rip_testkit::{NatsServer, Ran, path_with_bins};
-use rip_testserver::{Fault, Rule, TestServer};
+use rip_testserver::TestServer;
 use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
@@ -15,21 +15,6 @@ fn pages(server: &TestServer) -> Vec<rip_testserver::RequestRecord> {
         .into_iter()
         .filter(|r| r.path.starts_with("/p"))
         .collect()
-}
-
-const HTML: &str = "<!doctype html><title>t</title><p>hello</p>";
-
-/// A server (one host: its port) of `n` pages `/p0…`, each answered after `delay`.
-fn host(n: usize, delay: Duration) -> (TestServer, Vec<String>) {
-    let mut builder = TestServer::builder()
-        .file("/robots.txt", "User-agent: *\nAllow: /\n")
-        .rule(Rule::prefix("/p").always(Fault::serve().delay(delay)));
-    for i in 0..n {
-        builder = builder.file(format!("/p{i}"), HTML);
-    }
-    let server = builder.start_background().unwrap();
-    let urls = (0..n).map(|i| server.url(&format!("/p{i}"))).collect();
-    (server, urls)
 }
 
 /// A worker fetching refs into `pages` with a `gap` per host, its cache folder its own (as on
@@ -82,7 +67,7 @@ fn assert_one_page_each(nats: &NatsServer, urls: &[String]) {
 #[test]
 fn three_workers_on_three_hosts_keep_each_hosts_gap_as_one_fetcher_would() {
     let nats = NatsServer::start();
-    let hosts: Vec<_> = (0..3).map(|_| host(12, Duration::ZERO)).collect();
+    let hosts: Vec<_> = (0..3).map(|_| site(12, Duration::ZERO)).collect();
     let urls: Vec<String> = hosts.iter().flat_map(|(_, u)| u.clone()).collect();
     push(&nats, &urls, "64");
     let caches: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
@@ -112,8 +97,7 @@ fn three_workers_on_three_hosts_keep_each_hosts_gap_as_one_fetcher_would() {
     // pages at 5 a second), which one after the other would take. Workers start a
     // partition a hand-over wait after taking it, so starts are staggered by up to ~2 s.
     // Hosts that share a partition (random ports: ~5% with 64) are one after the other.
-    let partition =
-        |urls: &Vec<String>| rip_queue::partition::of(&format!("{{\"url\":\"{}\"}}", urls[0]), 64);
+    let partition = |urls: &Vec<String>| rip_queue::partition::of_url(Some(&urls[0]), 64);
     let distinct: std::collections::BTreeSet<u32> =
         hosts.iter().map(|(_, u)| partition(u)).collect();
     let arrivals = |server: &TestServer| -> Vec<Instant> {
@@ -138,19 +122,14 @@ fn three_workers_on_three_hosts_keep_each_hosts_gap_as_one_fetcher_would() {
 #[test]
 fn a_killed_owner_s_hosts_are_taken_over_and_nothing_is_lost() {
     let nats = NatsServer::start();
-    let (server, urls) = host(24, Duration::from_millis(100));
+    let (server, urls) = site(24, Duration::from_millis(100));
     push(&nats, &urls, "4");
     let (a_cache, b_cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let args = ["--batch", "3", "--ack-wait", "2s"];
     let mut owner = fetcher(&nats, a_cache.path(), "0ms", &args);
-    let start = Instant::now();
-    while pages(&server).len() < 6 {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the owner started"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for("the owner's first 6 pages", Duration::from_secs(20), || {
+        pages(&server).len() >= 6
+    });
     owner.kill().unwrap(); // SIGKILL: its lease and name expire, its records come back
     owner.wait().unwrap();
     let heir = fetcher(&nats, b_cache.path(), "0ms", &args);

@@ -2,27 +2,11 @@
 //! when a worker is killed, when the broker is killed and comes back, and when the program
 //! fails on a record.
 
-use super::{entered, outcomes, pull, queue, refs};
+use super::{entered, outcomes, pull, queue, refs, site, wait_for};
 use rip_testkit::{NatsServer, Stage, path_with_bins};
-use rip_testserver::{Fault, Rule, TestServer};
 use std::path::Path;
 use std::process::Child;
 use std::time::{Duration, Instant};
-
-const HTML: &str = "<!doctype html><title>t</title><h1>Item</h1><p>hello</p>";
-
-/// A site of `n` pages `/p0…`, each answered after `delay`.
-fn site(n: usize, delay: Duration) -> (TestServer, Vec<String>) {
-    let mut builder = TestServer::builder()
-        .file("/robots.txt", "User-agent: *\nAllow: /\n")
-        .rule(Rule::prefix("/p").always(Fault::serve().delay(delay)));
-    for i in 0..n {
-        builder = builder.file(format!("/p{i}"), HTML);
-    }
-    let server = builder.start_background().unwrap();
-    let urls = (0..n).map(|i| server.url(&format!("/p{i}"))).collect();
-    (server, urls)
-}
 
 /// The one-machine pipeline each worker runs on a batch of refs.
 fn pipeline(cache: &Path) -> String {
@@ -90,14 +74,6 @@ fn assert_books_balance(nats: &NatsServer, urls: &[String]) {
 fn push_refs(nats: &NatsServer, urls: &[String]) {
     let ran = queue(nats).args(["push", "refs"]).stdin(refs(urls)).run();
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-}
-
-fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < timeout, "waited {timeout:?} for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]
