@@ -31,6 +31,9 @@ pub struct Cli {
     #[command(flatten)]
     pub wiki: crate::wiki_args::WikiArgs,
 
+    #[command(flatten)]
+    pub shared: crate::shared_args::SharedArgs,
+
     /// Start URLs (without any, `ref` records are read from stdin).
     #[arg(value_name = "URL")]
     pub urls: Vec<String>,

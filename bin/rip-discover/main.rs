@@ -2,6 +2,7 @@
 //! run.
 
 mod args;
+mod shared_args;
 mod wiki_args;
 
 use std::process::ExitCode;
@@ -27,7 +28,9 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     }
     // Start URLs as arguments: stdin is read only when asked (`-i -`), so that
     // `rip-discover URL | rip-fetch` does not wait on a terminal.
-    let input = if cli.urls.is_empty() || cli.common.input.is_some() {
+    // A process joining a shared crawl without start URLs reads none either.
+    let joining = cli.urls.is_empty() && cli.shared.crawl.is_some();
+    let input = if (cli.urls.is_empty() && !joining) || cli.common.input.is_some() {
         Some(cli.common.open_input()?)
     } else {
         None
@@ -52,6 +55,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         .common
         .pipe_options(rip_discover::STAGE, input_name, stop);
     config.on_progress = progress.is_visible().then_some(on_progress);
+    config.shared = cli.shared.config(cli.common.quiet);
     let quiet = cli.common.quiet;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

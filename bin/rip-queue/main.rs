@@ -6,7 +6,7 @@ use args::{Cli, Command, WorkArgs};
 use rip_core::Status;
 use rip_queue::pull::Until;
 use rip_queue::work::{WorkOptions, Worked};
-use rip_queue::{Broker, BrokerOptions, Published};
+use rip_queue::{Broker, Published};
 use std::io::BufReader;
 use std::process::ExitCode;
 
@@ -21,8 +21,7 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<Status> {
-    let mut options = broker_options(&cli.broker);
-    options.say_waits = !cli.quiet;
+    let options = cli.broker.options(!cli.quiet);
     let broker = Broker::connect(&options).await?;
     let quiet = cli.quiet;
     match cli.command {
@@ -98,15 +97,6 @@ async fn work(broker: &Broker, args: WorkArgs, quiet: bool) -> anyhow::Result<St
     } else {
         Status::Complete
     })
-}
-
-fn broker_options(args: &args::BrokerArgs) -> BrokerOptions {
-    let mut options = BrokerOptions::new(args.broker.clone());
-    options.creds = args.creds.clone();
-    options.prefix = args.prefix.clone();
-    options.patience = args.patience;
-    options.dedupe_window = args.dedupe_window;
-    options
 }
 
 fn published(p: &Published) -> String {

@@ -20,6 +20,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+pub mod broker;
 pub mod http;
 pub mod progress;
 pub mod size;

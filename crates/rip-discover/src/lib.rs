@@ -58,6 +58,35 @@
 //! nothing is lost. The visited set holds 64-bit hashes ([`frontier`]): a million URLs
 //! in about 17 MB.
 
+//!
+//! # Shared crawl
+//!
+//! With `--broker URL --crawl NAME`, any number of processes, on any machines, share one
+//! crawl through a NATS JetStream broker: the design of Mercator, BUbiNG and Heritrix. Every
+//! URL is routed to the partition of its host (`xxh3(host:port) % --partitions`) in the
+//! stream `crawl_NAME`; each partition is owned by one live process (rendezvous hashing over
+//! the members, a lease taken create-if-absent, see `rip_queue::members`), which keeps the
+//! partition's visited set and fetches its URLs through its own HTTP stack: a host's
+//! robots.txt, per-host gap, Retry-After and circuit breaker live in one place and need no
+//! broker round trip per request. Links found go to their owners through the broker,
+//! published under their key as message id (the broker stores a URL found twice within its
+//! deduplication window once; the owner's visited set catches the rest).
+//!
+//! A partition's URLs are acknowledged in order, after the records they caused are flushed
+//! and their links stored; a process killed at any moment leaves its partitions to the
+//! others (after its lease lapses, 5 s) and its unacknowledged URLs to their new owner
+//! (after `--ack-wait`), who rebuilds the visited set from the URLs below the partition's
+//! acknowledgement floor. What the dead process was fetching is fetched again, nothing else.
+//! A process taking a partition over waits `--handover-wait` before its first request, so
+//! the previous owner's last one is a gap behind. `--max-pages` and `--max-requests` are
+//! counters on the broker that processes claim from, a few at a time, never past the limit;
+//! `--max-depth` holds as each URL carries its depth (the depth along the path by which its
+//! owner first got it: across processes there is no global breadth-first barrier). Each
+//! process writes the records of its own partitions on its stdout and its own summary; the
+//! crawl ends, for every process, when no partition has anything waiting or unfinished.
+//! Every process of a crawl is given the same start URLs and scope; running the command
+//! again under the same name continues the crawl (`--state` and `--sorted` do not apply).
+
 pub mod context;
 mod crawl;
 pub mod frontier;
@@ -127,6 +156,27 @@ pub struct Config {
     pub pipe: PipeOptions,
     /// Called about ten times a second with the counters so far.
     pub on_progress: Option<ProgressFn>,
+    /// Share the crawl with other processes through a broker (`None`: alone).
+    pub shared: Option<SharedConfig>,
+}
+
+/// A crawl shared by processes on any number of machines through a NATS JetStream broker:
+/// see the crate documentation's *Shared crawl*.
+#[derive(Debug, Clone)]
+pub struct SharedConfig {
+    /// How to reach the broker (URL, credentials, prefix, patience).
+    pub broker: rip_queue::BrokerOptions,
+    /// The crawl's name: every process of one crawl gives the same (a crawl run again under
+    /// its name continues it).
+    pub crawl: String,
+    /// Partitions of the frontier (hosts are spread over them; a process owns some).
+    pub partitions: u32,
+    /// How long a URL taken by a process that died waits before it is given to another.
+    pub ack_wait: Duration,
+    /// How long a process waits after taking a partition over before fetching from its
+    /// hosts: at least the per-host gap, so the previous owner's last request is that far
+    /// behind.
+    pub handover_wait: Duration,
 }
 
 impl std::fmt::Debug for Config {
@@ -164,6 +214,7 @@ impl Default for Config {
             concurrency: 64,
             pipe: PipeOptions::new(STAGE),
             on_progress: None,
+            shared: None,
         }
     }
 }
@@ -209,6 +260,9 @@ pub enum DiscoverError {
     /// the wiki's site information unreadable).
     #[error(transparent)]
     Wiki(#[from] mediawiki::WikiSetupError),
+    /// The broker of a shared crawl could not be reached, or refused.
+    #[error(transparent)]
+    Broker(rip_queue::QueueError),
     /// The output could not be written (a broken pipe among others).
     #[error("cannot write output: {0}")]
     Write(#[from] std::io::Error),

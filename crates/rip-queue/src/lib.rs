@@ -20,11 +20,14 @@
 pub mod broker;
 pub mod error;
 pub mod fit;
+pub mod frontier;
 pub mod identity;
+pub mod members;
 pub mod partition;
 pub mod publish;
 pub mod pull;
 pub mod push;
+pub mod table;
 pub mod work;
 
 pub use broker::{Broker, BrokerOptions};

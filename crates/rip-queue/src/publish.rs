@@ -93,16 +93,23 @@ impl Publisher {
         }
         let head = Head::of(&fitted);
         let id = head.message_id(&fitted);
-        let subject = match self.partitions {
-            0 => self.subject.clone(),
-            n => format!(
-                "{}.{}",
-                self.subject,
-                partition::of_url(head.url.as_deref(), n)
-            ),
-        };
         *self.by_kind.entry(head.kind).or_default() += 1;
         let payload = Bytes::from(fitted.into_owned());
+        self.send_as(head.url.as_deref(), id, payload).await
+    }
+
+    /// Publishes `payload` (not read: any bytes) under the message id `id`, on the partition
+    /// of `url`'s host; as [`send`](Self::send), a window of acknowledgements in flight.
+    pub async fn send_as(
+        &mut self,
+        url: Option<&str>,
+        id: String,
+        payload: Bytes,
+    ) -> Result<(), QueueError> {
+        let subject = match self.partitions {
+            0 => self.subject.clone(),
+            n => format!("{}.{}", self.subject, partition::of_url(url, n)),
+        };
         let ack = self.publish(&subject, &payload, &id).await?;
         self.pending.push_back(Pending {
             ack,

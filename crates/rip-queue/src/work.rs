@@ -16,7 +16,6 @@
 //! delivery ends as a `failure` of its URL (`queue.workFailed`) after `max_deliver` tries.
 
 mod batch;
-mod members;
 mod partitioned;
 
 use crate::broker::{Absence, partitions_of};
@@ -213,7 +212,7 @@ async fn fetch(
 /// The records of a pull's answer, waiting for it at most `bound`. None when it does not
 /// come (the caller checks whether the broker is away); an error inside the answer (the broker
 /// went away mid-answer) ends it: the records not received are delivered again later.
-async fn received(
+pub(crate) async fn received(
     batch: async_nats::jetstream::consumer::pull::Batch,
     bound: Duration,
 ) -> Vec<Message> {

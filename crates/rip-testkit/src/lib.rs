@@ -16,10 +16,12 @@
 mod folders;
 pub mod nats;
 mod stage;
+mod wait;
 
 pub use folders::{files_below, jsonl_folder, make_read_only, read_json, unprivileged_prefix};
-pub use nats::NatsServer;
+pub use nats::{NatsServer, free_port};
 pub use stage::{Ran, Stage, interrupt, record, stream};
+pub use wait::wait_for;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -132,7 +132,7 @@ impl Drop for NatsServer {
 }
 
 /// A loopback port nothing listens on now.
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
     listener.local_addr().expect("its address").port()
 }

@@ -28,6 +28,7 @@ use crate::{Config, DiscoverError, STAGE};
 
 mod report;
 mod results;
+mod share;
 
 struct Crawl<W: Write> {
     cfg: Config,
@@ -39,6 +40,8 @@ struct Crawl<W: Write> {
     scope: Arc<Scope>,
     out: NdjsonWriter<W>,
     journal: Option<Journal>,
+    /// This process's part in a crawl shared through the broker (`--broker`).
+    share: Option<share::Share>,
     visited: Visited,
     frontier: Frontier,
     tasks: JoinSet<Done>,
@@ -72,6 +75,10 @@ const COMMIT_EVERY: usize = 128;
 
 impl<W: Write> Crawl<W> {
     fn enqueue(&mut self, item: Item) {
+        if let Some(share) = &mut self.share {
+            share.publish(item);
+            return;
+        }
         if let Some(j) = &mut self.journal {
             j.enqueued(&item);
         }
@@ -141,12 +148,28 @@ impl<W: Write> Crawl<W> {
     fn dispatch(&mut self) {
         let concurrency = self.cfg.concurrency.max(1);
         while self.tasks.len() < concurrency && self.exhausted.is_none() {
+            if self.out_of_claimed_requests() {
+                break;
+            }
             let barrier = self.min_inflight_depth();
             let Some(next_depth) = self.frontier.min_depth() else {
                 break;
             };
             if next_depth > barrier {
                 break;
+            }
+            if self.cfg.max_pages.is_some() && self.share.is_some() {
+                let room = self.share.as_ref().is_some_and(|s| s.pages_left() > 0);
+                let Some(item) = self.frontier.pop_if(barrier, |i| room || !i.is_target) else {
+                    break;
+                };
+                if item.is_target
+                    && let Some(share) = &mut self.share
+                {
+                    share.start_target();
+                }
+                self.spawn(item);
+                continue;
             }
             if let Some(m) = self.cfg.max_pages {
                 let written = self.counters.targets + self.targets_before;
@@ -168,6 +191,13 @@ impl<W: Write> Crawl<W> {
         }
     }
 
+    /// In a shared crawl with `--max-requests`: nothing of the crawl's budget is claimed
+    /// for this process now (the next sync claims more, or finds it spent).
+    fn out_of_claimed_requests(&self) -> bool {
+        self.cfg.max_requests.is_some()
+            && self.share.as_ref().is_some_and(|s| s.requests_left() == 0)
+    }
+
     fn exhaust(&mut self, what: String) {
         if self.exhausted.is_none() {
             self.exhausted = Some(what);
@@ -176,7 +206,11 @@ impl<W: Write> Crawl<W> {
 
     fn spawn(&mut self, mut item: Item) {
         if item.kind != ItemKind::Seed {
-            if let Some(m) = self.cfg.max_requests
+            if let Some(share) = &mut self.share
+                && self.cfg.max_requests.is_some()
+            {
+                share.start_request();
+            } else if let Some(m) = self.cfg.max_requests
                 && self.fetches >= m
             {
                 self.exhaust(format!("maxRequests ({m} fetches)"));
@@ -247,6 +281,9 @@ where
     W: Write,
 {
     let mut crawl = Crawl::new(cfg, output)?;
+    if let Some(shared) = &crawl.cfg.shared {
+        crawl.share = Some(share::Share::join(shared).await?);
+    }
     crawl.resume()?;
     for s in crawl.cfg.starts.clone() {
         crawl.start(Ref::new(s))?;
@@ -315,6 +352,7 @@ impl<W: Write> Crawl<W> {
             scope: Arc::new(scope),
             out: NdjsonWriter::new(output).with_flush_interval(Duration::from_secs(24 * 3600)),
             journal: None,
+            share: None,
             visited: Visited::default(),
             frontier: Frontier::default(),
             tasks: JoinSet::new(),
@@ -378,11 +416,14 @@ impl<W: Write> Crawl<W> {
     async fn crawl(&mut self, mut input: Input) -> Result<bool, DiscoverError> {
         let mut tick = tokio::time::interval(Duration::from_millis(100));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut ticked = true;
         loop {
+            self.sync_share(std::mem::take(&mut ticked)).await?;
             self.dispatch();
             if !input.open
                 && self.tasks.is_empty()
                 && (self.frontier.is_empty() || self.exhausted.is_some())
+                && self.over_everywhere().await?
             {
                 return Ok(false);
             }
@@ -400,6 +441,7 @@ impl<W: Write> Crawl<W> {
                     }
                     self.commit()?;
                     self.report_progress();
+                    ticked = true;
                 }
             }
         }
@@ -444,7 +486,11 @@ impl<W: Write> Crawl<W> {
     fn joined(&mut self, joined: Result<Done, JoinError>) -> Result<(), DiscoverError> {
         match joined {
             Ok(done) => {
+                let key = done.item.key;
                 self.handle(done)?;
+                if let Some(share) = &mut self.share {
+                    share.finished(key);
+                }
                 self.written()
             }
             Err(e) => {
@@ -476,6 +522,7 @@ impl<W: Write> Crawl<W> {
     async fn finish(mut self, interrupted: bool) -> Result<Summary, DiscoverError> {
         self.tasks.abort_all();
         while self.tasks.join_next().await.is_some() {}
+        self.leave_share().await?;
         if self.cfg.sorted {
             let mut refs = std::mem::take(&mut self.sorted);
             refs.sort_by(|a, b| natural_cmp(&a.url, &b.url));

@@ -40,6 +40,9 @@ impl<W: Write> Crawl<W> {
         put("visited", self.visited.len() as u64);
         put("frontierLeft", self.frontier.len() as u64);
         put("budgetExhausted", u64::from(self.exhausted.is_some()));
+        if let Some(share) = &self.share {
+            put("partitionsTakenOver", share.taken_over);
+        }
         let http = self.shared.fetcher.stats();
         for (k, v) in http.counters() {
             if k != "robotsDenied" {

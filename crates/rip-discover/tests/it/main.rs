@@ -6,6 +6,7 @@ mod failures;
 mod graph;
 mod progress;
 mod resume;
+mod shared;
 mod sitemaps;
 mod streaming;
 mod wiki;

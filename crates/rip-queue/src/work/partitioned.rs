@@ -5,9 +5,9 @@
 //! crawl however many workers there are.
 
 use super::batch::{self, Outcome};
-use super::members::Membership;
 use super::{WorkOptions, Worked, batches, consumer, received};
 use crate::broker::Absence;
+use crate::members::Membership;
 use crate::{Broker, QueueError};
 use async_nats::jetstream::Message;
 use async_nats::jetstream::consumer::PullConsumer;

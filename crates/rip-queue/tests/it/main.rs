@@ -5,11 +5,12 @@ mod partitions;
 mod pipe;
 mod work;
 
+pub use rip_testkit::wait_for;
 use rip_testkit::{NatsServer, Ran, Stage};
 use rip_testserver::{Fault, Rule, TestServer};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `rip-queue --broker <the server>`.
 pub fn queue(nats: &NatsServer) -> Stage {
@@ -75,13 +76,4 @@ pub fn site(n: usize, delay: Duration) -> (TestServer, Vec<String>) {
     let server = builder.start_background().unwrap();
     let urls = (0..n).map(|i| server.url(&format!("/p{i}"))).collect();
     (server, urls)
-}
-
-/// Waits (polling) until `done`, failing after `timeout` with `what`.
-pub fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < timeout, "waited {timeout:?} for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
