@@ -63,6 +63,25 @@ pub enum Command {
         #[arg(long, value_name = "IN[/GROUP]")]
         after: Option<String>,
     },
+    /// Send stdin's records to the workers of IN (on any machines) and write what they store
+    /// in OUT for them, until they have done all of them: `source | rip-queue relay refs docs
+    /// | rip-write …` runs the workers' stages as if they were in the pipe. Each relay is a run
+    /// of its own: it never reads another run's records.
+    Relay {
+        /// The stream the workers read.
+        input: String,
+        /// The stream they write.
+        output: String,
+        /// Input file of NDJSON records; `-` or nothing reads stdin.
+        #[arg(long, short = 'i', value_name = "FILE")]
+        file: Option<PathBuf>,
+        /// Create IN partitioned by host into N partitions (as `push --partitions`).
+        #[arg(long, value_name = "N")]
+        partitions: Option<u32>,
+        /// The workers' group [default: OUT's name, as `work`'s].
+        #[arg(long, value_name = "NAME")]
+        group: Option<String>,
+    },
     /// Run a stage on the records of IN, storing what it writes in OUT. Workers with the same
     /// --group (on any machine) share the records; a worker that dies leaves its records to
     /// the others after --ack-wait.
@@ -83,6 +102,10 @@ pub struct WorkArgs {
     /// consumer) [default: OUT's name].
     #[arg(long, value_name = "NAME")]
     pub group: Option<String>,
+    /// Create IN partitioned by host into N partitions when it does not exist yet (as `push
+    /// --partitions`; an existing IN must have as many).
+    #[arg(long, value_name = "N")]
+    pub partitions: Option<u32>,
     /// Records given to one run of the program at most.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..))]
     pub batch: u16,

@@ -69,8 +69,48 @@ async fn run(cli: Cli) -> anyhow::Result<Status> {
             say(quiet, &format!("{n} records from {stream}"));
             Ok(Status::Complete)
         }
+        Command::Relay {
+            input,
+            output,
+            file,
+            partitions,
+            group,
+        } => {
+            let route = rip_queue::relay::Route {
+                group: group.unwrap_or_else(|| output.clone()),
+                input,
+                output,
+                partitions,
+            };
+            relay(&broker, &route, file.as_deref(), quiet).await
+        }
         Command::Work(args) => work(&broker, args, quiet).await,
     }
+}
+
+/// `relay`: stdin's records to the workers, what they made of them to stdout.
+async fn relay(
+    broker: &Broker,
+    route: &rip_queue::relay::Route,
+    file: Option<&std::path::Path>,
+    quiet: bool,
+) -> anyhow::Result<Status> {
+    let (reader, name) = rip_cli::open_input(file)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let relayed =
+        rip_queue::relay::relay(broker, route, BufReader::new(reader), name, &mut out).await?;
+    say(
+        quiet,
+        &format!(
+            "run {}: {} records to {}, {} records from {}",
+            relayed.run, relayed.pushed.read, route.input, relayed.written, route.output
+        ),
+    );
+    Ok(if relayed.pushed.bad_lines > 0 {
+        Status::Partial
+    } else {
+        Status::Complete
+    })
 }
 
 async fn work(broker: &Broker, args: WorkArgs, quiet: bool) -> anyhow::Result<Status> {
@@ -79,6 +119,7 @@ async fn work(broker: &Broker, args: WorkArgs, quiet: bool) -> anyhow::Result<St
         group: args.group.unwrap_or_else(|| args.output.clone()),
         input: args.input,
         output: args.output,
+        partitions: args.partitions,
         batch: usize::from(args.batch),
         parallel: usize::from(args.parallel),
         linger: args.linger,

@@ -44,6 +44,20 @@ pub enum Command {
         #[arg(long, env = "RIP_BIN_DIR", value_name = "DIR")]
         bin_dir: Option<PathBuf>,
     },
+    /// Be one worker of a scrape spread over machines (the state file's `queue`): fetch,
+    /// parse and route the pages `ripperoni run` (the coordinator, on any machine) sends,
+    /// until stopped (Ctrl-C). Start as many as you like, anywhere, with the same state
+    /// file and its companions; a worker that dies leaves its pages to the others.
+    Worker {
+        /// The state file.
+        state: PathBuf,
+        /// Stop after this long with nothing to do (e.g. `30s`; default: run until stopped).
+        #[arg(long, value_name = "DURATION")]
+        idle_exit: Option<String>,
+        /// Where the rip-* binaries are (default: beside ripperoni, else PATH).
+        #[arg(long, env = "RIP_BIN_DIR", value_name = "DIR")]
+        bin_dir: Option<PathBuf>,
+    },
     /// Print the shell pipeline `run` would run, to copy, change and run by hand.
     Pipeline {
         /// The state file.

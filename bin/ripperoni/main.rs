@@ -28,6 +28,14 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             stdout.write_all(plan.shell(false).as_bytes())?;
         }
         Command::Check { state } => check(&state, &mut stdout)?,
+        Command::Worker {
+            state,
+            idle_exit,
+            bin_dir,
+        } => {
+            let loaded = ripperoni::load(&state)?;
+            return ripperoni::runner::worker(&loaded, bin_dir.as_deref(), idle_exit.as_deref());
+        }
         Command::Scaffold {
             name,
             dir,

@@ -163,15 +163,20 @@ pub struct Frontier {
     levels: BTreeMap<u32, Level>,
     index: HashMap<u64, (u32, usize), BuildHasherDefault<IdHasher>>,
     len: usize,
+    targets: usize,
 }
 
 impl Frontier {
     /// Queues an item at its depth (replacing a waiting item with the same key).
     pub fn push(&mut self, item: Item) {
+        let target = usize::from(item.is_target);
         if let Some(waiting) = self.get_mut(item.key) {
+            let was = usize::from(waiting.is_target);
             *waiting = item;
+            self.targets = self.targets + target - was;
             return;
         }
+        self.targets += target;
         let depth = item.depth();
         let level = self.levels.entry(depth).or_default();
         self.index.insert(item.key, (depth, level.items.len()));
@@ -211,6 +216,7 @@ impl Frontier {
         if let Some(item) = &item {
             self.index.remove(&item.key);
             self.len -= 1;
+            self.targets -= usize::from(item.is_target);
         }
         item
     }
@@ -226,6 +232,11 @@ impl Frontier {
     /// Items waiting.
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Targets waiting.
+    pub fn targets(&self) -> usize {
+        self.targets
     }
 
     /// True when nothing waits.
@@ -260,8 +271,9 @@ mod tests {
         let mut again = item("http://h/a", 1);
         again.record.context.link_text = Some("A".into());
         f.push(again);
-        assert_eq!(f.len(), 2);
+        assert_eq!((f.len(), f.targets()), (2, 2));
         let a = f.pop_up_to(9).unwrap();
+        assert_eq!(f.targets(), 1);
         assert_eq!(a.record.context.link_text.as_deref(), Some("A"));
         assert!(f.get_mut(key("http://h/a")).is_none(), "gone once taken");
         assert_eq!(

@@ -146,27 +146,45 @@ fn stages(s: &mut String, r: &Report) {
     if stages.is_empty() {
         return;
     }
-    let names: Vec<&str> = stages.iter().map(|st| st.stage.as_str()).collect();
+    let names = stage_names(stages.iter().map(|st| st.stage.as_str()));
     let not_complete: Vec<String> = stages
         .iter()
         .filter(|st| st.status != "complete")
         .map(|st| format!("{} (pid {}) {}", st.stage, st.pid, st.status))
         .collect();
     if not_complete.is_empty() {
-        let _ = writeln!(
-            s,
-            "  stages: all {} complete: {}",
-            stages.len(),
-            names.join(" → ")
-        );
+        let _ = writeln!(s, "  stages: all {} complete: {names}", stages.len());
     } else {
-        let _ = writeln!(
-            s,
-            "  stages: {} · {}",
-            names.join(" → "),
-            not_complete.join(" · ")
-        );
+        let mut shown = not_complete[..not_complete.len().min(SHOWN)].join(" · ");
+        if not_complete.len() > SHOWN {
+            shown += &format!(" · … and {} more", not_complete.len() - SHOWN);
+        }
+        let _ = writeln!(s, "  stages: {names} · {shown}");
     }
+}
+
+/// The stages in the order they ended, `a → b → c`; when stages ran many times (workers
+/// running them batch after batch), each name once with its count, in the order first seen.
+fn stage_names<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = names.collect();
+    let mut counted: Vec<(&str, usize)> = Vec::new();
+    for name in &names {
+        match counted.iter_mut().find(|(n, _)| n == name) {
+            Some((_, count)) => *count += 1,
+            None => counted.push((name, 1)),
+        }
+    }
+    if counted.len() == names.len() {
+        return names.join(" → ");
+    }
+    let counted: Vec<String> = counted
+        .iter()
+        .map(|(name, n)| match n {
+            1 => (*name).to_owned(),
+            n => format!("{name} ×{n}"),
+        })
+        .collect();
+    format!("{} processes of {}", names.len(), counted.join(", "))
 }
 
 fn list(s: &mut String, label: &str, items: impl Iterator<Item = String>) {

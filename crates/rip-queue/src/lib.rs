@@ -27,6 +27,7 @@ pub mod partition;
 pub mod publish;
 pub mod pull;
 pub mod push;
+pub mod relay;
 pub mod table;
 pub mod work;
 

@@ -11,6 +11,15 @@ use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+/// The header naming the run a record belongs to (see [`Publisher::with_run`]).
+pub const RUN_HEADER: &str = "Rip-Run";
+
+/// The run a message belongs to, if it says.
+pub fn run_of(message: &async_nats::Message) -> Option<String> {
+    let value = message.headers.as_ref()?.get(RUN_HEADER)?;
+    Some(value.as_str().to_owned())
+}
+
 /// Publish acknowledgements awaited at most at once.
 const WINDOW: usize = 256;
 
@@ -35,6 +44,8 @@ pub struct Publisher {
     partitions: u32,
     max_payload: usize,
     pending: VecDeque<Pending>,
+    /// The run the records belong to ([`with_run`](Self::with_run)).
+    run: Option<String>,
     counts: Published,
     by_kind: BTreeMap<String, u64>,
 }
@@ -56,9 +67,19 @@ impl Publisher {
             max_payload: broker.max_payload(),
             broker: broker.clone(),
             pending: VecDeque::new(),
+            run: None,
             counts: Published::default(),
             by_kind: BTreeMap::new(),
         }
+    }
+
+    /// Publishes as records of the run `run` (`rip-queue relay`): each message carries the
+    /// header [`RUN_HEADER`] and a message id prefixed with the run, so that a record of a new
+    /// run is stored even when an earlier run stored the same one within the deduplication
+    /// window, and a collector reads only its own run's records.
+    pub fn with_run(mut self, run: Option<String>) -> Self {
+        self.run = run;
+        self
     }
 
     /// Publishes the record on `line`, waiting for the oldest acknowledgement when the window
@@ -110,6 +131,10 @@ impl Publisher {
             0 => self.subject.clone(),
             n => format!("{}.{}", self.subject, partition::of_url(url, n)),
         };
+        let id = match &self.run {
+            Some(run) => format!("{run}:{id}"),
+            None => id,
+        };
         let ack = self.publish(&subject, &payload, &id).await?;
         self.pending.push_back(Pending {
             ack,
@@ -146,9 +171,12 @@ impl Publisher {
         let js = self.broker.jetstream();
         self.broker
             .patiently("publish a record", || {
-                let message = PublishMessage::build()
+                let mut message = PublishMessage::build()
                     .payload(payload.clone())
                     .message_id(id);
+                if let Some(run) = &self.run {
+                    message = message.header(RUN_HEADER, run.as_str());
+                }
                 js.send_publish(subject.to_owned(), message)
             })
             .await

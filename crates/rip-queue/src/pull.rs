@@ -6,6 +6,8 @@ use async_nats::jetstream::consumer::{DeliverPolicy, pull::OrderedConfig};
 use async_nats::jetstream::stream::Stream;
 use futures::{StreamExt, TryStreamExt};
 use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// When a pull ends.
@@ -27,12 +29,35 @@ pub enum Until {
     },
 }
 
+/// Which records of a stream a pull writes, beyond [`Until`].
+#[derive(Debug, Default, Clone)]
+pub struct Selection {
+    /// Only the records of this run ([`crate::publish::RUN_HEADER`]).
+    pub run: Option<String>,
+    /// From this stream sequence on (records stored before are not read).
+    pub from: Option<u64>,
+    /// With [`Until::Done`]: the group's being done counts only once this is set (the input
+    /// is still being pushed until then).
+    pub input_complete: Option<Arc<AtomicBool>>,
+}
+
 /// Writes the records of `stream` to `out`, one per line, in the order the stream holds
 /// them, until `until`. Returns how many were written.
 pub async fn pull(
     broker: &Broker,
     stream: &str,
     until: Until,
+    out: &mut dyn Write,
+) -> Result<u64, QueueError> {
+    pull_selected(broker, stream, until, Selection::default(), out).await
+}
+
+/// [`pull`], of the records `selection` keeps.
+pub async fn pull_selected(
+    broker: &Broker,
+    stream: &str,
+    until: Until,
+    selection: Selection,
     out: &mut dyn Write,
 ) -> Result<u64, QueueError> {
     // Draining reads what is there: a stream that is not is a mistake to say. Following, or
@@ -49,9 +74,21 @@ pub async fn pull(
         Until::Done { input, group } => Some((broker.stream(input).await?, group.as_str())),
         _ => None,
     };
+    let deliver_policy = match selection.from {
+        Some(start_sequence) if start_sequence > 1 => {
+            DeliverPolicy::ByStartSequence { start_sequence }
+        }
+        _ => DeliverPolicy::All,
+    };
     let config = OrderedConfig {
-        deliver_policy: DeliverPolicy::All,
+        deliver_policy,
         ..Default::default()
+    };
+    let input_complete = || {
+        selection
+            .input_complete
+            .as_ref()
+            .is_none_or(|done| done.load(Ordering::SeqCst))
     };
     let consumer = handle
         .create_consumer(config)
@@ -71,6 +108,7 @@ pub async fn pull(
             absence.check(broker, &format!("read the stream {stream}"))?;
             if let Some((input, group)) = &done_after
                 && !finishing
+                && input_complete()
                 && group_done(input, group).await?
             {
                 finishing = true;
@@ -80,10 +118,12 @@ pub async fn pull(
         };
         let Some(message) = next else { break };
         let message = message.map_err(|e| refused(stream, e))?;
-        out.write_all(&message.payload)?;
-        out.write_all(b"\n")?;
-        written += 1;
         let info = message.info().map_err(|e| refused(stream, e))?;
+        if selection.run.is_none() || crate::publish::run_of(&message) == selection.run {
+            out.write_all(&message.payload)?;
+            out.write_all(b"\n")?;
+            written += 1;
+        }
         read_to = info.stream_sequence;
         if info.pending == 0 {
             out.flush()?;
@@ -102,7 +142,10 @@ async fn last_sequence(handle: &mut Stream, stream: &str) -> Result<u64, QueueEr
         .last_sequence)
 }
 
-/// Whether `group`'s consumers of `input` exist and have no record waiting or held.
+/// Whether `group`'s consumers of `input` exist and have no record waiting or held. On a
+/// stream partitioned by host, a partition holding records must have its consumer: workers
+/// create a partition's consumer when they first look at it, so records of a partition
+/// nobody looked at yet are not done.
 async fn group_done(input: &Stream, group: &str) -> Result<bool, QueueError> {
     let partition = format!("{group}-p");
     let infos: Vec<_> = input
@@ -115,7 +158,26 @@ async fn group_done(input: &Stream, group: &str) -> Result<bool, QueueError> {
         .filter(|i| i.name == group || i.name.starts_with(&partition))
         .collect();
     let outstanding: u64 = mine.iter().map(|i| crate::work::unfinished(i)).sum();
-    Ok(!mine.is_empty() && outstanding == 0)
+    if mine.is_empty() || outstanding > 0 {
+        return Ok(false);
+    }
+    let partitions = crate::broker::partitions_of(input);
+    if partitions == 0 {
+        return Ok(true);
+    }
+    let subject = input.cached_info().config.subjects[0].clone();
+    let held: Vec<(String, usize)> = input
+        .info_with_subjects(format!("{subject}.*"))
+        .await
+        .map_err(|e| refused("the workers' input", e))?
+        .try_collect()
+        .await
+        .map_err(|e| refused("the workers' input", e))?;
+    let unlooked = held.iter().any(|(s, n)| {
+        let p = s.rsplit('.').next().unwrap_or_default();
+        *n > 0 && !mine.iter().any(|i| i.name == format!("{partition}{p}"))
+    });
+    Ok(!unlooked)
 }
 
 fn refused(stream: &str, e: impl std::fmt::Display) -> QueueError {

@@ -30,8 +30,24 @@ pub async fn push<R>(
 where
     R: BufRead + Send + 'static,
 {
+    push_run(broker, stream, partitions, input, input_name, None).await
+}
+
+/// [`push`], the records published as records of the run `run` (see
+/// [`Publisher::with_run`]).
+pub async fn push_run<R>(
+    broker: &Broker,
+    stream: &str,
+    partitions: Option<u32>,
+    input: R,
+    input_name: String,
+    run: Option<String>,
+) -> Result<Pushed, QueueError>
+where
+    R: BufRead + Send + 'static,
+{
     let handle = broker.stream_with(stream, partitions).await?;
-    let mut publisher = Publisher::new(broker, stream, partitions_of(&handle));
+    let mut publisher = Publisher::new(broker, stream, partitions_of(&handle)).with_run(run);
     let (tx, mut rx) = tokio::sync::mpsc::channel(1024);
     let reader = tokio::task::spawn_blocking(move || {
         for item in NdjsonReader::new(input, input_name) {

@@ -37,6 +37,8 @@ pub struct WorkOptions {
     pub input: String,
     /// The stream the program's output goes to.
     pub output: String,
+    /// Partitions by host of `input`, when this worker creates it.
+    pub partitions: Option<u32>,
     /// The durable consumer the workers of one job share.
     pub group: String,
     /// Records given to one run of the program at most.
@@ -87,7 +89,9 @@ pub async fn work(
     options: WorkOptions,
     stop: Arc<AtomicBool>,
 ) -> Result<Worked, QueueError> {
-    let input = broker.stream(&options.input).await?;
+    let input = broker
+        .stream_with(&options.input, options.partitions)
+        .await?;
     let out_partitions = partitions_of(&broker.stream(&options.output).await?);
     let options = Arc::new(options);
     match partitions_of(&input) {

@@ -17,7 +17,7 @@
 //! With `urls` there is no discovery: the list enters as `ref` records (a file the run
 //! writes, [`Folder::input_file`]) read by `rip-check`, in `rip-discover`'s place.
 
-use crate::state::{Format, State};
+use crate::state::{Format, Queue, State};
 use crate::validate::Loaded;
 use std::path::{Path, PathBuf};
 
@@ -77,6 +77,9 @@ pub enum Role {
     Parse,
     /// `rip-write` (the raw one before parse, or the last).
     Write,
+    /// `rip-queue relay`: the refs sent to the workers, what they made of them back (a
+    /// scrape spread over machines: the state file's `queue`).
+    Relay,
 }
 
 /// A folder a run writes: the docs and error documents, `stream.ndjson`, the report, and
@@ -151,6 +154,8 @@ pub struct Plan {
     pub url_refs: Vec<String>,
     /// Fetch rounds (`maxRetries` + 1).
     pub rounds: u32,
+    /// With `queue`: the command every worker machine runs (`ripperoni worker`).
+    pub worker: Option<Stage>,
 }
 
 /// The file the source reads when it has input (listed URLs, carried records).
@@ -181,17 +186,29 @@ impl Plan {
             (None, None) => (crawl_discover(st, &http, &next.crawl_state()), Vec::new()),
         };
         let mut stages = vec![(Role::Source, source)];
+        let mut work = Vec::new();
         for round in 1..=rounds {
-            stages.push((Role::Fetch(round), fetch(st, &http)));
-            stages.push((Role::Route(round), route(l, round == rounds)));
+            work.push((Role::Fetch(round), fetch(st, &http)));
+            work.push((Role::Route(round), route(l, round == rounds)));
         }
         if st.include_raw_content {
             let mut raw = write(l, &staging);
             raw.arg("--raw").arg("--no-failures-file");
-            stages.push((Role::Write, raw));
+            work.push((Role::Write, raw));
         }
-        stages.push((Role::Parse, parse(st)));
-        stages.push((Role::Route(0), route(l, true)));
+        work.push((Role::Parse, parse(st)));
+        work.push((Role::Route(0), route(l, true)));
+        let worker = match &st.queue {
+            Some(q) => {
+                let streams = Streams::of(&l.target);
+                stages.push((Role::Relay, streams.relay(q)));
+                Some(streams.worker(q, &work))
+            }
+            None => {
+                stages.extend(work);
+                None
+            }
+        };
         stages.push((Role::Write, write(l, &staging)));
 
         let mut reconcile = Stage::new("rip-reconcile");
@@ -213,6 +230,7 @@ impl Plan {
             finish: vec![reconcile, health],
             url_refs,
             rounds,
+            worker,
         }
     }
 
@@ -255,6 +273,13 @@ impl Plan {
             out.push_str(&s.shell());
             out.push('\n');
         }
+        if let Some(worker) = &self.worker {
+            out.push_str(&format!(
+                "# On each worker machine (any number, with the state file and its companions; \
+                 `ripperoni worker` runs this), while the above runs:\n# {}\n",
+                worker.shell()
+            ));
+        }
         out.push_str(&format!(
             "# Put in place of the previous output (`ripperoni run` does so only when the run \
              is complete or partial).\n\
@@ -262,6 +287,63 @@ impl Plan {
              mv {next} {output} && rm -rf {staging}\n"
         ));
         out
+    }
+}
+
+/// The streams of a scrape spread over machines: `<target>-refs` (what to fetch, partitioned
+/// by host) and `<target>-docs` (what the workers made of it).
+struct Streams {
+    refs: String,
+    docs: String,
+}
+
+impl Streams {
+    fn of(target: &str) -> Self {
+        let name: String = target
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(48)
+            .collect();
+        Self {
+            refs: format!("{name}-refs"),
+            docs: format!("{name}-docs"),
+        }
+    }
+
+    /// `rip-queue` with the broker's flags (never a secret: credentials stay in their file).
+    fn queue(q: &Queue) -> Stage {
+        let mut s = Stage::new("rip-queue");
+        s.flag("--broker", q.broker.clone());
+        if let Some(c) = &q.credentials_file {
+            s.path("--creds", c);
+        }
+        s.flag("--prefix", q.prefix.clone());
+        s
+    }
+
+    /// The coordinator's stage: refs out, the workers' records back.
+    fn relay(&self, q: &Queue) -> Stage {
+        let mut s = Self::queue(q);
+        s.arg("relay").arg(&self.refs).arg(&self.docs);
+        s.flag("--partitions", q.partitions.to_string());
+        s
+    }
+
+    /// A worker: the fetch rounds, parse and route, as one shell pipeline run on batches of
+    /// refs.
+    fn worker(&self, q: &Queue, work: &[(Role, Stage)]) -> Stage {
+        let pipeline: Vec<String> = work.iter().map(|(_, s)| s.shell()).collect();
+        let mut s = Self::queue(q);
+        s.arg("work").arg(&self.refs).arg(&self.docs);
+        s.flag("--partitions", q.partitions.to_string());
+        s.arg("--").arg("sh").arg("-c").arg(pipeline.join(" | "));
+        s
     }
 }
 

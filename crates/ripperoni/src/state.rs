@@ -123,6 +123,43 @@ pub struct State {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 1024))]
     pub parallel_workers: Option<u32>,
+
+    /// Spread the scrape over machines through a NATS JetStream broker: `ripperoni run`
+    /// discovers and collects (the coordinator), `ripperoni worker` (on any number of
+    /// machines, with this state file and its companions) fetches, parses and routes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<Queue>,
+}
+
+/// The broker a scrape spread over machines goes through.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Queue {
+    /// The broker's URL (`nats://host:4222`, `tls://host:4222`, several separated by
+    /// commas), without credentials: they go in `credentialsFile`.
+    #[schemars(regex(pattern = r"^(nats|tls|ws|wss)://[^@]+$"))]
+    pub broker: String,
+    /// A file whose first line is `user:password` or a token (relative to the state file's
+    /// folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials_file: Option<PathBuf>,
+    /// The prefix of the streams' names, so that several scrapes share a broker.
+    #[serde(default = "default_queue_prefix")]
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,32}$"))]
+    pub prefix: String,
+    /// Partitions by host of the pages to fetch: a host is fetched by one worker at a time,
+    /// so `rateLimitMs` holds for the scrape however many workers there are.
+    #[serde(default = "default_queue_partitions")]
+    #[schemars(range(min = 1, max = 4096))]
+    pub partitions: u32,
+}
+
+fn default_queue_prefix() -> String {
+    "rip".to_owned()
+}
+
+fn default_queue_partitions() -> u32 {
+    16
 }
 
 /// The link crawler's parameters: the reference's three regexes and its budgets.

@@ -196,6 +196,9 @@ fn resolve_paths(st: &mut State, base: &Path) {
         fix(p);
     }
     fix(&mut st.output.base_path);
+    if let Some(c) = st.queue.as_mut().and_then(|q| q.credentials_file.as_mut()) {
+        fix(c);
+    }
     match &mut st.cache.dir {
         Some(d) => fix(d),
         None => st.cache.dir = Some(st.output.base_path.join(".rip-cache")),
@@ -261,6 +264,12 @@ pub fn contradictions(st: &State) -> Vec<Problem> {
         );
     }
     headers(st, &mut out);
+    if st.queue.is_some() && st.include_raw_content {
+        out.refuse(
+            "includeRawContent",
+            "is not available with `queue`: pages are fetched on the workers' machines",
+        );
+    }
     let mut out = out.0;
     if let Some(urls) = &st.urls {
         out.extend(duplicate_urls(st, urls));
@@ -480,6 +489,10 @@ fn file_problems(st: &State) -> Vec<Problem> {
         ("policy", &st.policy),
         ("reconciler", &st.reconciler),
         ("outputSchema", &st.output_schema),
+        (
+            "queue.credentialsFile",
+            &st.queue.as_ref().and_then(|q| q.credentials_file.clone()),
+        ),
     ]
     .into_iter()
     .filter_map(|(field, p)| {

@@ -45,8 +45,6 @@ pub(super) struct Share {
     inbox: HashMap<u64, (u32, u64)>,
     /// Items found, to publish at the next settle.
     outbox: Vec<Item>,
-    /// Targets waiting in the local frontier (what `--max-pages` is claimed for).
-    waiting_targets: u64,
     /// `--max-pages` claimed and not yet used.
     pages: Budget,
     /// `--max-requests` claimed and not yet used.
@@ -76,7 +74,6 @@ impl Share {
             seen: HashMap::new(),
             inbox: HashMap::new(),
             outbox: Vec::new(),
-            waiting_targets: 0,
             pages: Budget::new("pages"),
             requests: Budget::new("requests"),
             last_take: None,
@@ -100,7 +97,6 @@ impl Share {
 
     /// A target taken from the local frontier to start: uses one page of the budget.
     pub(super) fn start_target(&mut self) {
-        self.waiting_targets = self.waiting_targets.saturating_sub(1);
         self.pages.left = self.pages.left.saturating_sub(1);
     }
 
@@ -237,7 +233,6 @@ impl<W: Write> Crawl<W> {
             return;
         }
         share.inbox.insert(item.key, (d.partition, d.seq));
-        share.waiting_targets += u64::from(item.is_target);
         if item.is_start
             && item.kind == ItemKind::Page
             && let Ok(u) = Url::parse(&item.record.url)
@@ -255,7 +250,7 @@ impl<W: Write> Crawl<W> {
         let Some(share) = &mut self.share else {
             return Ok(());
         };
-        let targets = share.waiting_targets;
+        let targets = self.frontier.targets() as u64;
         let mut spent = None;
         if let Some(m) = max_pages
             && share

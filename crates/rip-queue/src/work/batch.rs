@@ -46,7 +46,9 @@ pub(super) async fn run(
 ) -> Result<Outcome, QueueError> {
     let messages = Arc::new(messages);
     let keepalive = tokio::spawn(keep_in_progress(messages.clone(), options.ack_wait));
-    let mut publisher = Publisher::new(&broker, &options.output, out_partitions);
+    // The output belongs to the run of its input (`rip-queue relay`), when it names one.
+    let run = messages.first().and_then(|m| crate::publish::run_of(m));
+    let mut publisher = Publisher::new(&broker, &options.output, out_partitions).with_run(run);
     let started = chrono::Utc::now();
     let mut read = BTreeMap::new();
     let ran = run_program(&options, &messages, &mut publisher, &mut read).await;

@@ -52,8 +52,10 @@ mod prepare;
 mod signals;
 mod swap;
 mod verdict;
+mod worker;
 
 pub use bins::find_bin;
+pub use worker::worker;
 
 use crate::account;
 use crate::plan::Plan;

@@ -7,6 +7,7 @@ mod e2e;
 mod interrupt;
 mod keep;
 mod outcomes;
+mod queue;
 mod schema;
 mod support;
 mod wiki;
