@@ -129,7 +129,8 @@ pub struct WorkArgs {
     /// worker kept its politeness in a cache folder this one does not see.
     #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = humantime::parse_duration)]
     pub handover_wait: Duration,
-    /// Exit after this long with no record to work on (default: run until stopped).
+    /// Exit after this long with no record to work on, once IN has had one (a worker started
+    /// before anything is pushed waits for it; default: run until stopped).
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     pub idle_exit: Option<Duration>,
 }

@@ -56,7 +56,8 @@ pub struct WorkOptions {
     /// before working on it: at least the longest per-host gap (or Crawl-delay), so that
     /// the host's previous worker's last request is that far behind.
     pub handover_wait: Duration,
-    /// Stop after this long with nothing to do (`None`: run until stopped).
+    /// Stop after this long with nothing to do (`None`: run until stopped), once the input
+    /// has had a record: a worker started before its input waits for it.
     pub idle_exit: Option<Duration>,
     /// The program and its arguments.
     pub command: Vec<OsString>,
@@ -134,7 +135,7 @@ async fn shared(
                     .idle_exit
                     .is_some_and(|idle| idle_since.elapsed() >= idle)
                 {
-                    if outstanding(&consumer).await == 0 {
+                    if outstanding(&consumer).await == 0 && ever_fed(&input).await {
                         break;
                     }
                     idle_since = Instant::now(); // a dead worker's records are to come back
@@ -148,6 +149,14 @@ async fn shared(
         }
     }
     Ok(worked)
+}
+
+/// Whether `input` has ever held a record: a worker started before anything was pushed (its
+/// coordinator still starting) waits for the first one however long `--idle-exit` is.
+async fn ever_fed(input: &Stream) -> bool {
+    let mut input = input.clone();
+    let info = tokio::time::timeout(crate::broker::ATTEMPT_TIMEOUT, input.info()).await;
+    matches!(info, Ok(Ok(i)) if i.state.last_sequence > 0)
 }
 
 /// Records of `consumer` not yet done: waiting, or delivered and not acknowledged (held by a

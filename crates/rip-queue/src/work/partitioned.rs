@@ -87,7 +87,7 @@ impl Job<'_> {
                     .idle_exit
                     .is_some_and(|idle| idle_since.elapsed() >= idle)
                 {
-                    if self.outstanding().await? == 0 {
+                    if self.outstanding().await? == 0 && super::ever_fed(&self.input).await {
                         return Ok(());
                     }
                     idle_since = Instant::now(); // another worker's partitions still have work

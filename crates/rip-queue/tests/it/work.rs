@@ -300,3 +300,22 @@ fn a_pull_after_the_workers_ends_once_they_have_done_every_record_and_holds_all_
         assert_eq!(status.code(), Some(130));
     }
 }
+
+/// A worker started before its coordinator pushed anything waits for the first record
+/// however short `--idle-exit` is, then leaves once the records are done.
+#[test]
+fn an_idle_worker_waits_for_the_first_record_then_leaves_when_done() {
+    let nats = NatsServer::start();
+    let (_server, urls) = site(5, Duration::ZERO);
+    let cache = tempfile::tempdir().unwrap();
+    let mut child = worker(&nats, cache.path(), &["--idle-exit", "300ms"]);
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "left before anything was pushed"
+    );
+    push_refs(&nats, &urls);
+    let ran = finish(child);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_books_balance(&nats, &urls);
+}

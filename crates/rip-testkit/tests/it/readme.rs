@@ -99,7 +99,7 @@ const FAILED: &[&str] = &[
 const EXPECTED: &[&str] = &["/images/logo.png", "/private/secret.html"];
 
 /// The whole run may take this long at most.
-const BUDGET: Duration = Duration::from_secs(90);
+const BUDGET: Duration = Duration::from_secs(120);
 
 /// One command of the README: its first line's number and its text (continuation lines
 /// joined).
