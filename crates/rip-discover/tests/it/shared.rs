@@ -298,3 +298,57 @@ fn max_pages_holds_for_the_crawl_as_a_whole() {
         "the crawl stopped early"
     );
 }
+
+#[test]
+fn a_broker_that_is_not_there_is_an_error_naming_it_without_its_password() {
+    let cache = tempfile::tempdir().unwrap();
+    let ran = discover(
+        cache.path(),
+        "http://127.0.0.1:9/",
+        &[
+            "--broker",
+            "nats://crawler:s3cret@127.0.0.1:1",
+            "--crawl",
+            "x",
+        ],
+    )
+    .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("cannot reach the broker at nats://***@127.0.0.1:1"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!ran.stderr.contains("s3cret"), "{}", ran.stderr);
+    assert!(ran.stdout.is_empty(), "no records: {}", ran.stdout);
+}
+
+#[test]
+fn the_broker_killed_and_restarted_mid_crawl_and_every_page_is_still_found() {
+    let mut nats = NatsServer::start();
+    let servers = hosts(Duration::from_millis(5));
+    let start = format!("{}/p0", servers[0].url("").trim_end_matches('/'));
+    let (_dirs, children) = three(&nats, &start, "restarted", &["--ack-wait", "3s"], |_| {});
+    let page_requests = || fetches(&servers).values().sum::<usize>();
+    rip_testkit::wait_for("30 pages fetched", Duration::from_secs(30), || {
+        page_requests() >= 30
+    });
+    nats.kill();
+    std::thread::sleep(Duration::from_millis(500));
+    nats.restart();
+    let ran: Vec<Ran> = children
+        .into_iter()
+        .map(|c| Ran::wait("rip-discover", c))
+        .collect();
+    let mut found = BTreeSet::new();
+    for r in &ran {
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        found.extend(urls(r));
+    }
+    assert_eq!(found.len(), 6 * PAGES, "every page found");
+    let counts = fetches(&servers);
+    assert_eq!(counts.len(), 6 * PAGES, "every page fetched");
+    let again: usize = counts.values().map(|n| n - 1).sum();
+    assert!(again <= 12, "fetched again: {again}; {counts:?}");
+}
