@@ -13,6 +13,15 @@
 //!   another. An input record is acknowledged only after every record the program wrote for it
 //!   is stored, so a worker killed at any moment leaves its records to be delivered again.
 //!
+//! - [`relay`]: a pipeline's records sent to the workers and what they made of them written
+//!   back, as one stage: a run of its own (its records carry the run's name), ending when the
+//!   workers have done them all (`ripperoni run` with a `queue` is `source | rip-queue relay |
+//!   rip-write`).
+//! - [`frontier`], [`members`], [`table`]: the pieces of a crawl shared by several
+//!   `rip-discover`s: a frontier stream partitioned by host, each partition owned by one live
+//!   member (rendezvous hashing, leases taken create-if-absent), and counters (the crawl's
+//!   budgets) that many processes add to without passing a limit.
+//!
 //! A record the broker cannot hold (over its maximum payload) is never dropped: it becomes a
 //! `failure` of its URL ([`fit::fit`]), which the books count.
 #![deny(missing_docs)]
