@@ -84,7 +84,7 @@ pub struct Worked {
 
 /// Works on `options.input` until stopped (`stop`), or idle for `options.idle_exit`. On a
 /// stream partitioned by host, the worker works on the partitions it owns among the live
-/// workers of its group, one batch at a time per partition (see [`partitioned`]).
+/// workers of its group, one batch at a time per partition (see the `partitioned` module).
 pub async fn work(
     broker: &Broker,
     options: WorkOptions,
