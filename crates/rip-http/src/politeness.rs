@@ -101,6 +101,11 @@ impl Politeness {
         self.store.push_back(host, wait);
     }
 
+    /// How long `host` is still held by a Retry-After or a backoff (zero when free).
+    pub fn held_for(&self, host: &str) -> Duration {
+        self.store.held_for(host)
+    }
+
     /// Records that a request to `host` was answered (or failed) now; with a non-zero gap,
     /// the next request starts at least a gap after this.
     pub fn answered(&self, host: &str) {

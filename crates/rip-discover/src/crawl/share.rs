@@ -14,7 +14,7 @@
 //! to start. The crawl ends when no partition has anything waiting or unfinished
 //! ([`SharedFrontier::finished_everywhere`]).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -39,10 +39,23 @@ pub(super) struct Share {
     frontier: SharedFrontier,
     members: Membership,
     budgets: Table,
+    /// Each host's hold (a Retry-After, an open circuit) as a deadline in Unix milliseconds,
+    /// so that a host changing owner stays held by its new one.
+    holds: Table,
+    /// Hosts whose hold this process has read (once each, before fetching from them).
+    hosts_read: HashSet<String>,
+    /// Hosts taken and not yet read.
+    hosts_unread: HashSet<String>,
+    /// Holds to publish at the next settle, and the deadline last published per host.
+    holds_out: HashMap<String, u64>,
+    holds_published: HashMap<String, u64>,
+    /// Holds shorter than this are not passed on: the hand-over wait covers them.
+    handover_wait: Duration,
     /// The visited set of each partition taken over.
     seen: HashMap<u32, Visited>,
-    /// Items taken and not finished: where to acknowledge them.
+    /// Items taken and not finished: where to acknowledge them, and their hosts.
     inbox: HashMap<u64, (u32, u64)>,
+    inbox_hosts: HashMap<u64, String>,
     /// Items found, to publish at the next settle.
     outbox: Vec<Item>,
     /// `--max-pages` claimed and not yet used.
@@ -66,13 +79,21 @@ impl Share {
         let members =
             Membership::join(&broker, &group, frontier.partitions(), cfg.handover_wait).await?;
         let budgets = Table::open(&broker, &format!("crawl_{}_budgets", cfg.crawl), None).await?;
+        let holds = Table::open(&broker, &format!("crawl_{}_holds", cfg.crawl), None).await?;
         Ok(Self {
             broker,
             frontier,
             members,
             budgets,
+            holds,
+            hosts_read: HashSet::new(),
+            hosts_unread: HashSet::new(),
+            holds_out: HashMap::new(),
+            holds_published: HashMap::new(),
+            handover_wait: cfg.handover_wait,
             seen: HashMap::new(),
             inbox: HashMap::new(),
+            inbox_hosts: HashMap::new(),
             outbox: Vec::new(),
             pages: Budget::new("pages"),
             requests: Budget::new("requests"),
@@ -93,6 +114,7 @@ impl Share {
         if let Some((p, seq)) = self.inbox.remove(&key) {
             self.frontier.done(p, seq);
         }
+        self.inbox_hosts.remove(&key);
     }
 
     /// A target taken from the local frontier to start: uses one page of the budget.
@@ -137,8 +159,10 @@ impl<W: Write> Crawl<W> {
             share
                 .absence
                 .check(&share.broker, "keep the crawl's membership")?;
+            self.note_holds();
         }
-        if tick || share.outbox.len() >= TAKE || self.tasks.is_empty() {
+        let outbox = self.share.as_ref().map_or(0, |s| s.outbox.len());
+        if tick || outbox >= TAKE || self.tasks.is_empty() {
             self.settle().await?;
         }
         self.claim_budgets().await?;
@@ -178,6 +202,11 @@ impl<W: Write> Crawl<W> {
         }
         share.frontier.flush().await?;
         share.frontier.acknowledge().await;
+        for (host, deadline) in std::mem::take(&mut share.holds_out) {
+            let payload = Bytes::from(deadline.to_string());
+            share.holds.put(&hold_key(&host), payload, None).await?;
+            share.holds_published.insert(host, deadline);
+        }
         Ok(())
     }
 
@@ -206,7 +235,7 @@ impl<W: Write> Crawl<W> {
         for d in deliveries {
             self.received(d);
         }
-        Ok(())
+        self.read_holds().await
     }
 
     /// A URL taken from the broker: a duplicate is finished at once, a new one waits in the
@@ -233,6 +262,12 @@ impl<W: Write> Crawl<W> {
             return;
         }
         share.inbox.insert(item.key, (d.partition, d.seq));
+        if let Some(host) = rip_queue::partition::host_key(&item.record.url) {
+            if !share.hosts_read.contains(&host) {
+                share.hosts_unread.insert(host.clone());
+            }
+            share.inbox_hosts.insert(item.key, host);
+        }
         if item.is_start
             && item.kind == ItemKind::Page
             && let Ok(u) = Url::parse(&item.record.url)
@@ -370,4 +405,61 @@ impl Budget {
         }
         Ok(self.left == 0 && want > 0)
     }
+}
+
+impl<W: Write> Crawl<W> {
+    /// The holds the broker has for hosts this process is about to fetch from for the
+    /// first time, put on its own schedule: a host that was told to wait (Retry-After, an
+    /// open circuit) under its previous owner waits as long under this one.
+    async fn read_holds(&mut self) -> Result<(), DiscoverError> {
+        let Some(share) = &mut self.share else {
+            return Ok(());
+        };
+        for host in std::mem::take(&mut share.hosts_unread) {
+            if let Some((_, payload)) = share.holds.get(&hold_key(&host)).await? {
+                let deadline: u64 = std::str::from_utf8(&payload)
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0);
+                let left = deadline.saturating_sub(unix_ms());
+                if left > 0 {
+                    self.shared.fetcher.hold(&host, Duration::from_millis(left));
+                }
+            }
+            share.hosts_read.insert(host);
+        }
+        Ok(())
+    }
+
+    /// The holds on the hosts of the items taken here that are longer than the hand-over
+    /// wait are passed on (published at the next settle): checked at every beat, so a host
+    /// told to wait is known held within a second, whoever has it next.
+    fn note_holds(&mut self) {
+        let Some(share) = &mut self.share else {
+            return;
+        };
+        let hosts: HashSet<&String> = share.inbox_hosts.values().collect();
+        for host in hosts {
+            let held = self.shared.fetcher.held_for(host);
+            if held <= share.handover_wait {
+                continue;
+            }
+            let deadline = unix_ms() + held.as_millis() as u64;
+            let published = share.holds_published.get(host).copied().unwrap_or(0);
+            if deadline > published + 1000 {
+                share.holds_out.insert(host.clone(), deadline);
+            }
+        }
+    }
+}
+
+/// A host's key in the holds table (a subject token: no dots).
+fn hold_key(host: &str) -> String {
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(host.as_bytes()))
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }

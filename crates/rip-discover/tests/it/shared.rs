@@ -9,7 +9,7 @@ use std::process::Child;
 use std::time::Duration;
 
 use rip_testkit::{NatsServer, Ran, Stage};
-use rip_testserver::{Fault, Rule, TestServer};
+use rip_testserver::{Fault, RetryAfter, Rule, TestServer};
 use tempfile::TempDir;
 
 use crate::Crawled;
@@ -351,4 +351,54 @@ fn the_broker_killed_and_restarted_mid_crawl_and_every_page_is_still_found() {
     assert_eq!(counts.len(), 6 * PAGES, "every page fetched");
     let again: usize = counts.values().map(|n| n - 1).sum();
     assert!(again <= 12, "fetched again: {again}; {counts:?}");
+}
+
+/// A host told to wait (429, Retry-After: 10) under one owner stays held under the next: its
+/// owner is killed 1.5 s after the 429, and the process that takes the host over (after the
+/// dead owner's 5 s lease) sends nothing to it before the 10 s are up.
+#[test]
+fn a_retry_after_holds_when_its_host_changes_owner() {
+    let nats = NatsServer::start();
+    let mut b = TestServer::builder()
+        .file("/robots.txt", "User-agent: *\nAllow: /\n")
+        .rule(Rule::path("/p3").once(Fault::retry_after(429, RetryAfter::Seconds(10))));
+    for j in 0..12 {
+        let html = format!(
+            "<a href=\"/p{}\">a</a> <a href=\"/p{}\">b</a>",
+            j + 1,
+            j + 2
+        );
+        b = b.file(format!("/p{j}"), html);
+    }
+    let server = b.start_background().unwrap();
+    let start = server.url("/p0");
+    let (_dirs, mut children) = three(&nats, &start, "held", &["--ack-wait", "1s"], |i| {
+        if i == 1 {
+            rip_testkit::wait_for("the 429", Duration::from_secs(30), || {
+                server.requests().iter().any(|r| r.status == Some(429))
+            });
+            std::thread::sleep(Duration::from_millis(1500));
+        }
+    });
+    let told = server
+        .requests()
+        .into_iter()
+        .find(|r| r.status == Some(429))
+        .unwrap()
+        .elapsed;
+    children[0].kill().unwrap();
+    for c in children {
+        Ran::wait("rip-discover", c);
+    }
+    let after: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.elapsed > told && r.header("x-process") != Some("0"))
+        .collect();
+    assert!(!after.is_empty(), "the host was taken over");
+    let first = after.iter().map(|r| r.elapsed).min().unwrap() - told;
+    assert!(
+        first >= Duration::from_millis(9_500),
+        "{first:?} after the 429"
+    );
 }

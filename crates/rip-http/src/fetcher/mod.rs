@@ -16,6 +16,7 @@ mod run;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use rip_core::{ErrorCategory, ExpectedSource, SiteFetch};
@@ -127,6 +128,21 @@ impl Fetcher {
                 cfg,
             }),
         })
+    }
+
+    /// How long requests to `host` (a [`host_key`]) are held from now: by a Retry-After, a
+    /// backoff or an open circuit, whichever ends last (zero when free). What a process
+    /// handing the host to another (a shared crawl) passes on, with [`hold`](Self::hold).
+    pub fn held_for(&self, host: &str) -> Duration {
+        let politeness = &self.inner.politeness;
+        let circuit = politeness.circuit(host).map(|c| c.remaining);
+        politeness.held_for(host).max(circuit.unwrap_or_default())
+    }
+
+    /// Holds `host` for `wait` from now: no request to it starts before (a hold another
+    /// process had on it, see [`held_for`](Self::held_for)).
+    pub fn hold(&self, host: &str, wait: Duration) {
+        self.inner.politeness.throttle(host, wait);
     }
 
     /// The configuration in use.
