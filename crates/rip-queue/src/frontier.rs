@@ -12,14 +12,21 @@
 //! or below the floor ([`SharedFrontier::seen_before`], headers only), and is delivered
 //! everything above it again: what its dead owner was doing is done again, nothing is lost,
 //! and nothing done before the floor is done twice.
+//!
+//! The URLs the previous owner had taken and not acknowledged come again only after the
+//! acknowledgement wait, and an acknowledgement (policy *all*) of a later URL would
+//! acknowledge them too, undone. So a process that takes a partition over while another still
+//! holds some of its URLs takes nothing of it for one acknowledgement wait (then they come
+//! again first), and acknowledges nothing of it until none is held elsewhere (they came again
+//! and were done, or their holder, only slow, acknowledged them itself).
 
 use crate::{Broker, Publisher, QueueError};
-use async_nats::jetstream::consumer::{AckPolicy, DeliverPolicy, PullConsumer, pull};
+use async_nats::jetstream::consumer::{self, AckPolicy, DeliverPolicy, PullConsumer, pull};
 use async_nats::jetstream::stream::Stream;
 use async_nats::jetstream::{AckKind, Message};
 use bytes::Bytes;
 use std::collections::{BTreeMap, HashMap};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// URLs a process holds of one partition at most (taken and not yet acknowledged).
 pub const WINDOW: usize = 2048;
@@ -41,6 +48,19 @@ pub struct Delivery {
 #[derive(Default)]
 struct Taken {
     open: BTreeMap<u64, (Message, bool)>,
+    /// When this process took the partition over while another held some of its URLs.
+    inherited: Option<Inherited>,
+}
+
+/// URLs of a partition another process held when this one took the partition over: they
+/// come again after the acknowledgement wait, before any later URL, and are worked on;
+/// nothing of the partition is acknowledged while another process holds some.
+#[derive(Clone, Copy)]
+struct Inherited {
+    /// The last stream sequence delivered at the takeover (the others' URLs are at or below).
+    up_to: u64,
+    /// The takeover.
+    at: Instant,
 }
 
 /// A crawl's frontier on the broker.
@@ -110,9 +130,17 @@ impl SharedFrontier {
     }
 
     /// The keys of partition `p` done before (at or below its acknowledgement floor): the
-    /// visited set of a process taking the partition over.
+    /// visited set of a process taking the partition over. Read in batches of what the
+    /// stream holds now (no waiting for more), by a reader deleted afterwards.
     pub async fn seen_before(&mut self, p: u32) -> Result<Vec<u64>, QueueError> {
-        let floor = self.floor(p).await?;
+        let state = self.state(p).await?;
+        let floor = state.ack_floor.stream_sequence;
+        if state.num_ack_pending > self.holding(p) {
+            self.taken.entry(p).or_default().inherited = Some(Inherited {
+                up_to: state.delivered.stream_sequence,
+                at: Instant::now(),
+            });
+        }
         let mut keys = Vec::new();
         if floor == 0 {
             return Ok(keys);
@@ -132,15 +160,12 @@ impl SharedFrontier {
             .await?;
         let mut last = 0;
         while last < floor {
+            // No waiting: a batch waiting for 4,096 messages that a small partition does not
+            // have took a second, a takeover of several partitions several seconds without
+            // a membership beat.
             let batch = self
                 .broker
-                .patiently(&doing, || {
-                    reader
-                        .batch()
-                        .max_messages(4096)
-                        .expires(Duration::from_secs(1))
-                        .messages()
-                })
+                .patiently(&doing, || reader.fetch().max_messages(4096).messages())
                 .await?;
             let messages = crate::work::received(batch, crate::broker::ATTEMPT_TIMEOUT).await;
             if messages.is_empty() {
@@ -153,6 +178,10 @@ impl SharedFrontier {
                 }
             }
         }
+        // Not left to its inactivity threshold: every reader of the stream costs the broker
+        // work on each message stored while it lives.
+        let name = reader.cached_info().name.clone();
+        self.stream.delete_consumer(&name).await.ok();
         Ok(keys)
     }
 
@@ -161,7 +190,8 @@ impl SharedFrontier {
     /// not given twice.
     pub async fn take(&mut self, p: u32, max: usize) -> Result<Vec<Delivery>, QueueError> {
         let room = WINDOW.saturating_sub(self.holding(p)).min(max);
-        if room == 0 {
+        let inherited = self.taken.get(&p).and_then(|t| t.inherited);
+        if room == 0 || inherited.is_some_and(|i| i.at.elapsed() < self.ack_wait) {
             return Ok(Vec::new());
         }
         let consumer = self.consumer(p).await?.clone();
@@ -170,6 +200,7 @@ impl SharedFrontier {
         };
         let messages = crate::work::received(batch, Duration::from_secs(5)).await;
         let taken = self.taken.entry(p).or_default();
+        let inherited_up_to = inherited.map_or(0, |i| i.up_to);
         let mut out = Vec::new();
         for m in messages {
             let Ok(seq) = m.info().map(|i| i.stream_sequence) else {
@@ -178,7 +209,8 @@ impl SharedFrontier {
             if taken.open.contains_key(&seq) {
                 continue;
             }
-            if taken.open.first_key_value().is_some_and(|(&s, _)| seq < s) {
+            if seq > inherited_up_to && taken.open.first_key_value().is_some_and(|(&s, _)| seq < s)
+            {
                 m.ack().await.ok(); // done before; its acknowledgement was lost
                 continue;
             }
@@ -209,7 +241,25 @@ impl SharedFrontier {
     /// Acknowledges, in each partition, the longest run of done URLs from its oldest taken.
     /// Call it after what those URLs caused (records written, URLs published) is safe.
     pub async fn acknowledge(&mut self) {
-        for taken in self.taken.values_mut() {
+        let inherited: Vec<u32> = self
+            .taken
+            .iter()
+            .filter(|(_, t)| t.inherited.is_some() && !t.open.is_empty())
+            .map(|(&p, _)| p)
+            .collect();
+        let mut held_elsewhere = Vec::new();
+        for p in inherited {
+            match self.state(p).await {
+                Ok(state) if state.num_ack_pending <= self.holding(p) => {
+                    self.taken.entry(p).or_default().inherited = None;
+                }
+                _ => held_elsewhere.push(p),
+            }
+        }
+        for (p, taken) in &mut self.taken {
+            if held_elsewhere.contains(p) {
+                continue;
+            }
             let mut last = None;
             while let Some(entry) = taken.open.first_entry() {
                 if !entry.get().1 {
@@ -273,17 +323,17 @@ impl SharedFrontier {
         Ok(last)
     }
 
-    async fn floor(&mut self, p: u32) -> Result<u64, QueueError> {
+    /// The state of partition `p`'s consumer: its acknowledgement floor, the last URL
+    /// delivered, the URLs taken and not acknowledged (by any process).
+    async fn state(&mut self, p: u32) -> Result<consumer::Info, QueueError> {
         let consumer = self.consumer(p).await?.clone();
         let doing = format!("read partition {p} of {}", self.name);
-        let floor = self
-            .broker
+        self.broker
             .patiently(&doing, || {
                 let mut consumer = consumer.clone();
-                async move { consumer.info().await.map(|i| i.ack_floor.stream_sequence) }
+                async move { consumer.info().await.cloned() }
             })
-            .await?;
-        Ok(floor)
+            .await
     }
 
     fn subject(&self, p: u32) -> String {
