@@ -135,7 +135,9 @@ async fn shared(
                     .idle_exit
                     .is_some_and(|idle| idle_since.elapsed() >= idle)
                 {
-                    if outstanding(&consumer).await == 0 && ever_fed(&input).await {
+                    // In this order: a record stored before `ever_fed` read the stream is counted as
+                    // waiting by the consumer's info read after it.
+                    if ever_fed(&input).await && outstanding(&consumer).await == 0 {
                         break;
                     }
                     idle_since = Instant::now(); // a dead worker's records are to come back

@@ -87,7 +87,7 @@ impl Job<'_> {
                     .idle_exit
                     .is_some_and(|idle| idle_since.elapsed() >= idle)
                 {
-                    if self.outstanding().await? == 0 && super::ever_fed(&self.input).await {
+                    if super::ever_fed(&self.input).await && self.outstanding().await? == 0 {
                         return Ok(());
                     }
                     idle_since = Instant::now(); // another worker's partitions still have work
