@@ -72,11 +72,12 @@
 //! published under their key as message id (the broker stores a URL found twice within its
 //! deduplication window once; the owner's visited set catches the rest).
 //!
-//! A partition's URLs are acknowledged in order, after the records they caused are flushed
-//! and their links stored; a process killed at any moment leaves its partitions to the
-//! others (after its lease lapses, 5 s) and its unacknowledged URLs to their new owner
-//! (after `--ack-wait`), who rebuilds the visited set from the URLs below the partition's
-//! acknowledgement floor. What the dead process was fetching is fetched again, nothing else.
+//! Each URL is acknowledged on its own, after the records it caused are flushed and its
+//! links stored; a process killed at any moment leaves its partitions to the others (after
+//! its lease lapses, 5 s) and its unacknowledged URLs to their new owner (after
+//! `--ack-wait`; it works on the later ones meanwhile), who rebuilds the visited set from
+//! the URLs below the partition's acknowledgement floor. What the dead process was fetching
+//! is fetched again, nothing else.
 //! A process taking a partition over waits `--handover-wait` before its first request, so
 //! the previous owner's last one is a gap behind. `--max-pages` and `--max-requests` are
 //! counters on the broker that processes claim from, a few at a time, never past the limit;

@@ -356,9 +356,7 @@ impl Owner {
         if !self.members.due() {
             return;
         }
-        let busy: BTreeSet<u32> = (0..self.frontier.partitions())
-            .filter(|&p| self.frontier.holding(p) > 0)
-            .collect();
+        let busy: BTreeSet<u32> = self.frontier.unacknowledged().collect();
         let beating = Instant::now();
         if let Err(e) = self.members.beat(&busy).await {
             eprintln!("crawl_sim: {e}");
@@ -441,13 +439,12 @@ impl Owner {
         if let Some(file) = &mut self.keys_file {
             file.flush()?;
         }
-        let mut touched = BTreeSet::new();
+        // Each URL is acknowledged on its own (policy explicit).
+        self.tally.acknowledgements += finished.len() as u64;
         for (p, seq) in finished.drain(..) {
             self.frontier.done(p, seq);
-            touched.insert(p);
         }
         self.frontier.acknowledge().await;
-        self.tally.acknowledgements += touched.len() as u64;
         Ok(())
     }
 
@@ -625,7 +622,7 @@ async fn info(broker: &Broker, args: &Args) -> anyhow::Result<()> {
 }
 
 /// Compares the keys of the owners' key files with the graph's pages.
-fn check(graph: &Graph, files: &[PathBuf]) -> anyhow::Result<()> {
+fn check(graph: &Graph, partitions: u32, files: &[PathBuf]) -> anyhow::Result<()> {
     let mut processed = Vec::new();
     for path in files {
         let bytes = std::fs::read(path).with_context(|| format!("read {}", path.display()))?;
@@ -648,6 +645,22 @@ fn check(graph: &Graph, files: &[PathBuf]) -> anyhow::Result<()> {
         .iter()
         .filter(|k| distinct.binary_search(k).is_err())
         .count();
+    // Where the missing pages are: per partition, and a few of them.
+    let mut by_partition: std::collections::BTreeMap<u32, usize> = Default::default();
+    let mut examples = Vec::new();
+    for page in (0..graph.hosts)
+        .flat_map(|host| (0..graph.pages_per_host).map(move |index| PageId { host, index }))
+    {
+        let url = graph.url(page);
+        if distinct.binary_search(&key_of(&url)).is_err() {
+            *by_partition
+                .entry(rip_queue::partition::of_url(Some(&url), partitions))
+                .or_default() += 1;
+            if examples.len() < 5 {
+                examples.push(url);
+            }
+        }
+    }
     let unknown = distinct
         .iter()
         .filter(|k| expected.binary_search(k).is_err())
@@ -657,6 +670,7 @@ fn check(graph: &Graph, files: &[PathBuf]) -> anyhow::Result<()> {
         serde_json::json!({
             "expected": expected.len(), "processed": processed.len(), "distinct": distinct.len(),
             "processedAgain": twice, "missing": missing, "unknown": unknown,
+            "missingByPartition": by_partition, "missingExamples": examples,
         })
     );
     Ok(())
@@ -669,7 +683,7 @@ async fn main() -> anyhow::Result<()> {
         Mode::Seed => seed(&connect(&args).await?, &args).await,
         Mode::Own(options) => own(&connect(&args).await?, &args, options.clone()).await,
         Mode::Info => info(&connect(&args).await?, &args).await,
-        Mode::Check { files } => check(&args.graph, files),
+        Mode::Check { files } => check(&args.graph, args.partitions, files),
     }
 }
 

@@ -6,19 +6,24 @@
 //! process that owns a partition ([`crate::members`]) takes its URLs through the partition's
 //! durable consumer, keeps its visited set, fetches, and publishes what it finds.
 //!
-//! A partition's URLs are acknowledged in stream order (acknowledgement policy *all*): the
-//! consumer's acknowledgement floor is the exact line between done and not done. A process
-//! that takes a partition over rebuilds the partition's visited set from the message ids at
-//! or below the floor ([`SharedFrontier::seen_before`], headers only), and is delivered
-//! everything above it again: what its dead owner was doing is done again, nothing is lost,
-//! and nothing done before the floor is done twice.
+//! Each URL is acknowledged on its own (acknowledgement policy *explicit*) once what it
+//! caused is safe (its records written, its links stored). An acknowledgement never covers
+//! another URL: a URL taken by a process that died, one delivered to a pull its process had
+//! stopped waiting for, one a stalled process still holds, each stays unacknowledged and
+//! comes again after the acknowledgement wait, to whoever owns its partition then. (With
+//! policy *all*, one acknowledgement covers every URL before it: a process acknowledging
+//! its own later URLs acknowledged those too, undone. The 1 M-URL simulation with an owner
+//! killed lost 1,088 pages that way, after three fixes of the bookkeeping that policy needs:
+//! `docs/scale-out.md`.)
 //!
-//! The URLs the previous owner had taken and not acknowledged come again only after the
-//! acknowledgement wait, and an acknowledgement (policy *all*) of a later URL would
-//! acknowledge them too, undone. So a process that takes a partition over while another still
-//! holds some of its URLs takes nothing of it for one acknowledgement wait (then they come
-//! again first), and acknowledges nothing of it until none is held elsewhere (they came again
-//! and were done, or their holder, only slow, acknowledged them itself).
+//! The consumer's acknowledgement floor (every URL at or below it acknowledged) is where a
+//! process taking a partition over starts: it rebuilds the partition's visited set from the
+//! message ids at or below the floor ([`SharedFrontier::seen_before`], headers only) and is
+//! delivered every unacknowledged URL above it, at once if never delivered, after the
+//! acknowledgement wait if its previous owner had taken it. It works on later URLs
+//! meanwhile. URLs above the floor that were acknowledged are not in the rebuilt visited
+//! set: one of them published again after the broker's deduplication window would be
+//! fetched again.
 
 use crate::{Broker, Publisher, QueueError};
 use async_nats::jetstream::consumer::{self, AckPolicy, DeliverPolicy, PullConsumer, pull};
@@ -30,6 +35,14 @@ use std::time::{Duration, Instant};
 
 /// URLs a process holds of one partition at most (taken and not yet acknowledged).
 pub const WINDOW: usize = 2048;
+
+/// URLs all processes together may hold of one partition (the consumer's limit): far above
+/// what one holds, so that what dead or stalled processes hold does not stop the owner. A
+/// pull on a consumer at its limit is not answered until a URL comes again.
+const CONSUMER_LIMIT: usize = 16 * WINDOW;
+
+/// How long a pull is waited for at most.
+const PULL_BOUND: Duration = Duration::from_secs(1);
 
 /// One URL taken from a partition.
 #[derive(Debug)]
@@ -44,23 +57,19 @@ pub struct Delivery {
     pub payload: Bytes,
 }
 
-/// The URLs of one partition taken and not yet acknowledged, in stream order.
+/// The URLs of one partition taken and not yet acknowledged, in stream order, and whether
+/// done; and those acknowledged late (when they may already have come again).
 #[derive(Default)]
 struct Taken {
-    open: BTreeMap<u64, (Message, bool)>,
-    /// When this process took the partition over while another held some of its URLs.
-    inherited: Option<Inherited>,
+    open: BTreeMap<u64, Open>,
+    late: BTreeMap<u64, Instant>,
 }
 
-/// URLs of a partition another process held when this one took the partition over: they
-/// come again after the acknowledgement wait, before any later URL, and are worked on;
-/// nothing of the partition is acknowledged while another process holds some.
-#[derive(Clone, Copy)]
-struct Inherited {
-    /// The last stream sequence delivered at the takeover (the others' URLs are at or below).
-    up_to: u64,
-    /// The takeover.
-    at: Instant,
+/// A URL taken and not yet acknowledged.
+struct Open {
+    message: Message,
+    taken: Instant,
+    done: bool,
 }
 
 /// A crawl's frontier on the broker.
@@ -135,12 +144,6 @@ impl SharedFrontier {
     pub async fn seen_before(&mut self, p: u32) -> Result<Vec<u64>, QueueError> {
         let state = self.state(p).await?;
         let floor = state.ack_floor.stream_sequence;
-        if state.num_ack_pending > self.holding(p) {
-            self.taken.entry(p).or_default().inherited = Some(Inherited {
-                up_to: state.delivered.stream_sequence,
-                at: Instant::now(),
-            });
-        }
         let mut keys = Vec::new();
         if floor == 0 {
             return Ok(keys);
@@ -186,32 +189,32 @@ impl SharedFrontier {
     }
 
     /// Takes up to `max` URLs of partition `p` that are there now (no waiting). A URL taken
-    /// before and not yet acknowledged (delivered again after the acknowledgement wait) is
-    /// not given twice.
+    /// and not yet acknowledged, or acknowledged late, that comes again (after the
+    /// acknowledgement wait) is not given twice.
     pub async fn take(&mut self, p: u32, max: usize) -> Result<Vec<Delivery>, QueueError> {
         let room = WINDOW.saturating_sub(self.holding(p)).min(max);
-        let inherited = self.taken.get(&p).and_then(|t| t.inherited);
-        if room == 0 || inherited.is_some_and(|i| i.at.elapsed() < self.ack_wait) {
+        if room == 0 {
             return Ok(Vec::new());
         }
         let consumer = self.consumer(p).await?.clone();
         let Ok(batch) = consumer.fetch().max_messages(room).messages().await else {
             return Ok(Vec::new());
         };
-        let messages = crate::work::received(batch, Duration::from_secs(5)).await;
+        // Bounded: a pull on a consumer at its limit is not answered until a URL comes
+        // again, and the owner's loop, its beats included, would wait in it. A URL delivered
+        // to a pull no longer waited for comes again after the acknowledgement wait.
+        let messages = crate::work::received(batch, PULL_BOUND).await;
+        let forget_before = Instant::now().checked_sub(2 * self.ack_wait);
         let taken = self.taken.entry(p).or_default();
-        let inherited_up_to = inherited.map_or(0, |i| i.up_to);
+        if let Some(before) = forget_before {
+            taken.late.retain(|_, at| *at >= before);
+        }
         let mut out = Vec::new();
         for m in messages {
             let Ok(seq) = m.info().map(|i| i.stream_sequence) else {
                 continue;
             };
-            if taken.open.contains_key(&seq) {
-                continue;
-            }
-            if seq > inherited_up_to && taken.open.first_key_value().is_some_and(|(&s, _)| seq < s)
-            {
-                m.ack().await.ok(); // done before; its acknowledgement was lost
+            if taken.open.contains_key(&seq) || taken.late.contains_key(&seq) {
                 continue;
             }
             out.push(Delivery {
@@ -220,7 +223,12 @@ impl SharedFrontier {
                 key: key_of(&m),
                 payload: m.payload.clone(),
             });
-            taken.open.insert(seq, (m, false));
+            let open = Open {
+                message: m,
+                taken: Instant::now(),
+                done: false,
+            };
+            taken.open.insert(seq, open);
         }
         Ok(out)
     }
@@ -230,49 +238,46 @@ impl SharedFrontier {
         self.taken.get(&p).map_or(0, |t| t.open.len())
     }
 
-    /// Marks a URL taken as done: it is acknowledged by [`acknowledge`](Self::acknowledge)
-    /// once every URL before it in its partition is done too.
+    /// Marks a URL taken as done: [`acknowledge`](Self::acknowledge) acknowledges it.
     pub fn done(&mut self, p: u32, seq: u64) {
-        if let Some((_, done)) = self.taken.get_mut(&p).and_then(|t| t.open.get_mut(&seq)) {
-            *done = true;
+        if let Some(open) = self.taken.get_mut(&p).and_then(|t| t.open.get_mut(&seq)) {
+            open.done = true;
         }
     }
 
-    /// Acknowledges, in each partition, the longest run of done URLs from its oldest taken.
-    /// Call it after what those URLs caused (records written, URLs published) is safe.
+    /// Acknowledges every URL done. Call it after what those URLs caused (records written,
+    /// URLs published) is safe.
     pub async fn acknowledge(&mut self) {
-        let inherited: Vec<u32> = self
-            .taken
+        let late_after = self.ack_wait / 2;
+        for taken in self.taken.values_mut() {
+            let done: Vec<u64> = taken
+                .open
+                .iter()
+                .filter(|(_, o)| o.done)
+                .map(|(&seq, _)| seq)
+                .collect();
+            for seq in done {
+                let Some(open) = taken.open.remove(&seq) else {
+                    continue;
+                };
+                if open.taken.elapsed() >= late_after {
+                    // It may have come again already, and be delivered after this.
+                    taken.late.insert(seq, Instant::now());
+                }
+                // A lost acknowledgement means the URL comes again; its owner's visited set
+                // finds it done.
+                open.message.ack().await.ok();
+            }
+        }
+    }
+
+    /// Partitions of which this process holds URLs not yet acknowledged: it keeps their
+    /// leases until they are.
+    pub fn unacknowledged(&self) -> impl Iterator<Item = u32> + '_ {
+        self.taken
             .iter()
-            .filter(|(_, t)| t.inherited.is_some() && !t.open.is_empty())
+            .filter(|(_, t)| !t.open.is_empty())
             .map(|(&p, _)| p)
-            .collect();
-        let mut held_elsewhere = Vec::new();
-        for p in inherited {
-            match self.state(p).await {
-                Ok(state) if state.num_ack_pending <= self.holding(p) => {
-                    self.taken.entry(p).or_default().inherited = None;
-                }
-                _ => held_elsewhere.push(p),
-            }
-        }
-        for (p, taken) in &mut self.taken {
-            if held_elsewhere.contains(p) {
-                continue;
-            }
-            let mut last = None;
-            while let Some(entry) = taken.open.first_entry() {
-                if !entry.get().1 {
-                    break;
-                }
-                last = Some(entry.remove().0);
-            }
-            if let Some(m) = last {
-                // Policy "all": this acknowledges every URL before it too. A lost
-                // acknowledgement means the URLs come again, and are found done.
-                m.ack().await.ok();
-            }
-        }
     }
 
     /// Gives back the URLs taken and not done, so that the partitions' next owners get them
@@ -281,8 +286,8 @@ impl SharedFrontier {
     pub async fn release(&mut self) {
         self.acknowledge().await;
         for taken in self.taken.values_mut() {
-            for (_, (m, _)) in std::mem::take(&mut taken.open) {
-                m.ack_with(AckKind::Nak(None)).await.ok();
+            for open in std::mem::take(&mut taken.open).into_values() {
+                open.message.ack_with(AckKind::Nak(None)).await.ok();
             }
         }
     }
@@ -345,9 +350,9 @@ impl SharedFrontier {
             let name = format!("crawl-p{p}");
             let config = pull::Config {
                 durable_name: Some(name.clone()),
-                ack_policy: AckPolicy::All,
+                ack_policy: AckPolicy::Explicit,
                 ack_wait: self.ack_wait,
-                max_ack_pending: WINDOW as i64 * 2,
+                max_ack_pending: CONSUMER_LIMIT as i64,
                 filter_subject: self.subject(p),
                 ..Default::default()
             };
@@ -359,6 +364,14 @@ impl SharedFrontier {
                     stream.get_or_create_consumer(&name, config.clone())
                 })
                 .await?;
+            if consumer.cached_info().config.ack_policy != AckPolicy::Explicit {
+                return Err(QueueError::Refused {
+                    doing: format!("share the crawl {}", self.name),
+                    reason: "it was created by an earlier version (acknowledgement policy \
+                             \"all\"): start a crawl of another name"
+                        .to_owned(),
+                });
+            }
             self.consumers.insert(p, consumer);
         }
         Ok(&self.consumers[&p])

@@ -152,7 +152,8 @@ impl<W: Write> Crawl<W> {
             return Ok(());
         };
         if share.members.due() {
-            let busy: BTreeSet<u32> = share.inbox.values().map(|&(p, _)| p).collect();
+            let mut busy: BTreeSet<u32> = share.inbox.values().map(|&(p, _)| p).collect();
+            busy.extend(share.frontier.unacknowledged());
             if let Err(e) = share.members.beat(&busy).await {
                 eprintln!("rip-discover: {e}");
             }

@@ -234,7 +234,7 @@ fn a_process_killed_mid_crawl_leaves_its_hosts_to_the_others_and_nothing_is_lost
     let nats = NatsServer::start();
     let servers = hosts(Duration::from_millis(5));
     let start = format!("{}/p0", servers[0].url("").trim_end_matches('/'));
-    let (_dirs, mut children) = three(&nats, &start, "killed", &["--ack-wait", "3s"], |_| {});
+    let (_dirs, mut children) = three(&nats, &start, "killed", &["--ack-wait", "8s"], |_| {});
     let page_requests = || fetches(&servers).values().sum::<usize>();
     rip_testkit::wait_for("40 pages fetched", Duration::from_secs(30), || {
         page_requests() >= 40
