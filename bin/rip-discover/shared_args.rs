@@ -19,7 +19,7 @@ pub struct SharedArgs {
     pub partitions: u32,
     /// How long the URLs a dead process had taken wait before another process gets them
     /// (the one that takes its hosts over works on later URLs meanwhile). Fixed when the
-    /// crawl is created.
+    /// crawl is created: a later process asking another is told the one in force.
     #[arg(help_heading = "Shared crawl", long, value_name = "DURATION", default_value = "3s", value_parser = ack_wait, requires = "crawl")]
     pub ack_wait: Duration,
     /// How long a process waits after taking hosts over before fetching from them: at

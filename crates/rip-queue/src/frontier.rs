@@ -115,6 +115,13 @@ impl SharedFrontier {
         Ok(frontier)
     }
 
+    /// How long a URL taken and not acknowledged waits before it is delivered again: the
+    /// wait the crawl was created with, which may not be the one asked of
+    /// [`open`](Self::open).
+    pub fn ack_wait(&self) -> Duration {
+        self.ack_wait
+    }
+
     /// The partitions.
     pub fn partitions(&self) -> u32 {
         self.partitions
@@ -364,6 +371,8 @@ impl SharedFrontier {
                     stream.get_or_create_consumer(&name, config.clone())
                 })
                 .await?;
+            // Fixed when the crawl was created: a later process asking another gets this.
+            self.ack_wait = consumer.cached_info().config.ack_wait;
             if consumer.cached_info().config.ack_policy != AckPolicy::Explicit {
                 return Err(QueueError::Refused {
                     doing: format!("share the crawl {}", self.name),

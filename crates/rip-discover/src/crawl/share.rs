@@ -75,6 +75,15 @@ impl Share {
         let broker = Broker::connect(&cfg.broker).await?;
         let frontier =
             SharedFrontier::open(&broker, &cfg.crawl, cfg.partitions, cfg.ack_wait).await?;
+        if frontier.ack_wait() != cfg.ack_wait {
+            eprintln!(
+                "rip-discover: the crawl {} waits {:?} for an acknowledgement, not the {:?} asked \
+                 (--ack-wait is fixed when a crawl is created)",
+                cfg.crawl,
+                frontier.ack_wait(),
+                cfg.ack_wait
+            );
+        }
         let group = format!("crawl_{}", cfg.crawl);
         let members =
             Membership::join(&broker, &group, frontier.partitions(), cfg.handover_wait).await?;

@@ -279,3 +279,20 @@ fn urls_delivered_to_an_abandoned_pull_are_not_acknowledged_by_later_ones() {
         assert!(started.elapsed() >= ACK_WAIT / 2, "{:?}", started.elapsed());
     });
 }
+
+/// The acknowledgement wait is the crawl's, fixed when it was created: a process asking
+/// another is told the one in force.
+#[test]
+fn the_acknowledgement_wait_is_the_one_the_crawl_was_created_with() {
+    on_nats(async |nats| {
+        let (_first_broker, first) = open(nats).await;
+        assert_eq!(first.ack_wait(), ACK_WAIT);
+        let broker = Broker::connect(&BrokerOptions::new(nats.url()))
+            .await
+            .expect("connects");
+        let later = SharedFrontier::open(&broker, "takeover", 1, Duration::from_secs(9))
+            .await
+            .expect("opens");
+        assert_eq!(later.ack_wait(), ACK_WAIT);
+    });
+}
