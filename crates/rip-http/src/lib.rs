@@ -69,7 +69,10 @@
 //! Everything that must hold across processes goes through the cache folder: entries are
 //! written by atomic rename, and each host's next allowed start is a small file updated
 //! under `flock`. Two `rip-fetch` in one pipeline, or eight under `xargs -P8`, therefore
-//! together keep each host's gap. Concurrency caps and the circuit breaker are per process.
+//! together keep each host's gap, at the site: a request does not start while the previous
+//! one to its host is unanswered, whichever process sent it (see [`slots`]), so a send that
+//! slipped late on a busy machine pushes the next one back. Concurrency caps and the
+//! circuit breaker are per process.
 
 pub mod cache;
 pub mod classify;

@@ -26,6 +26,9 @@ pub struct Permit {
     _total: OwnedSemaphorePermit,
     /// Time spent waiting for it.
     pub waited: Duration,
+    /// The start's stamp in the host's schedule (when the host has a gap), for
+    /// [`Politeness::answered`].
+    started: Option<u64>,
 }
 
 /// A host whose circuit is open: no request goes out until `remaining` has passed.
@@ -106,11 +109,12 @@ impl Politeness {
         self.store.held_for(host)
     }
 
-    /// Records that a request to `host` was answered (or failed) now; with a non-zero gap,
-    /// the next request starts at least a gap after this.
-    pub fn answered(&self, host: &str) {
-        if !self.gap(host).is_zero() {
-            self.store.answered(host);
+    /// Records that the request to `host` sent under `permit` was answered (or failed)
+    /// now: with a non-zero gap, the next request starts at least a gap after this, and not
+    /// before it (see [`crate::slots`]).
+    pub fn answered(&self, host: &str, permit: &Permit) {
+        if let Some(started) = permit.started {
+            self.store.answered(host, started);
         }
     }
 
@@ -186,16 +190,20 @@ impl Politeness {
             .await
             .expect("semaphore never closed");
         // Commit right before sending: the previous request to this host may have started
-        // late, or a Retry-After may have arrived since the reservation.
+        // late or not be answered yet, or a Retry-After may have arrived since the
+        // reservation.
+        let mut started = None;
         while !gap.is_zero() {
             if let Some(open) = self.circuit(host) {
                 return Err(open);
             }
-            let wait = self.store.commit(host, gap);
-            if wait.is_zero() {
-                break;
+            match self.store.commit(host, gap) {
+                Ok(stamp) => {
+                    started = Some(stamp);
+                    break;
+                }
+                Err(wait) => tokio::time::sleep(wait).await,
             }
-            tokio::time::sleep(wait).await;
         }
         if let Some(open) = self.circuit(host) {
             return Err(open);
@@ -204,6 +212,7 @@ impl Politeness {
             _host: host_permit,
             _total: total,
             waited: start.elapsed(),
+            started,
         })
     }
 

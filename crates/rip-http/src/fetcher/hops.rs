@@ -132,7 +132,7 @@ impl Fetcher {
             Exchange::Response { status, .. } => Some(*status),
             Exchange::Transport { .. } => None,
         });
-        self.inner.politeness.answered(host);
+        self.inner.politeness.answered(host, &permit);
         drop(permit);
         match exchange {
             Exchange::Response {
