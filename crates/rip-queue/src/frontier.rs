@@ -62,6 +62,8 @@ pub struct Delivery {
 #[derive(Default)]
 struct Taken {
     open: BTreeMap<u64, Open>,
+    /// Done and not yet acknowledged.
+    done: Vec<u64>,
     late: BTreeMap<u64, Instant>,
 }
 
@@ -247,8 +249,14 @@ impl SharedFrontier {
 
     /// Marks a URL taken as done: [`acknowledge`](Self::acknowledge) acknowledges it.
     pub fn done(&mut self, p: u32, seq: u64) {
-        if let Some(open) = self.taken.get_mut(&p).and_then(|t| t.open.get_mut(&seq)) {
+        let Some(taken) = self.taken.get_mut(&p) else {
+            return;
+        };
+        if let Some(open) = taken.open.get_mut(&seq)
+            && !open.done
+        {
             open.done = true;
+            taken.done.push(seq);
         }
     }
 
@@ -257,13 +265,7 @@ impl SharedFrontier {
     pub async fn acknowledge(&mut self) {
         let late_after = self.ack_wait / 2;
         for taken in self.taken.values_mut() {
-            let done: Vec<u64> = taken
-                .open
-                .iter()
-                .filter(|(_, o)| o.done)
-                .map(|(&seq, _)| seq)
-                .collect();
-            for seq in done {
+            for seq in std::mem::take(&mut taken.done) {
                 let Some(open) = taken.open.remove(&seq) else {
                     continue;
                 };
