@@ -23,8 +23,7 @@
 //!
 //! Each prints one JSON line; `own` prints what it did and its peak RSS (VmHWM).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::{BTreeSet, HashMap};
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -33,6 +32,7 @@ use anyhow::Context as _;
 use bytes::Bytes;
 use clap::{Parser, Subcommand};
 use rip_core::Ref;
+use rip_discover::frontier::{Visited, key};
 use rip_queue::frontier::{Delivery, SharedFrontier};
 use rip_queue::members::Membership;
 use rip_queue::{Broker, BrokerOptions};
@@ -229,36 +229,6 @@ impl Item {
     }
 }
 
-/// The visited-set key of a URL (`rip_discover::frontier::key`).
-fn key_of(url: &str) -> u64 {
-    xxh3_64(url.as_bytes())
-}
-
-/// Keys are already hashes: the set uses them as they are (as `rip_discover`'s `Visited`).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-type KeySet = HashSet<u64, BuildHasherDefault<KeyHasher>>;
-
-/// Heap bytes of a key set: 8-byte keys and one control byte per bucket.
-fn heap_bytes(set: &KeySet) -> usize {
-    set.capacity() * 9
-}
-
 /// What one owner did.
 #[derive(Default, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -284,9 +254,9 @@ struct Owner {
     members: Membership,
     graph: Graph,
     /// The visited set of each partition owned (or taken and not yet acknowledged).
-    seen: HashMap<u32, KeySet>,
+    seen: HashMap<u32, Visited>,
     /// Every link this process published (`rip-discover`'s process-wide visited set).
-    published: KeySet,
+    published: Visited,
     tally: Tally,
     /// Links published between two settles.
     settle_links: usize,
@@ -319,7 +289,7 @@ impl Owner {
                 None => None,
             },
             seen: HashMap::new(),
-            published: KeySet::default(),
+            published: Visited::default(),
             tally: Tally::default(),
             joined: Instant::now(),
             last_beat: None,
@@ -395,7 +365,10 @@ impl Owner {
     /// Takes partition `p` over: its visited set read from the broker.
     async fn take_over(&mut self, p: u32) -> anyhow::Result<()> {
         let reading = Instant::now();
-        let seen: KeySet = self.frontier.seen_before(p).await?.into_iter().collect();
+        let mut seen = Visited::default();
+        for k in self.frontier.seen_before(p).await? {
+            seen.insert(k);
+        }
         if !seen.is_empty() {
             eprintln!(
                 "crawl_sim: {:.1} s: took partition {p} over, {} keys read in {:.2} s",
@@ -480,7 +453,7 @@ impl Owner {
         for link in self.graph.links(page) {
             self.tally.links_found += 1;
             let link_url = self.graph.url(link);
-            let key = key_of(&link_url);
+            let key = key(&link_url);
             if !self.published.insert(key) {
                 continue;
             }
@@ -539,10 +512,10 @@ async fn own(broker: &Broker, args: &Args, options: OwnOptions) -> anyhow::Resul
         seconds: start.elapsed().as_secs_f64(),
         first_work_seconds: owner.first_work.unwrap_or_default(),
         last_work_seconds: owner.last_work,
-        seen_keys: owner.seen.values().map(HashSet::len).sum(),
-        seen_heap_bytes: owner.seen.values().map(heap_bytes).sum(),
+        seen_keys: owner.seen.values().map(Visited::len).sum(),
+        seen_heap_bytes: owner.seen.values().map(Visited::heap_bytes).sum(),
         published_keys: owner.published.len(),
-        published_heap_bytes: heap_bytes(&owner.published),
+        published_heap_bytes: owner.published.heap_bytes(),
         peak_rss_kb: status_kb("VmHWM"),
         tally: owner.tally,
     };
@@ -560,7 +533,7 @@ async fn seed(broker: &Broker, args: &Args) -> anyhow::Result<()> {
     )
     .await?;
     let url = args.graph.url(PageId { host: 0, index: 0 });
-    let key = key_of(&url);
+    let key = key(&url);
     let start = Item {
         record: Ref::new(url),
         key,
@@ -594,7 +567,7 @@ async fn info(broker: &Broker, args: &Args) -> anyhow::Result<()> {
     for host in 0..g.hosts {
         for index in 0..g.pages_per_host {
             let url = g.url(PageId { host, index });
-            let key = key_of(&url);
+            let key = key(&url);
             url_bytes += url.len() as u64;
             let mut record = Ref::new(url.clone());
             record.context.depth = 10;
@@ -635,7 +608,7 @@ fn check(graph: &Graph, partitions: u32, files: &[PathBuf]) -> anyhow::Result<()
     processed.sort_unstable();
     let mut expected: Vec<u64> = (0..graph.hosts)
         .flat_map(|host| (0..graph.pages_per_host).map(move |index| PageId { host, index }))
-        .map(|p| key_of(&graph.url(p)))
+        .map(|p| key(&graph.url(p)))
         .collect();
     expected.sort_unstable();
     let mut distinct = processed.clone();
@@ -652,7 +625,7 @@ fn check(graph: &Graph, partitions: u32, files: &[PathBuf]) -> anyhow::Result<()
         .flat_map(|host| (0..graph.pages_per_host).map(move |index| PageId { host, index }))
     {
         let url = graph.url(page);
-        if distinct.binary_search(&key_of(&url)).is_err() {
+        if distinct.binary_search(&key(&url)).is_err() {
             *by_partition
                 .entry(rip_queue::partition::of_url(Some(&url), partitions))
                 .or_default() += 1;
