@@ -19,7 +19,7 @@ mod stage;
 mod wait;
 
 pub use folders::{files_below, jsonl_folder, make_read_only, read_json, unprivileged_prefix};
-pub use nats::{NatsServer, free_port};
+pub use nats::{NatsServer, absent_broker, assert_broker_absent, free_port};
 pub use stage::{Ran, Stage, interrupt, record, stream};
 pub use wait::wait_for;
 

@@ -136,3 +136,21 @@ pub fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
     listener.local_addr().expect("its address").port()
 }
+
+/// The URL of a broker nobody listens at (port 1), with `password` in it.
+pub fn absent_broker(password: &str) -> String {
+    format!("nats://crawler:{password}@127.0.0.1:1")
+}
+
+/// Asserts that `ran` failed (exit 1) because the broker of [`absent_broker`] was not there,
+/// and said so naming the broker with its password hidden.
+pub fn assert_broker_absent(ran: &crate::Ran, password: &str) {
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("cannot reach the broker at nats://***@127.0.0.1:1"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!ran.stderr.contains(password), "{}", ran.stderr);
+}
