@@ -161,8 +161,8 @@ impl<W: Write> Crawl<W> {
             return Ok(());
         };
         if share.members.due() {
-            let mut busy: BTreeSet<u32> = share.inbox.values().map(|&(p, _)| p).collect();
-            busy.extend(share.frontier.unacknowledged());
+            // Taken and not acknowledged: what is not finished yet is among it.
+            let busy: BTreeSet<u32> = share.frontier.unacknowledged().collect();
             if let Err(e) = share.members.beat(&busy).await {
                 eprintln!("rip-discover: {e}");
             }
