@@ -21,9 +21,16 @@ pub struct Cli {
     #[command(flatten)]
     pub http: rip_cli::http::HttpArgs,
 
-    /// Write records in input order (default: as fetches end).
+    /// Write records in input order (default: as fetches end). The cost: only `-c`×4 refs
+    /// are read ahead of the oldest not yet written, so grouped input keeps fewer hosts
+    /// busy and a slow host holds the output back.
     #[arg(long)]
     pub ordered: bool,
+    /// Memory for refs waiting for their host's turn (estimated); refs past it wait in a
+    /// temporary file (in TMPDIR, removed at exit). Refs are read as they come whatever
+    /// the hosts' gaps, so every host with work is served as soon as its gap allows.
+    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::parse_size)]
+    pub queue_memory: usize,
     /// Worker threads of the async runtime (default: one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

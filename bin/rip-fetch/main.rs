@@ -36,6 +36,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let config = rip_fetch::Config {
         http: cli.http.config(),
         window: cli.http.concurrency.max(1) * 4,
+        queue_memory: cli.queue_memory,
         ordered: cli.ordered,
         pipe,
         on_progress: progress.is_visible().then_some(on_progress),

@@ -9,9 +9,21 @@
 //! `failed.<CATEGORY>`). All HTTP is [`rip_http::Fetcher`]'s.
 //!
 //! Fetches run concurrently; a record is written as soon as its fetch ends, or in input
-//! order with [`Config::ordered`]. At most [`Config::window`] refs are read ahead of what
-//! has been written, so memory stays flat however many refs arrive: the input is read only
-//! as fast as fetches finish.
+//! order with [`Config::ordered`].
+//!
+//! # Many hosts
+//!
+//! Refs are read as they come and wait in their host's queue; a host's next ref becomes a
+//! fetch when the host may be asked (its gap, Crawl-delay or Retry-After, as the shared
+//! schedule says), at most [`Config::window`] fetches at once. So every host with work is
+//! served up to its gap whatever the input order, and a host that rests holds no other
+//! back. Refs queued past [`Config::queue_memory`] wait in a temporary file, so memory stays
+//! flat however many refs arrive (see `hosts.rs` and `spill.rs`). With [`Config::ordered`]
+//! the input is read only [`Config::window`] refs ahead of the oldest not yet written (the
+//! reorder buffer stays bounded; grouped input then keeps fewer hosts busy).
+//!
+//! The summary counts `queuedPeak` (refs waiting at once, at most), `queueMemoryPeak`
+//! (their estimated bytes in memory) and `queueSpilled` (refs that waited on disk).
 //!
 //! # MediaWiki refs
 //!
@@ -29,7 +41,9 @@
 //! (`fetch.notBefore`) at once, and waits of a second or more are said on stderr. See
 //! [`not_before`].
 
+mod hosts;
 pub mod not_before;
+mod spill;
 mod stage;
 mod summary;
 pub mod wiki;
@@ -52,13 +66,20 @@ pub use summary::summary_line;
 /// The stage name in records.
 pub const STAGE: &str = "rip-fetch";
 
+/// [`Config::queue_memory`] by default: 32 MiB, about 80,000 refs of a typical crawl.
+pub const DEFAULT_QUEUE_MEMORY: usize = 32 << 20;
+
 /// What `rip-fetch` does.
 #[derive(Clone)]
 pub struct Config {
     /// The HTTP stack.
     pub http: HttpConfig,
-    /// Refs read ahead of what has been written, at most (in flight or waiting for order).
+    /// Fetch tasks at once, at most (requests in flight or about to go out); with
+    /// [`Config::ordered`], also refs read ahead of what has been written.
     pub window: usize,
+    /// Bytes of refs (estimated) kept in memory while they wait for their host's turn;
+    /// more go to a temporary file. See the crate docs.
+    pub queue_memory: usize,
     /// Write records in input order instead of as fetches end.
     pub ordered: bool,
     /// What every stage is told about its input: its name in messages (`-` for stdin),
@@ -75,6 +96,7 @@ impl std::fmt::Debug for Config {
         f.debug_struct("Config")
             .field("http", &self.http)
             .field("window", &self.window)
+            .field("queue_memory", &self.queue_memory)
             .field("ordered", &self.ordered)
             .finish_non_exhaustive()
     }
@@ -85,6 +107,7 @@ impl Default for Config {
         Self {
             http: HttpConfig::default(),
             window: 256,
+            queue_memory: DEFAULT_QUEUE_MEMORY,
             ordered: false,
             pipe: PipeOptions::new(STAGE),
             on_progress: None,
@@ -127,6 +150,10 @@ pub enum FetchError {
     /// The input could not be read.
     #[error(transparent)]
     Read(ReadError),
+    /// Refs queued past the memory budget could not be read back from their temporary
+    /// file.
+    #[error("cannot read back queued refs from the temporary spill file: {0}")]
+    Spill(std::io::Error),
     /// The output could not be written (a broken pipe among others).
     #[error("cannot write output: {0}")]
     Write(#[from] std::io::Error),

@@ -11,12 +11,13 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use rip_core::stream::LEDGER_BATCH;
-use rip_core::{Kind, Ledger, Line, NdjsonWriter, ReadError, Record, Ref, Status, Summary};
+use rip_core::{Kind, Ledger, Line, NdjsonWriter, Phase, ReadError, Record, Ref, Status, Summary};
 use rip_http::{Fetcher, StatsSnapshot};
 use tokio::sync::mpsc;
 use tokio::task::{JoinError, JoinSet};
 use tokio::time::Instant;
 
+use crate::hosts::{self, Hosts, Ready};
 use crate::{Config, FetchError, Progress, STAGE, fetch_one, not_before, wiki};
 
 /// What the reader thread hands the loop: a line, or why there is none.
@@ -31,6 +32,13 @@ enum Out {
 enum Done {
     /// Records for refs, with their sequence numbers.
     Records(Vec<(u64, Record)>),
+    /// The record of a ref from a host's queue; `network` when a request was sent.
+    Fetched {
+        seq: u64,
+        host: String,
+        network: bool,
+        record: Box<Record>,
+    },
     /// A wiki ref past its `notBefore` and not in the cache: it joins a batch.
     Ready(u64, Box<Ref>),
 }
@@ -129,9 +137,12 @@ pub(crate) struct Stage<'c, W: Write> {
     config: &'c Config,
     fetcher: Fetcher,
     output: Output<W>,
-    /// Refs read ahead of what has been written, at most.
+    /// Fetch tasks at once, at most; with `--ordered`, also refs read ahead of what has
+    /// been written.
     window: usize,
     tasks: JoinSet<Done>,
+    /// Refs waiting for their host's turn.
+    hosts: Hosts,
     wiki_state: Arc<wiki::WikiState>,
     batcher: wiki::Batcher,
     /// Wiki refs in their cache-or-wait step.
@@ -156,6 +167,10 @@ impl<'c, W: Write> Stage<'c, W> {
             output: Output::new(output, config.ordered),
             window: config.read_ahead(),
             tasks: JoinSet::new(),
+            hosts: Hosts::new(
+                config.http.politeness.per_host_concurrency,
+                config.queue_memory,
+            ),
             wiki_state: Arc::new(wiki::WikiState::default()),
             batcher: wiki::Batcher::default(),
             preparing: 0,
@@ -179,6 +194,7 @@ impl<'c, W: Write> Stage<'c, W> {
         let mut tick = tokio::time::interval(Duration::from_millis(100));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
+            self.dispatch()?;
             let room = self.room();
             // Partial batches go when nothing more can come for them soon: the input ended
             // (and no cache lookup is still running), or the read-ahead window is full with
@@ -188,11 +204,20 @@ impl<'c, W: Write> Stage<'c, W> {
             {
                 self.send_partial_batches();
             }
-            if !self.input_open && self.tasks.is_empty() && self.batcher.waiting() == 0 {
+            if !self.input_open
+                && self.tasks.is_empty()
+                && self.batcher.waiting() == 0
+                && self.hosts.queued() == 0
+            {
                 return Ok(false);
             }
+            let due = self
+                .hosts
+                .next_due()
+                .filter(|_| self.tasks.len() < self.window);
             tokio::select! {
                 item = input.recv(), if self.input_open && room => self.read(item)?,
+                _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {}
                 Some(joined) = self.tasks.join_next(), if !self.tasks.is_empty() => {
                     self.joined(joined)?;
                 }
@@ -206,9 +231,44 @@ impl<'c, W: Write> Stage<'c, W> {
         }
     }
 
-    /// Room to read: fewer refs outstanding than the window.
+    /// Room to read: with `--ordered`, fewer refs outstanding than the window (the
+    /// reorder buffer stays bounded); else always, queued refs past the memory budget
+    /// going to disk (unless spilling failed).
     fn room(&self) -> bool {
-        self.output.outstanding() < self.window
+        if self.config.ordered {
+            self.output.outstanding() < self.window
+        } else {
+            self.hosts.accepting() || self.output.outstanding() < self.window
+        }
+    }
+
+    /// Starts the refs whose host may be asked now, while fewer tasks than the window run.
+    fn dispatch(&mut self) -> Result<(), FetchError> {
+        while self.tasks.len() < self.window {
+            let Some(Ready { host, seq, r }) = self
+                .hosts
+                .next_ready(&self.fetcher)
+                .map_err(FetchError::Spill)?
+            else {
+                return Ok(());
+            };
+            let f = self.fetcher.clone();
+            self.tasks.spawn(async move {
+                let opts = rip_http::FetchOptions {
+                    not_before: r.not_before,
+                    ignore_robots: false,
+                };
+                let fetched = f.fetch_with(&r.url, &opts).await;
+                let record = rip_http::records::record_for(&r, &fetched, Phase::Fetch, STAGE);
+                Done::Fetched {
+                    seq,
+                    host,
+                    network: fetched.stats.http_attempts > 0,
+                    record: Box::new(record),
+                }
+            });
+        }
+        Ok(())
     }
 
     fn stopped(&self) -> bool {
@@ -241,7 +301,7 @@ impl<'c, W: Write> Stage<'c, W> {
             return Ok(self.output.emit(seq, Out::Line(line))?);
         }
         match line.decode() {
-            Ok(Record::Ref(r)) => self.take(seq, r),
+            Ok(Record::Ref(r)) => self.take(seq, r, line.text().len()),
             Ok(_) => unreachable!("a line of kind ref decodes to a ref"),
             Err(message) => {
                 // Keep the numbering dense for --ordered.
@@ -262,24 +322,32 @@ impl<'c, W: Write> Stage<'c, W> {
         Ok(())
     }
 
-    /// A ref read: into the ledger when it enters here, then scheduled by its `notBefore`
-    /// (a failure at once when too far) and started.
-    fn take(&mut self, seq: u64, r: Ref) -> Result<(), FetchError> {
+    /// A ref read (from a line `line_len` bytes long): into the ledger when it enters
+    /// here, then scheduled by its `notBefore` (a failure at once when too far), and queued
+    /// under its host (a wiki ref, or one refused without a request, starts at once).
+    fn take(&mut self, seq: u64, r: Ref, line_len: usize) -> Result<(), FetchError> {
         self.refs += 1;
         self.output.open += 1;
         if r.is_entry() {
             self.output.enter(r.url.clone())?;
         }
+        let mut at = None;
         match not_before::schedule(&r, self.bound, Utc::now(), STAGE) {
             not_before::Schedule::Now => {}
-            not_before::Schedule::Wait(at) => self.waiting.add(at),
+            not_before::Schedule::Wait(t) => {
+                self.waiting.add(t);
+                at = Some(hosts::instant_of(t));
+            }
             not_before::Schedule::TooFar(failure) => {
                 self.too_far += 1;
                 self.done += 1;
                 return Ok(self.output.emit_record(seq, Record::Failure(*failure))?);
             }
         }
-        self.start_fetch(seq, r);
+        match Hosts::host_of(&r).filter(|_| !wiki::is_wiki(&r)) {
+            Some(host) => self.hosts.push(host, seq, r, line_len, at),
+            None => self.start_fetch(seq, r),
+        }
         Ok(())
     }
 
@@ -320,6 +388,16 @@ impl<'c, W: Write> Stage<'c, W> {
     /// A task ended: its records written, or its wiki ref put in a batch.
     fn joined(&mut self, joined: Result<Done, JoinError>) -> Result<(), FetchError> {
         match joined {
+            Ok(Done::Fetched {
+                seq,
+                host,
+                network,
+                record,
+            }) => {
+                self.hosts.done(&host, network);
+                self.done += 1;
+                self.output.emit_record(seq, *record)?;
+            }
             Ok(Done::Records(records)) => {
                 for (seq, record) in records {
                     self.done += 1;
@@ -426,6 +504,10 @@ impl<'c, W: Write> Stage<'c, W> {
         if self.too_far > 0 {
             counters.insert("notBeforeTooFar".into(), self.too_far);
         }
+        let queue = self.hosts.stats();
+        counters.insert("queuedPeak".into(), queue.peak_queued as u64);
+        counters.insert("queueMemoryPeak".into(), queue.peak_memory as u64);
+        counters.insert("queueSpilled".into(), queue.spilled);
         counters
             .retain(|k, v| *v > 0 || matches!(k.as_str(), "cacheHits" | "retries" | "requests"));
         counters

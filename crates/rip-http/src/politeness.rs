@@ -109,6 +109,18 @@ impl Politeness {
         self.store.held_for(host)
     }
 
+    /// How long from now until a request to `host` could start without waiting for its
+    /// gap or a hold (a read: nothing is reserved). The circuit is not counted: a request
+    /// to a resting host fails at once, it does not wait.
+    pub fn ready_in(&self, host: &str) -> Duration {
+        let gap = self.gap(host);
+        if gap.is_zero() {
+            self.store.held_for(host)
+        } else {
+            self.store.ready_in(host, gap)
+        }
+    }
+
     /// Records that the request to `host` sent under `permit` was answered (or failed)
     /// now: with a non-zero gap, the next request starts at least a gap after this, and not
     /// before it (see [`crate::slots`]).

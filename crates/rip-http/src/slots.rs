@@ -58,6 +58,11 @@ pub trait SlotStore: Send + Sync + std::fmt::Debug {
     /// reserve and commit when the host has no gap: it may read a slightly stale state
     /// (up to [`HOLD_PEEK_INTERVAL`] old) and takes no lock.
     fn held_for(&self, host: &str) -> Duration;
+    /// How long from now until a request to `host` could start without waiting, by the
+    /// schedule as it stands (the queue's next free slot, the previous start plus `gap`, a
+    /// hold): a read that reserves nothing, for a scheduler choosing which host to serve
+    /// next. It does not wait for an unanswered request (the commit does).
+    fn ready_in(&self, host: &str, gap: Duration) -> Duration;
 }
 
 /// How long a request waits for the previous request to its host to be answered before it
@@ -107,6 +112,17 @@ impl Schedule {
         self.unanswered = now;
         self.next = self.next.max(now + gap);
         Ok(now)
+    }
+
+    /// Milliseconds from `now` until a reservation would not wait and a commit would pass
+    /// (the answer aside).
+    fn ready_in(&self, now: u64, gap: u64) -> u64 {
+        let after_last = if self.last_start == 0 {
+            0
+        } else {
+            self.last_start + gap
+        };
+        self.next.max(self.hold).max(after_last).saturating_sub(now)
     }
 
     fn push_back(&mut self, now: u64, wait: u64) {
@@ -199,6 +215,10 @@ impl SlotStore for MemorySlots {
 
     fn held_for(&self, host: &str) -> Duration {
         Duration::from_millis(self.with(host, |s, now| s.hold.saturating_sub(now)))
+    }
+
+    fn ready_in(&self, host: &str, gap: Duration) -> Duration {
+        Duration::from_millis(self.with(host, |s, now| s.ready_in(now, ms(gap))))
     }
 }
 
@@ -343,6 +363,16 @@ impl SlotStore for FileSlots {
         Duration::from_millis(hold.saturating_sub(now)).max(self.fallback.held_for(host))
     }
 
+    fn ready_in(&self, host: &str, gap: Duration) -> Duration {
+        // A plain read, no lock: a torn read parses as "no constraint", and the commit,
+        // under the lock, has the last word anyway.
+        let shared = match std::fs::read_to_string(self.path_for(host)) {
+            Ok(text) => Schedule::parse(&text).ready_in(now_ms(), ms(gap)),
+            Err(_) => 0,
+        };
+        Duration::from_millis(shared).max(self.fallback.ready_in(host, gap))
+    }
+
     fn answered(&self, host: &str, started: u64) {
         if let Err(e) = self.update(host, |s, now| s.answered(now, started)) {
             tracing::warn!(host, "cannot update the shared host schedule: {e}");
@@ -473,5 +503,24 @@ mod tests {
         let a = FileSlots::new(dir.path()).unwrap();
         std::fs::write(a.path_for("h"), "garbage").unwrap();
         assert_eq!(a.reserve("h", Duration::from_secs(1)), Duration::ZERO);
+    }
+
+    #[test]
+    fn ready_in_reads_the_schedule_without_reserving() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = FileSlots::new(dir.path()).unwrap();
+        let b = FileSlots::new(dir.path()).unwrap();
+        let g = Duration::from_secs(10);
+        assert_eq!(b.ready_in("h", g), Duration::ZERO, "a host never asked");
+        let first = a.commit("h", g).unwrap();
+        // Another process sees the gap; reading twice reserves nothing.
+        let w = b.ready_in("h", g);
+        assert!(w > Duration::from_secs(9) && w <= g, "{w:?}");
+        assert!(b.ready_in("h", g) <= w);
+        a.answered("h", first);
+        // A hold longer than the gap is what counts.
+        a.push_back("h", Duration::from_secs(60));
+        assert!(b.ready_in("h", g) > Duration::from_secs(59));
+        assert!(b.ready_in("other", g).is_zero());
     }
 }

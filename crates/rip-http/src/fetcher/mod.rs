@@ -139,6 +139,20 @@ impl Fetcher {
         politeness.held_for(host).max(circuit.unwrap_or_default())
     }
 
+    /// How long from now until a request to `host` (a [`host_key`]) could start without
+    /// waiting for its gap (with its robots.txt Crawl-delay) or a hold: what a caller
+    /// choosing which host to serve next reads. A read: nothing is reserved, so two callers
+    /// may both see zero, and the second then waits in the fetch as before.
+    pub fn ready_in(&self, host: &str) -> Duration {
+        self.inner.politeness.ready_in(host)
+    }
+
+    /// The smallest time between two requests to `host` (a [`host_key`]): the configured
+    /// gap, or the host's robots.txt Crawl-delay when larger (jitter not included).
+    pub fn gap(&self, host: &str) -> Duration {
+        self.inner.politeness.gap(host)
+    }
+
     /// Holds `host` for `wait` from now: no request to it starts before (a hold another
     /// process had on it, see [`held_for`](Self::held_for)).
     pub fn hold(&self, host: &str, wait: Duration) {

@@ -144,8 +144,9 @@ impl Fetcher {
     /// After a failed attempt at `at` (the URL the failing request went to): whether to
     /// try again (retryable, attempts left, no Retry-After past `give_up_after`), having
     /// waited for it. A Retry-After hint or a THROTTLED failure pushes back the whole
-    /// host's schedule (the next attempt's politeness slot comes after it); other
-    /// failures sleep the backoff delay.
+    /// host's schedule (the next attempt's politeness slot comes after it; a Retry-After
+    /// does so on the last attempt too, for the host's other URLs); other failures sleep
+    /// the backoff delay.
     pub(super) async fn before_retry(
         &self,
         at: &Url,
@@ -155,18 +156,23 @@ impl Fetcher {
         stats: &mut RequestStats,
     ) -> bool {
         let cfg = &self.inner.cfg;
-        if !f.class.retryable
-            || attempt >= cfg.retry.max_attempts.max(1)
-            || f.class.code == "circuit.open"
-        {
+        if !f.class.retryable || f.class.code == "circuit.open" {
             return false;
         }
         let host = host_key(at);
-        let delay = backoff.next_delay();
         let hint = f
             .class
             .retry_after
             .map(|ra| ra.min(cfg.retry.max_retry_after));
+        if attempt >= cfg.retry.max_attempts.max(1) {
+            // No retry of this URL, but the site's Retry-After holds for its host: the
+            // next URL to it waits too.
+            if let Some(ra) = hint {
+                self.inner.politeness.throttle(&host, ra);
+            }
+            return false;
+        }
+        let delay = backoff.next_delay();
         if let (Some(ra), Some(limit)) = (hint, cfg.retry.give_up_after)
             && ra > limit
         {
