@@ -6,7 +6,7 @@
 //! `visited_set_of_a_million_urls_is_compact`). Two URLs share a 64-bit XXH3 hash with
 //! probability ~n²/2⁶⁵: about 3·10⁻⁸ for a million URLs.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use rip_core::Ref;
@@ -150,14 +150,66 @@ impl Visited {
     }
 }
 
+/// One depth's items, served host by host in turn: each host's items in the order they
+/// came, the hosts in a rotation, so one large host does not starve the others (its items
+/// would otherwise fill every task, each waiting for the host's gap).
 #[derive(Debug, Default)]
 struct Level {
     items: Vec<Option<Item>>,
-    head: usize,
+    /// Host ([`host_id`]) → its waiting items' places in `items`, first come first.
+    hosts: HashMap<u64, VecDeque<u32>, BuildHasherDefault<IdHasher>>,
+    /// The hosts with items waiting, the next to serve first.
+    turn: VecDeque<u64>,
 }
 
-/// Items waiting, by depth; breadth-first. A waiting item can be found by key and updated
-/// (a better parent for it turned up before it was dispatched).
+impl Level {
+    fn push(&mut self, item: Item) -> usize {
+        let i = self.items.len();
+        let host = host_id(&item.record.url);
+        let queue = self.hosts.entry(host).or_default();
+        if queue.is_empty() {
+            self.turn.push_back(host);
+        }
+        queue.push_back(i as u32);
+        self.items.push(Some(item));
+        i
+    }
+
+    /// The place of the item to serve next.
+    fn front(&self) -> Option<usize> {
+        let host = self.turn.front()?;
+        Some(*self.hosts.get(host)?.front()? as usize)
+    }
+
+    /// Takes the item to serve next; its host goes to the back of the rotation.
+    fn pop(&mut self) -> Option<Item> {
+        let host = self.turn.pop_front()?;
+        let queue = self.hosts.get_mut(&host)?;
+        let i = queue.pop_front()? as usize;
+        if queue.is_empty() {
+            self.hosts.remove(&host);
+        } else {
+            self.turn.push_back(host);
+        }
+        self.items.get_mut(i)?.take()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.turn.is_empty()
+    }
+}
+
+/// A URL's host (its authority: host and port as written) as a number, for [`Level`]'s
+/// rotation. URLs in the frontier are canonical, so equal hosts are written alike.
+fn host_id(url: &str) -> u64 {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    xxhash_rust::xxh3::xxh3_64(rest[..end].as_bytes())
+}
+
+/// Items waiting, by depth; breadth-first, and within a depth host by host in turn. A
+/// waiting item can be found by key and updated (a better parent for it turned up before it
+/// was dispatched).
 #[derive(Debug, Default)]
 pub struct Frontier {
     levels: BTreeMap<u32, Level>,
@@ -178,9 +230,9 @@ impl Frontier {
         }
         self.targets += target;
         let depth = item.depth();
-        let level = self.levels.entry(depth).or_default();
-        self.index.insert(item.key, (depth, level.items.len()));
-        level.items.push(Some(item));
+        let key = item.key;
+        let i = self.levels.entry(depth).or_default().push(item);
+        self.index.insert(key, (depth, i));
         self.len += 1;
     }
 
@@ -197,20 +249,20 @@ impl Frontier {
 
     fn front(&self) -> Option<&Item> {
         let (_, level) = self.levels.first_key_value()?;
-        level.items.get(level.head)?.as_ref()
+        level.items.get(level.front()?)?.as_ref()
     }
 
-    /// Takes the next item of the smallest depth, if that depth is at most `max_depth`
-    /// (the breadth-first barrier: nothing deeper starts while shallower work is running).
+    /// Takes the next item of the smallest depth (host by host in turn), if that depth is
+    /// at most `max_depth` (the breadth-first barrier: nothing deeper starts while
+    /// shallower work is running).
     pub fn pop_up_to(&mut self, max_depth: u32) -> Option<Item> {
         let mut entry = self.levels.first_entry()?;
         if *entry.key() > max_depth {
             return None;
         }
         let level = entry.get_mut();
-        let item = level.items.get_mut(level.head).and_then(Option::take);
-        level.head += 1;
-        if level.head >= level.items.len() {
+        let item = level.pop();
+        if level.is_empty() {
             entry.remove();
         }
         if let Some(item) = &item {
@@ -296,6 +348,42 @@ mod tests {
         assert!(f.pop_if(5, |i| i.record.url.ends_with('x')).is_none());
         assert_eq!(f.pop_up_to(5).unwrap().record.url, "http://h/c");
         assert!(f.is_empty());
+    }
+
+    #[test]
+    fn within_a_depth_hosts_take_turns() {
+        let mut f = Frontier::default();
+        // One large host first, as a crawl that found its links first writes them.
+        for i in 0..4 {
+            f.push(item(&format!("http://big/{i}"), 1));
+        }
+        f.push(item("http://small:8080/a", 1));
+        f.push(item("http://small:8080/b", 1));
+        f.push(item("https://other/x?q=1", 1));
+        f.push(item("http://big/shallow", 0));
+        // An update in place keeps its turn.
+        f.get_mut(key("http://big/1"))
+            .unwrap()
+            .record
+            .context
+            .link_text = Some("one".into());
+        let order: Vec<String> = std::iter::from_fn(|| f.pop_up_to(9))
+            .map(|i| i.record.url)
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "http://big/shallow",
+                "http://big/0",
+                "http://small:8080/a",
+                "https://other/x?q=1",
+                "http://big/1",
+                "http://small:8080/b",
+                "http://big/2",
+                "http://big/3",
+            ]
+        );
+        assert!(f.is_empty() && f.get_mut(key("http://big/1")).is_none());
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! `rip-discover`: the link crawler, the first stage of a ripperoni pipeline.
 //!
 //! From start URLs (arguments, or `ref` records on stdin: every other record passes
-//! through unchanged), a breadth-first crawl fetches pages through [`rip_http::Fetcher`]
+//! through unchanged), a breadth-first crawl (the hosts of one depth served in turn: see
+//! [`frontier`]) fetches pages through [`rip_http::Fetcher`]
 //! (shared cache, robots.txt, per-host politeness, retries), extracts `<a href>` links
 //! with a real HTML parser ([`links`]; `<base href>` honoured, `rel=nofollow` skipped
 //! unless asked), canonicalises them ([`rip_url`]: one page, one URL), and keeps those

@@ -4,6 +4,7 @@
 mod demo;
 mod failures;
 mod graph;
+mod hosts;
 mod progress;
 mod resume;
 mod shared;
