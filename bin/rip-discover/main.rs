@@ -18,6 +18,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     let cli: args::Cli = rip_cli::parse();
     cli.common.init_logging();
+    rip_cli::raise_open_files_limit();
     rip_cli::exit_with("rip-discover", run(cli))
 }
 

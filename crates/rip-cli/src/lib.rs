@@ -135,6 +135,19 @@ pub fn install_interrupt() -> anyhow::Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
+/// Raises this process's soft limit of open files to its hard limit (at most 65,536),
+/// quietly keeping it where that fails: a crawl of many hosts holds a connection and a
+/// schedule file per host (many systems start programs at 1,024).
+pub fn raise_open_files_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let mut limit = getrlimit(Resource::Nofile);
+    let want = limit.maximum.map_or(65_536, |m| m.min(65_536));
+    if limit.current.is_some_and(|c| c < want) {
+        limit.current = Some(want);
+        let _ = setrlimit(Resource::Nofile, limit);
+    }
+}
+
 /// Maps a run's result to the process exit code. An error whose cause is a broken pipe
 /// (the reader downstream went away) is a clean exit 0 without a message; any other
 /// error is printed as `<program>: error: <cause chain>` ([`error_text`]) and exits 1.

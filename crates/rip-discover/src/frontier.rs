@@ -204,7 +204,7 @@ impl Level {
 fn host_id(url: &str) -> u64 {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    xxhash_rust::xxh3::xxh3_64(rest[..end].as_bytes())
+    xxhash_rust::xxh3::xxh3_64(&rest.as_bytes()[..end])
 }
 
 /// Items waiting, by depth; breadth-first, and within a depth host by host in turn. A

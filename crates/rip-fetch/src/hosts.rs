@@ -38,9 +38,10 @@ use url::Url;
 use crate::spill::{Run, Spill};
 
 /// What one queued ref is taken to cost in memory: its line, decoded (strings, a map), and
-/// the queue's own entry.
+/// the queue's own entry. Measured: a million refs of 75-byte lines, all in memory, took
+/// 390 MB of RSS over the baseline, about 395 bytes each (`scripts/bench/hosts/memory`).
 pub(crate) fn queued_cost(line_len: usize) -> usize {
-    2 * line_len + 160
+    2 * line_len + 256
 }
 
 /// A ref to fetch now, chosen by [`Hosts::next_ready`].
@@ -325,17 +326,16 @@ impl Hosts {
     }
 
     /// A fetch of `host` ended; `network` when it sent a request (not answered from the
-    /// cache, not refused before one).
-    pub(crate) fn done(&mut self, host: &str, network: bool) {
+    /// cache, not refused before one), and then its `gap`, measured from the answer as the
+    /// fetcher's schedule does.
+    pub(crate) fn done(&mut self, host: &str, network: bool, gap: Duration) {
         let now = Instant::now();
         let Some(h) = self.hosts.get_mut(host) else {
             return;
         };
         h.active = h.active.saturating_sub(1);
         h.from_cache = !network;
-        if !network {
-            h.next = now;
-        }
+        h.next = if network { h.next.max(now + gap) } else { now };
         if h.items.is_empty() && h.active == 0 {
             self.hosts.remove(host);
             return;
@@ -440,12 +440,12 @@ mod tests {
             .map(|(_, seq)| seq)
             .collect();
         assert_eq!(first, [0, 5, 10]);
-        hosts.done("a.test:80", true);
+        hosts.done("a.test:80", true, GAP);
         assert_eq!(ready(&mut hosts, &f), None, "a's gap has not passed");
         tokio::time::advance(GAP).await;
         assert_eq!(ready(&mut hosts, &f), Some(("a.test:80".into(), 1)));
         // b answered from the cache: its next ref goes without waiting.
-        hosts.done("b.test:80", false);
+        hosts.done("b.test:80", false, GAP);
         assert_eq!(ready(&mut hosts, &f), Some(("b.test:80".into(), 6)));
     }
 
@@ -456,7 +456,7 @@ mod tests {
         let mut got: Vec<(String, u64)> = Vec::new();
         while hosts.queued() > 0 {
             while let Some((host, seq)) = ready(&mut hosts, &f) {
-                hosts.done(&host, true);
+                hosts.done(&host, true, GAP);
                 got.push((host, seq));
             }
             tokio::time::advance(GAP).await;

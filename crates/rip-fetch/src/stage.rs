@@ -20,6 +20,9 @@ use tokio::time::Instant;
 use crate::hosts::{self, Hosts, Ready};
 use crate::{Config, FetchError, Progress, STAGE, fetch_one, not_before, wiki};
 
+/// Lines read in one turn of the loop at most (see `Stage::read_more`).
+const READ_BATCH: usize = 256;
+
 /// What the reader thread hands the loop: a line, or why there is none.
 pub(crate) type Input = mpsc::Receiver<Result<Line, ReadError>>;
 
@@ -216,7 +219,10 @@ impl<'c, W: Write> Stage<'c, W> {
                 .next_due()
                 .filter(|_| self.tasks.len() < self.window);
             tokio::select! {
-                item = input.recv(), if self.input_open && room => self.read(item)?,
+                item = input.recv(), if self.input_open && room => {
+                    self.read(item)?;
+                    self.read_more(input)?;
+                }
                 _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {}
                 Some(joined) = self.tasks.join_next(), if !self.tasks.is_empty() => {
                     self.joined(joined)?;
@@ -229,6 +235,23 @@ impl<'c, W: Write> Stage<'c, W> {
                 }
             }
         }
+    }
+
+    /// Lines already waiting, up to [`READ_BATCH`], while there is room: the input is
+    /// taken in faster than one line per turn of the loop, so that the hosts at the end of
+    /// a grouped input get their first request soon.
+    fn read_more(&mut self, input: &mut Input) -> Result<(), FetchError> {
+        for _ in 0..READ_BATCH {
+            if !self.input_open || !self.room() {
+                break;
+            }
+            match input.try_recv() {
+                Ok(item) => self.read(Some(item))?,
+                Err(mpsc::error::TryRecvError::Empty) => break,
+                Err(mpsc::error::TryRecvError::Disconnected) => self.read(None)?,
+            }
+        }
+        Ok(())
     }
 
     /// Room to read: with `--ordered`, fewer refs outstanding than the window (the
@@ -394,7 +417,8 @@ impl<'c, W: Write> Stage<'c, W> {
                 network,
                 record,
             }) => {
-                self.hosts.done(&host, network);
+                let gap = self.fetcher.gap(&host);
+                self.hosts.done(&host, network, gap);
                 self.done += 1;
                 self.output.emit_record(seq, *record)?;
             }

@@ -21,10 +21,12 @@
 //! overlapping requests again, up to `--per-host`); the answer moves the previous start to
 //! when it came, and the gap is measured from there.
 
+mod open_files;
+
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -68,6 +70,9 @@ pub trait SlotStore: Send + Sync + std::fmt::Debug {
 /// How long a request waits for the previous request to its host to be answered before it
 /// starts anyway (a host that slow gets overlapping requests, up to `--per-host`).
 pub const ANSWER_WAIT: Duration = Duration::from_secs(1);
+
+/// The length of a host file's text ([`Schedule::render`]).
+const FILE_LEN: usize = 4 * 21;
 
 /// How often a request waiting for the previous one's answer looks again.
 const ANSWER_POLL: u64 = 5;
@@ -151,6 +156,9 @@ impl Schedule {
         }
     }
 
+    /// The file's text: always [`FILE_LEN`] bytes (numbers padded), so an update
+    /// overwrites in place. Truncating first cost ~150 µs a time on ext4 (blocks freed and
+    /// allocated again), three times per request: 0.43 ms of CPU per page at 1,000 hosts.
     fn render(&self) -> String {
         let Self {
             next,
@@ -158,7 +166,7 @@ impl Schedule {
             hold,
             unanswered,
         } = self;
-        format!("{next} {last_start} {hold} {unanswered}\n")
+        format!("{next:>20} {last_start:>20} {hold:>20} {unanswered:>20}\n")
     }
 }
 
@@ -223,13 +231,15 @@ impl SlotStore for MemorySlots {
 }
 
 /// The schedule shared through files, for several processes: `<dir>/<host>` holds
-/// `next last_start hold` in Unix milliseconds, read and written under `flock`.
+/// `next last_start hold unanswered` in Unix milliseconds, each padded to a fixed width
+/// so that an update overwrites in place, read and written under `flock`.
 #[derive(Debug)]
 pub struct FileSlots {
     dir: PathBuf,
     fallback: MemorySlots,
     /// host → (when the file was last read, its hold), for [`SlotStore::held_for`].
     peeks: Mutex<HashMap<String, (std::time::Instant, u64)>>,
+    files: open_files::OpenFiles,
 }
 
 impl FileSlots {
@@ -241,6 +251,7 @@ impl FileSlots {
             dir,
             fallback: MemorySlots::default(),
             peeks: Mutex::new(HashMap::new()),
+            files: open_files::OpenFiles::new(),
         })
     }
 
@@ -250,34 +261,38 @@ impl FileSlots {
     }
 
     fn update<T>(&self, host: &str, f: impl FnOnce(&mut Schedule, u64) -> T) -> std::io::Result<T> {
-        let path = self.path_for(host);
-        let mut file = open(&path)?;
-        file.lock()?;
-        let result = (|| {
-            let mut text = String::new();
-            file.read_to_string(&mut text)?;
-            let mut sched = Schedule::parse(&text);
-            let before = sched;
-            let ret = f(&mut sched, now_ms());
-            if sched != before {
-                file.set_len(0)?;
-                file.seek(SeekFrom::Start(0))?;
-                file.write_all(sched.render().as_bytes())?;
-            }
-            Ok(ret)
-        })();
-        let _ = file.unlock();
-        result
+        self.files.with(&self.path_for(host), |file| {
+            file.lock()?;
+            let result = (|| {
+                let mut sched = read(file)?;
+                let before = sched;
+                let ret = f(&mut sched, now_ms());
+                if sched != before {
+                    let text = sched.render();
+                    file.write_all_at(text.as_bytes(), 0)?;
+                }
+                Ok(ret)
+            })();
+            let _ = file.unlock();
+            result
+        })
+    }
+
+    /// The schedule in `host`'s file as it stands (no lock: a torn read parses as "no
+    /// constraint", and the commit, under the lock, has the last word).
+    fn peek(&self, host: &str) -> Schedule {
+        self.files
+            .with(&self.path_for(host), read)
+            .unwrap_or_default()
     }
 }
 
-fn open(path: &Path) -> std::io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
+/// The schedule in a host file. Files written before the fixed width may be shorter
+/// (rewritten at full width, the rest ignored), never longer.
+fn read(file: &File) -> std::io::Result<Schedule> {
+    let mut buf = [0u8; FILE_LEN];
+    let n = file.read_at(&mut buf, 0)?;
+    Ok(Schedule::parse(&String::from_utf8_lossy(&buf[..n])))
 }
 
 fn now_ms() -> u64 {
@@ -353,9 +368,7 @@ impl SlotStore for FileSlots {
         let hold = match cached {
             Some(h) => h,
             None => {
-                let h = std::fs::read_to_string(self.path_for(host))
-                    .map(|t| Schedule::parse(&t).hold)
-                    .unwrap_or(0);
+                let h = self.peek(host).hold;
                 lock(&self.peeks).insert(host.to_owned(), (std::time::Instant::now(), h));
                 h
             }
@@ -364,12 +377,7 @@ impl SlotStore for FileSlots {
     }
 
     fn ready_in(&self, host: &str, gap: Duration) -> Duration {
-        // A plain read, no lock: a torn read parses as "no constraint", and the commit,
-        // under the lock, has the last word anyway.
-        let shared = match std::fs::read_to_string(self.path_for(host)) {
-            Ok(text) => Schedule::parse(&text).ready_in(now_ms(), ms(gap)),
-            Err(_) => 0,
-        };
+        let shared = self.peek(host).ready_in(now_ms(), ms(gap));
         Duration::from_millis(shared).max(self.fallback.ready_in(host, gap))
     }
 
@@ -495,6 +503,19 @@ mod tests {
             b.held_for("h") > Duration::from_secs(29),
             "within the peek interval elsewhere"
         );
+    }
+
+    #[test]
+    fn a_file_of_the_earlier_unpadded_form_is_read_and_rewritten_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = FileSlots::new(dir.path()).unwrap();
+        let far = now_ms() + 60_000;
+        std::fs::write(a.path_for("h"), format!("{far} 0 0\n")).unwrap();
+        let w = a.reserve("h", Duration::from_secs(1));
+        assert!(w > Duration::from_secs(59), "{w:?}");
+        let text = std::fs::read_to_string(a.path_for("h")).unwrap();
+        assert_eq!(text.len(), FILE_LEN);
+        assert_eq!(Schedule::parse(&text).next, far + 1000);
     }
 
     #[test]

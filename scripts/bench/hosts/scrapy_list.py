@@ -13,6 +13,7 @@ class Hosts(scrapy.Spider):
     custom_settings = {
         "ROBOTSTXT_OBEY": False,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 1,
+        "DOWNLOAD_DELAY_JITTER": 0,
         "RANDOMIZE_DOWNLOAD_DELAY": False,
         "AUTOTHROTTLE_ENABLED": False,
         "COOKIES_ENABLED": False,
@@ -25,12 +26,21 @@ class Hosts(scrapy.Spider):
         super().__init__(*a, **kw)
         self.urls_file = urls
 
-    def start_requests(self):
+    def requests(self):
         with open(self.urls_file) as f:
             for line in f:
                 url = line.strip()
                 if url:
                     yield scrapy.Request(url, callback=self.parse, dont_filter=True)
+
+    async def start(self):
+        # Scrapy 2.13 and later.
+        for request in self.requests():
+            yield request
+
+    def start_requests(self):
+        # Scrapy before 2.13.
+        yield from self.requests()
 
     def parse(self, response):
         yield {"url": response.url, "status": response.status}

@@ -208,3 +208,46 @@ fn refs_past_the_memory_budget_wait_on_disk_and_all_come_back() {
     assert!(out.counter("queuedPeak") > half);
     assert!(peak <= 16 << 10, "{peak} bytes of refs in memory");
 }
+
+#[test]
+fn a_hosts_crawl_delay_slows_it_alone() {
+    // The first host's robots.txt asks for 1 s between requests: its 3 pages take 2 s,
+    // while the second host, behind it in the input, goes at the 100 ms gap meanwhile.
+    let hosts = Hosts::start(2, 3, |h| {
+        (h == 0).then(|| {
+            Rule::path("/robots.txt").always(Fault::body(
+                "text/plain",
+                "User-agent: *\nCrawl-delay: 1\nAllow: /\n",
+            ))
+        })
+    });
+    let urls = hosts.grouped(3);
+    let dir = tempfile::tempdir().unwrap();
+    let out = Stage::new("rip-fetch")
+        .args(["--delay", "100ms", "--jitter", "0ms", "--per-host", "1"])
+        .args(["--cache", "off", "--quiet", "-c", "1"])
+        .arg("--cache-dir")
+        .arg(dir.path())
+        .stdin(refs(&urls))
+        .run();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_one_page_each(&out, &urls);
+    let pages = |s: &TestServer| -> Vec<_> {
+        s.requests()
+            .into_iter()
+            .filter(|r| r.path != "/robots.txt")
+            .collect()
+    };
+    let slow = pages(&hosts.servers[0]);
+    let g = min_gap(&slow).unwrap();
+    assert!(g >= Duration::from_millis(990), "Crawl-delay kept: {g:?}");
+    let start = slow[0].time;
+    let fast = pages(&hosts.servers[1]);
+    let done = fast.iter().map(|r| r.time).max().unwrap();
+    let after = done.duration_since(start).unwrap();
+    assert!(
+        after < Duration::from_millis(900),
+        "the other host waited: {after:?}"
+    );
+    assert!(min_gap(&fast).unwrap() >= Duration::from_millis(95));
+}
