@@ -70,8 +70,9 @@ struct Host {
     scheduled: bool,
     /// This process's estimate of when the host may be asked again.
     next: Instant,
-    /// The last fetch that ended was answered from the cache, without a request.
-    from_cache: bool,
+    /// The last fetch that ended sent no request: answered from the cache, or refused
+    /// before one (a host resting after repeated failures fails its refs at once).
+    answered_locally: bool,
 }
 
 impl Host {
@@ -81,7 +82,7 @@ impl Host {
             active: 0,
             scheduled: false,
             next: now,
-            from_cache: false,
+            answered_locally: false,
         }
     }
 }
@@ -283,7 +284,7 @@ impl Hosts {
         if h.items.is_empty() || h.active >= per_host {
             return Ok(None);
         }
-        if !h.from_cache {
+        if !h.answered_locally {
             let wait = fetcher.ready_in(&host);
             if !wait.is_zero() {
                 self.schedule(&host, now + wait);
@@ -293,7 +294,7 @@ impl Hosts {
         let (seq, r) = self.take_front(&host)?;
         let h = self.hosts.get_mut(&host).expect("present above");
         h.active += 1;
-        h.next = if h.from_cache {
+        h.next = if h.answered_locally {
             now
         } else {
             now + fetcher.gap(&host)
@@ -334,7 +335,7 @@ impl Hosts {
             return;
         };
         h.active = h.active.saturating_sub(1);
-        h.from_cache = !network;
+        h.answered_locally = !network;
         h.next = if network { h.next.max(now + gap) } else { now };
         if h.items.is_empty() && h.active == 0 {
             self.hosts.remove(host);

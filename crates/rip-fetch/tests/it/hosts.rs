@@ -251,3 +251,45 @@ fn a_hosts_crawl_delay_slows_it_alone() {
     );
     assert!(min_gap(&fast).unwrap() >= Duration::from_millis(95));
 }
+
+#[test]
+fn a_host_whose_circuit_opens_fails_fast_and_the_others_go_on() {
+    // The first host answers 500 to everything: after 3 failures in a row its circuit
+    // opens, and its other refs fail at once (`circuit.open`, no request), while the
+    // second host is served at its gap.
+    let hosts = Hosts::start(2, 8, |h| {
+        (h == 0).then(|| Rule::prefix("/").always(Fault::status(500)))
+    });
+    let urls = hosts.grouped(8);
+    let args = ["-c", "1", "--attempts", "1", "--circuit-threshold", "3"];
+    let out = polite_fetch(&urls, &args);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let failures = out.of("failure");
+    assert_eq!(
+        (out.of("page").len(), failures.len()),
+        (8, 8),
+        "one record per ref"
+    );
+    let resting = failures
+        .iter()
+        .filter(|r| serde_json::to_string(r).unwrap().contains("circuit.open"))
+        .count();
+    assert_eq!(resting, 5, "refs after the third failure");
+    assert_eq!(
+        hosts.servers[0].requests().len(),
+        3,
+        "no request while resting"
+    );
+    let fast = hosts.servers[1].requests();
+    assert!(min_gap(&fast).unwrap() >= Duration::from_millis(245));
+    let span = fast
+        .last()
+        .unwrap()
+        .time
+        .duration_since(fast[0].time)
+        .unwrap();
+    assert!(
+        span < Duration::from_millis(2300),
+        "the other host: {span:?}"
+    );
+}
