@@ -326,17 +326,17 @@ impl Hosts {
         }
     }
 
-    /// A fetch of `host` ended; `network` when it sent a request (not answered from the
-    /// cache, not refused before one), and then its `gap`, measured from the answer as the
-    /// fetcher's schedule does.
-    pub(crate) fn done(&mut self, host: &str, network: bool, gap: Duration) {
+    /// A fetch of `host` ended: `answered` is when, if it sent a request (`None`: answered
+    /// from the cache, or refused before a request); the host may be asked again `gap`
+    /// after that, as the fetcher's schedule measures it.
+    pub(crate) fn done(&mut self, host: &str, answered: Option<Instant>, gap: Duration) {
         let now = Instant::now();
         let Some(h) = self.hosts.get_mut(host) else {
             return;
         };
         h.active = h.active.saturating_sub(1);
-        h.answered_locally = !network;
-        h.next = if network { h.next.max(now + gap) } else { now };
+        h.answered_locally = answered.is_none();
+        h.next = answered.map_or(now, |at| h.next.max(at + gap));
         if h.items.is_empty() && h.active == 0 {
             self.hosts.remove(host);
             return;
@@ -441,12 +441,12 @@ mod tests {
             .map(|(_, seq)| seq)
             .collect();
         assert_eq!(first, [0, 5, 10]);
-        hosts.done("a.test:80", true, GAP);
+        hosts.done("a.test:80", Some(Instant::now()), GAP);
         assert_eq!(ready(&mut hosts, &f), None, "a's gap has not passed");
         tokio::time::advance(GAP).await;
         assert_eq!(ready(&mut hosts, &f), Some(("a.test:80".into(), 1)));
         // b answered from the cache: its next ref goes without waiting.
-        hosts.done("b.test:80", false, GAP);
+        hosts.done("b.test:80", None, GAP);
         assert_eq!(ready(&mut hosts, &f), Some(("b.test:80".into(), 6)));
     }
 
@@ -457,7 +457,7 @@ mod tests {
         let mut got: Vec<(String, u64)> = Vec::new();
         while hosts.queued() > 0 {
             while let Some((host, seq)) = ready(&mut hosts, &f) {
-                hosts.done(&host, true, GAP);
+                hosts.done(&host, Some(Instant::now()), GAP);
                 got.push((host, seq));
             }
             tokio::time::advance(GAP).await;

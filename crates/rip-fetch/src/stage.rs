@@ -35,11 +35,12 @@ enum Out {
 enum Done {
     /// Records for refs, with their sequence numbers.
     Records(Vec<(u64, Record)>),
-    /// The record of a ref from a host's queue; `network` when a request was sent.
+    /// The record of a ref from a host's queue; `answered`: when its fetch ended, if it
+    /// sent a request.
     Fetched {
         seq: u64,
         host: String,
-        network: bool,
+        answered: Option<Instant>,
         record: Box<Record>,
     },
     /// A wiki ref past its `notBefore` and not in the cache: it joins a batch.
@@ -282,11 +283,12 @@ impl<'c, W: Write> Stage<'c, W> {
                     ignore_robots: false,
                 };
                 let fetched = f.fetch_with(&r.url, &opts).await;
+                let ended = Instant::now();
                 let record = rip_http::records::record_for(&r, &fetched, Phase::Fetch, STAGE);
                 Done::Fetched {
                     seq,
                     host,
-                    network: fetched.stats.http_attempts > 0,
+                    answered: (fetched.stats.http_attempts > 0).then_some(ended),
                     record: Box::new(record),
                 }
             });
@@ -414,11 +416,11 @@ impl<'c, W: Write> Stage<'c, W> {
             Ok(Done::Fetched {
                 seq,
                 host,
-                network,
+                answered,
                 record,
             }) => {
                 let gap = self.fetcher.gap(&host);
-                self.hosts.done(&host, network, gap);
+                self.hosts.done(&host, answered, gap);
                 self.done += 1;
                 self.output.emit_record(seq, *record)?;
             }
