@@ -61,9 +61,22 @@ pub struct Summary {
     /// Stage-level problems (not per-record failures), e.g. `budget exhausted: maxPages`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The most memory the stage's process held at once (its peak resident set, from
+    /// [`peak_rss_bytes`]), when the system says; absent from summaries of earlier versions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
     /// Fields this version does not know.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// This process's peak resident set so far, in bytes (`VmHWM` in `/proc/self/status`;
+/// `None` where there is no such file).
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }
 
 impl Summary {

@@ -26,7 +26,7 @@ pub mod published_schema;
 pub mod record;
 pub mod stream;
 
-pub use accounting::{Ledger, Summary};
+pub use accounting::{Ledger, Summary, peak_rss_bytes};
 pub use cache_mode::{CacheMode, UnknownCacheMode};
 pub use category::{BodyEncoding, CharsetSource, ErrorCategory, ExpectedSource, Phase};
 pub use context::{Context, ErrorEntry};

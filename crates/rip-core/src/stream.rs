@@ -392,6 +392,7 @@ impl<W: Write> Pipe<W> {
             status: status.unwrap_or_else(|| self.status()),
             counters: std::mem::take(&mut self.counters),
             notes: std::mem::take(&mut self.notes),
+            peak_rss_bytes: crate::peak_rss_bytes(),
             extra: Default::default(),
         };
         self.out.write(&Record::Summary(summary.clone()))?;

@@ -506,6 +506,7 @@ impl<'c, W: Write> Stage<'c, W> {
             status,
             counters,
             notes: Vec::new(),
+            peak_rss_bytes: rip_core::peak_rss_bytes(),
             extra: Default::default(),
         };
         self.output.out.write(&Record::Summary(summary.clone()))?;

@@ -278,7 +278,16 @@ fn stages(h: &mut String, r: &Report) {
     table(
         h,
         "Stages",
-        &["stage", "pid", "status", "read", "wrote", "bad lines", "ms"],
+        &[
+            "stage",
+            "pid",
+            "status",
+            "read",
+            "wrote",
+            "bad lines",
+            "ms",
+            "peak memory",
+        ],
         r.ledger.stages.iter().map(|s| {
             vec![
                 s.stage.clone(),
@@ -288,6 +297,8 @@ fn stages(h: &mut String, r: &Report) {
                 counts(&s.output),
                 s.bad_lines.to_string(),
                 s.elapsed_ms.to_string(),
+                s.peak_rss_bytes
+                    .map_or_else(String::new, crate::text::megabytes),
             ]
         }),
     );

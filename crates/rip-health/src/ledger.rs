@@ -206,6 +206,7 @@ fn stage_accounts(tally: &Tally) -> Vec<StageAccount> {
             output: s.output.clone(),
             bad_lines: s.bad_lines,
             elapsed_ms: (s.ended_at - s.started_at).num_milliseconds(),
+            peak_rss_bytes: s.peak_rss_bytes,
         })
         .collect()
 }

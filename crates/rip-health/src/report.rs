@@ -399,6 +399,9 @@ pub struct StageAccount {
     pub bad_lines: u64,
     /// Wall time in ms.
     pub elapsed_ms: i64,
+    /// Its process's peak memory (resident set), from its summary, when it said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
 }
 
 /// What rip-health read.

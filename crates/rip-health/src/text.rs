@@ -17,6 +17,7 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
     breakdowns(&mut s, r);
     counters(&mut s, r);
     stages(&mut s, r);
+    memory(&mut s, r);
     for p in paths {
         let _ = writeln!(s, "  wrote {p}");
     }
@@ -161,6 +162,40 @@ fn stages(s: &mut String, r: &Report) {
         }
         let _ = writeln!(s, "  stages: {names} · {shown}");
     }
+}
+
+/// Each stage's peak memory, as its summary said: the largest of its processes, in the
+/// order first seen (`rip-fetch 26 MB (largest of 3)`).
+fn memory(s: &mut String, r: &Report) {
+    let mut peaks: Vec<(&str, u64, usize)> = Vec::new();
+    for st in &r.ledger.stages {
+        let Some(bytes) = st.peak_rss_bytes else {
+            continue;
+        };
+        match peaks.iter_mut().find(|(name, _, _)| *name == st.stage) {
+            Some((_, peak, n)) => {
+                *peak = (*peak).max(bytes);
+                *n += 1;
+            }
+            None => peaks.push((&st.stage, bytes, 1)),
+        }
+    }
+    if peaks.is_empty() {
+        return;
+    }
+    let shown: Vec<String> = peaks
+        .iter()
+        .map(|(name, peak, n)| match n {
+            1 => format!("{name} {}", megabytes(*peak)),
+            n => format!("{name} {} (largest of {n})", megabytes(*peak)),
+        })
+        .collect();
+    let _ = writeln!(s, "  peak memory: {}", shown.join(" · "));
+}
+
+/// Bytes as megabytes, one decimal: `26.4 MB`.
+pub(crate) fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
 }
 
 /// The stages in the order they ended, `a → b → c`; when stages ran many times (workers

@@ -301,6 +301,7 @@ impl<'r> DirRun<'r> {
             },
             counters,
             notes: vec![format!("reconciled folder {}", dir.display())],
+            peak_rss_bytes: rip_core::peak_rss_bytes(),
             extra: Default::default(),
         }
     }

@@ -215,6 +215,7 @@ fn built_records() -> Vec<Record> {
             status: Status::Partial,
             counters: [("retries".to_owned(), 4)].into(),
             notes: vec!["budget exhausted: maxPages".into()],
+            peak_rss_bytes: Some(48 << 20),
             extra: extra(),
         }),
     ]

@@ -79,6 +79,7 @@ impl<W: Write> Crawl<W> {
             status,
             counters,
             notes,
+            peak_rss_bytes: rip_core::peak_rss_bytes(),
             extra: Default::default(),
         }
     }

@@ -390,6 +390,7 @@ impl Wiki {
             status,
             counters,
             notes: self.notes.clone(),
+            peak_rss_bytes: rip_core::peak_rss_bytes(),
             extra: Default::default(),
         }
     }

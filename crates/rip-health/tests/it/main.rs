@@ -541,3 +541,40 @@ fn folder_mode_reads_jsonl_files_as_records() {
     assert_eq!(report.expected.total, 1);
     assert_eq!(report.counters.persisted, 9);
 }
+
+#[test]
+fn each_stages_peak_memory_is_shown_the_largest_process_of_a_stage_for_it() {
+    let summary = |stage: &str, pid: u32, peak: Option<u64>| {
+        let peak = peak.map_or(String::new(), |p| format!(",\"peakRssBytes\":{p}"));
+        format!(
+            "{{\"_type\":\"summary\",\"stage\":\"{stage}\",\"pid\":{pid},\"startedAt\":\"2026-12-01T09:00:00Z\",\"endedAt\":\"2026-12-01T09:00:01Z\",\"input\":{{}},\"output\":{{\"summary\":1}},\"badLines\":0,\"status\":\"complete\"{peak}}}\n"
+        )
+    };
+    let doc = r#"{"_type":"doc","url":"http://h/a","fields":{}}"#;
+    let input = [
+        summary("rip-fetch", 1, Some(26_400_000)),
+        summary("rip-fetch", 2, Some(31_000_000)),
+        summary("rip-parse", 3, Some(12_000_000)),
+        // A summary of an earlier version: no peak, nothing made up for it.
+        summary("rip-route", 4, None),
+        format!("{doc}\n"),
+    ]
+    .concat();
+    let r = run(&["--no-ledger"], Some(&input));
+    assert!(
+        r.stderr
+            .contains("peak memory: rip-fetch 31.0 MB (largest of 2) · rip-parse 12.0 MB\n"),
+        "{}",
+        r.stderr
+    );
+    let stages = r.report().ledger.stages;
+    let peaks: Vec<Option<u64>> = stages.iter().map(|s| s.peak_rss_bytes).collect();
+    assert_eq!(
+        peaks,
+        [Some(26_400_000), Some(31_000_000), Some(12_000_000), None]
+    );
+    assert!(
+        !r.stdout.contains("\"peakRssBytes\":null"),
+        "absent, not null"
+    );
+}

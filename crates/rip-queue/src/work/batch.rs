@@ -172,6 +172,7 @@ fn summary(
         status: Status::Complete,
         counters: BTreeMap::new(),
         notes: Vec::new(),
+        peak_rss_bytes: rip_core::peak_rss_bytes(),
         extra: serde_json::Map::new(),
     };
     serde_json::to_string(&Record::Summary(summary)).expect("a summary serialises")

@@ -66,6 +66,12 @@ fn a_run_on_the_fault_server_accounts_for_every_url_number_for_number() {
     assert_eq!(ledger["accounted"], 50, "{ledger:#}");
     assert_eq!(ledger["complete"], true, "{ledger:#}");
     assert_eq!(ledger["stages"].as_array().unwrap().len(), 10, "{ledger:#}");
+    // Each stage process said how much memory it held at most (VmHWM): a few MB at least,
+    // less than a gigabyte on the demo site.
+    for st in ledger["stages"].as_array().unwrap() {
+        let peak = st["peakRssBytes"].as_u64().unwrap_or(0);
+        assert!((1 << 20..1 << 30).contains(&peak), "{st:#}");
+    }
     assert_eq!(
         h["counters"],
         serde_json::json!({"consumed": 46, "persisted": 46, "failed": 3, "expected": 2, "entered": 50, "notEntered": 1, "invariantHolds": true}),
