@@ -323,9 +323,11 @@ fn the_broker_killed_and_restarted_mid_crawl_and_every_page_is_still_found() {
     rip_testkit::wait_for("30 pages fetched", Duration::from_secs(30), || {
         page_requests() >= 30
     });
+    let at_kill = page_requests();
     nats.kill();
     std::thread::sleep(Duration::from_millis(500));
     nats.restart();
+    let while_away = page_requests() - at_kill;
     let ran: Vec<Ran> = children
         .into_iter()
         .map(|c| Ran::wait("rip-discover", c))
@@ -339,7 +341,14 @@ fn the_broker_killed_and_restarted_mid_crawl_and_every_page_is_still_found() {
     let counts = fetches(&servers);
     assert_eq!(counts.len(), 6 * PAGES, "every page fetched");
     let again: usize = counts.values().map(|n| n - 1).sum();
-    assert!(again <= 12, "fetched again: {again}; {counts:?}");
+    // Pages fetched while the broker was away could not be acknowledged: they come again
+    // after the restart and are fetched again. Beyond those, at most a few in flight.
+    // (A fixed bound of 12 failed now and then, before and after the frontier served hosts
+    // in turn: 13 fetched again with 18 fetched while the broker was away.)
+    assert!(
+        again <= while_away + 12,
+        "fetched again: {again}, {while_away} fetched while the broker was away; {counts:?}"
+    );
 }
 
 /// A host told to wait (429, Retry-After: 10) under one owner stays held under the next: its
