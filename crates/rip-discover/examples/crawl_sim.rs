@@ -494,16 +494,6 @@ struct OwnerReport {
     peak_rss_kb: u64,
 }
 
-/// A line of `/proc/self/status` (`VmHWM`: the peak resident set), in KB.
-fn status_kb(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
 async fn own(broker: &Broker, args: &Args, options: OwnOptions) -> anyhow::Result<()> {
     let start = Instant::now();
     let mut owner = Owner::join(broker, args, options).await?;
@@ -516,7 +506,7 @@ async fn own(broker: &Broker, args: &Args, options: OwnOptions) -> anyhow::Resul
         seen_heap_bytes: owner.seen.values().map(Visited::heap_bytes).sum(),
         published_keys: owner.published.len(),
         published_heap_bytes: owner.published.heap_bytes(),
-        peak_rss_kb: status_kb("VmHWM"),
+        peak_rss_kb: rip_core::peak_rss_bytes().map_or(0, |b| b / 1024),
         tally: owner.tally,
     };
     println!("{}", serde_json::to_string(&report)?);

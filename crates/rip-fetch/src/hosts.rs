@@ -28,7 +28,6 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::io;
-use std::time::Duration;
 
 use rip_core::Ref;
 use rip_http::{Fetcher, host_key};
@@ -173,12 +172,14 @@ impl Hosts {
             .entry(host.clone())
             .or_insert_with(|| Host::new(now));
         let ends_on_disk = matches!(h.items.back(), Some(Item::Disk(_)));
-        let mut kept = Some(r);
-        if !front && !self.spill_broken && (ends_on_disk || over) {
-            kept = spill_into(&mut self.spill, h, seq, kept.take().expect("set above"));
-            self.spill_broken = kept.is_some();
-            self.stats.spilled = self.spill.spilled;
-        }
+        let kept = if !front && !self.spill_broken && (ends_on_disk || over) {
+            let given_back = spill_into(&mut self.spill, h, seq, r);
+            self.spill_broken = given_back.is_some();
+            given_back
+        } else {
+            Some(r)
+        };
+        let in_memory = kept.is_some();
         if let Some(r) = kept {
             let item = Item::Memory {
                 seq,
@@ -190,10 +191,11 @@ impl Hosts {
             } else {
                 h.items.push_back(item);
             }
-            self.memory += cost;
-            self.stats.peak_memory = self.stats.peak_memory.max(self.memory);
         }
         let when = h.next.max(now);
+        if in_memory {
+            self.add_memory(cost);
+        }
         self.schedule(&host, when);
     }
 
@@ -231,10 +233,7 @@ impl Hosts {
     pub(crate) fn next_due(&self) -> Option<Instant> {
         let host = self.due.peek().map(|Reverse((at, _))| *at);
         let later = self.later.keys().next().map(|(at, _)| *at);
-        match (host, later) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        host.into_iter().chain(later).min()
     }
 
     /// The next ref whose host may be asked now, if any: moved out of its queue and
@@ -327,16 +326,16 @@ impl Hosts {
     }
 
     /// A fetch of `host` ended: `answered` is when, if it sent a request (`None`: answered
-    /// from the cache, or refused before a request); the host may be asked again `gap`
+    /// from the cache, or refused before a request); the host may be asked again its gap
     /// after that, as the fetcher's schedule measures it.
-    pub(crate) fn done(&mut self, host: &str, answered: Option<Instant>, gap: Duration) {
+    pub(crate) fn done(&mut self, host: &str, answered: Option<Instant>, fetcher: &Fetcher) {
         let now = Instant::now();
         let Some(h) = self.hosts.get_mut(host) else {
             return;
         };
         h.active = h.active.saturating_sub(1);
         h.answered_locally = answered.is_none();
-        h.next = answered.map_or(now, |at| h.next.max(at + gap));
+        h.next = answered.map_or(now, |at| h.next.max(at + fetcher.gap(host)));
         if h.items.is_empty() && h.active == 0 {
             self.hosts.remove(host);
             return;
@@ -347,7 +346,10 @@ impl Hosts {
 
     /// The counters so far.
     pub(crate) fn stats(&self) -> QueueStats {
-        self.stats
+        QueueStats {
+            spilled: self.spill.spilled,
+            ..self.stats
+        }
     }
 
     /// The estimated bytes of refs queued in memory now.
@@ -384,16 +386,11 @@ fn spill_into(spill: &mut Spill, h: &mut Host, seq: u64, r: Ref) -> Option<Ref> 
     None
 }
 
-/// `at` (a `notBefore`) on tokio's clock, from now.
-pub(crate) fn instant_of(at: chrono::DateTime<chrono::Utc>) -> Instant {
-    let wait = (at - chrono::Utc::now()).to_std().unwrap_or(Duration::ZERO);
-    Instant::now() + wait
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use rip_http::HttpConfig;
+    use std::time::Duration;
 
     const GAP: Duration = Duration::from_millis(100);
 
@@ -441,12 +438,12 @@ mod tests {
             .map(|(_, seq)| seq)
             .collect();
         assert_eq!(first, [0, 5, 10]);
-        hosts.done("a.test:80", Some(Instant::now()), GAP);
+        hosts.done("a.test:80", Some(Instant::now()), &f);
         assert_eq!(ready(&mut hosts, &f), None, "a's gap has not passed");
         tokio::time::advance(GAP).await;
         assert_eq!(ready(&mut hosts, &f), Some(("a.test:80".into(), 1)));
         // b answered from the cache: its next ref goes without waiting.
-        hosts.done("b.test:80", None, GAP);
+        hosts.done("b.test:80", None, &f);
         assert_eq!(ready(&mut hosts, &f), Some(("b.test:80".into(), 6)));
     }
 
@@ -457,7 +454,7 @@ mod tests {
         let mut got: Vec<(String, u64)> = Vec::new();
         while hosts.queued() > 0 {
             while let Some((host, seq)) = ready(&mut hosts, &f) {
-                hosts.done(&host, Some(Instant::now()), GAP);
+                hosts.done(&host, Some(Instant::now()), &f);
                 got.push((host, seq));
             }
             tokio::time::advance(GAP).await;

@@ -56,7 +56,7 @@ use chrono::Utc;
 use rip_core::PipeOptions;
 use rip_core::stream::spawn_reader;
 use rip_core::{Phase, ReadError, Record, Ref, Summary};
-use rip_http::{FetchOptions, Fetcher, HttpConfig, StatsSnapshot, records};
+use rip_http::{FetchOptions, Fetched, Fetcher, HttpConfig, StatsSnapshot, records};
 use tokio::sync::mpsc;
 
 use stage::{Input, Stage};
@@ -161,12 +161,21 @@ pub enum FetchError {
 
 /// Fetches one ref and returns its record.
 pub async fn fetch_one(fetcher: &Fetcher, r: &Ref) -> Record {
+    record_of(r, &fetch_ref(fetcher, r).await)
+}
+
+/// Fetches one ref (waiting for its `notBefore`, obeying robots.txt).
+pub(crate) async fn fetch_ref(fetcher: &Fetcher, r: &Ref) -> Fetched {
     let opts = FetchOptions {
         not_before: r.not_before,
         ignore_robots: false,
     };
-    let fetched = fetcher.fetch_with(&r.url, &opts).await;
-    records::record_for(r, &fetched, Phase::Fetch, STAGE)
+    fetcher.fetch_with(&r.url, &opts).await
+}
+
+/// The record a ref's fetch makes.
+pub(crate) fn record_of(r: &Ref, fetched: &Fetched) -> Record {
+    records::record_for(r, fetched, Phase::Fetch, STAGE)
 }
 
 /// Runs the stage: reads `input`, writes `output`, returns the closing summary (also

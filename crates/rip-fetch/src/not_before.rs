@@ -101,6 +101,12 @@ pub fn schedule(r: &Ref, bound: Bound, now: DateTime<Utc>, operation: &str) -> S
     )))
 }
 
+/// `at` (a `notBefore`) on tokio's clock: now, or the wait from now later.
+pub fn instant(at: DateTime<Utc>) -> tokio::time::Instant {
+    let wait = (at - Utc::now()).to_std().unwrap_or_default();
+    tokio::time::Instant::now() + wait
+}
+
 /// The refs waiting for their `notBefore`, by time, and when that was last said.
 #[derive(Debug, Default)]
 pub struct Waiting {

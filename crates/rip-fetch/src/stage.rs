@@ -11,14 +11,16 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use rip_core::stream::LEDGER_BATCH;
-use rip_core::{Kind, Ledger, Line, NdjsonWriter, Phase, ReadError, Record, Ref, Status, Summary};
+use rip_core::{Kind, Ledger, Line, NdjsonWriter, ReadError, Record, Ref, Status, Summary};
 use rip_http::{Fetcher, StatsSnapshot};
 use tokio::sync::mpsc;
 use tokio::task::{JoinError, JoinSet};
 use tokio::time::Instant;
 
-use crate::hosts::{self, Hosts, Ready};
-use crate::{Config, FetchError, Progress, STAGE, fetch_one, not_before, wiki};
+use crate::hosts::{Hosts, Ready};
+use crate::{
+    Config, FetchError, Progress, STAGE, fetch_one, fetch_ref, not_before, record_of, wiki,
+};
 
 /// Lines read in one turn of the loop at most (see `Stage::read_more`).
 const READ_BATCH: usize = 256;
@@ -278,18 +280,13 @@ impl<'c, W: Write> Stage<'c, W> {
             };
             let f = self.fetcher.clone();
             self.tasks.spawn(async move {
-                let opts = rip_http::FetchOptions {
-                    not_before: r.not_before,
-                    ignore_robots: false,
-                };
-                let fetched = f.fetch_with(&r.url, &opts).await;
+                let fetched = fetch_ref(&f, &r).await;
                 let ended = Instant::now();
-                let record = rip_http::records::record_for(&r, &fetched, Phase::Fetch, STAGE);
                 Done::Fetched {
                     seq,
                     host,
                     answered: (fetched.stats.http_attempts > 0).then_some(ended),
-                    record: Box::new(record),
+                    record: Box::new(record_of(&r, &fetched)),
                 }
             });
         }
@@ -361,7 +358,7 @@ impl<'c, W: Write> Stage<'c, W> {
             not_before::Schedule::Now => {}
             not_before::Schedule::Wait(t) => {
                 self.waiting.add(t);
-                at = Some(hosts::instant_of(t));
+                at = Some(not_before::instant(t));
             }
             not_before::Schedule::TooFar(failure) => {
                 self.too_far += 1;
@@ -419,8 +416,7 @@ impl<'c, W: Write> Stage<'c, W> {
                 answered,
                 record,
             }) => {
-                let gap = self.fetcher.gap(&host);
-                self.hosts.done(&host, answered, gap);
+                self.hosts.done(&host, answered, &self.fetcher);
                 self.done += 1;
                 self.output.emit_record(seq, *record)?;
             }

@@ -15,6 +15,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::lock;
+
 /// How long a file stays open before it is opened again.
 pub(super) const REOPEN_AFTER: Duration = Duration::from_secs(1);
 
@@ -29,10 +31,6 @@ struct Opened {
 pub(super) struct OpenFiles {
     files: Mutex<HashMap<String, Arc<Mutex<Opened>>>>,
     capacity: usize,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl OpenFiles {
