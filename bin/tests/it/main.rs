@@ -7,9 +7,14 @@
 use std::process::Command;
 
 /// Every program, its path, and the first paragraph of its `-h`. The package's
-/// `description` (what `#[command(about)]` would print) is shared by all ten, so each
+/// `description` (what `#[command(about)]` would print) is shared by all of them, so each
 /// program names itself.
 const PROGRAMS: &[(&str, &str, &str)] = &[
+    (
+        "rip-cache",
+        env!("CARGO_BIN_EXE_rip-cache"),
+        "Stats, verify, compact and prune a ripperoni cache folder.",
+    ),
     (
         "rip-check",
         env!("CARGO_BIN_EXE_rip-check"),

@@ -157,7 +157,13 @@ pub enum BadEntry {
     BodyHash,
 }
 
+mod maintain;
 mod pack;
+
+pub use maintain::{
+    CacheStats, CompactOptions, CompactPhase, CompactReport, EntryProblem, MaintainError,
+    VerifyReport,
+};
 
 /// The cache folder. Clones share one view of it.
 #[derive(Debug, Clone)]
@@ -267,14 +273,24 @@ fn legacy_get(root: &Path, url: &str) -> Lookup {
 /// `url`'s entry read from its bytes: the metadata line, then a body of the length and
 /// hash it says.
 fn parse_entry(url: &str, data: &[u8]) -> Result<CacheEntry, BadEntry> {
+    let (meta, body) = check_entry(data)?;
+    if meta.url != url {
+        return Err(BadEntry::OtherUrl { found: meta.url });
+    }
+    Ok(CacheEntry {
+        meta,
+        body: Bytes::copy_from_slice(body),
+    })
+}
+
+/// The metadata and body of an entry's bytes, checked: a metadata line, then a body of
+/// the length and hash it says.
+fn check_entry(data: &[u8]) -> Result<(CacheMeta, &[u8]), BadEntry> {
     let nl = data
         .iter()
         .position(|&b| b == b'\n')
         .ok_or(BadEntry::NoMetadata)?;
     let meta: CacheMeta = serde_json::from_slice(&data[..nl]).map_err(BadEntry::Metadata)?;
-    if meta.url != url {
-        return Err(BadEntry::OtherUrl { found: meta.url });
-    }
     let body = &data[nl + 1..];
     if body.len() as u64 != meta.body_len {
         return Err(BadEntry::BodyLength {
@@ -285,10 +301,7 @@ fn parse_entry(url: &str, data: &[u8]) -> Result<CacheEntry, BadEntry> {
     if hex(&Sha256::digest(body)) != meta.body_sha256 {
         return Err(BadEntry::BodyHash);
     }
-    Ok(CacheEntry {
-        meta,
-        body: Bytes::copy_from_slice(body),
-    })
+    Ok((meta, body))
 }
 
 #[cfg(test)]

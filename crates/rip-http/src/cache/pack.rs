@@ -18,13 +18,25 @@
 //!
 //! Writing an entry costs two appends to open files. One file per URL cost an inode per
 //! page: 60-270 µs of kernel time on the benchmark machine's ext4, more than fetching and
-//! parsing the page. Space of replaced entries is not reclaimed: remove the folder to
-//! start afresh. A folder removed while in use is noticed (its index is gone) and made
+//! parsing the page. A folder removed while in use is noticed (its index is gone) and made
 //! again.
+//!
+//! Space of replaced entries is reclaimed by compaction (`rip-cache compact`, see
+//! `maintain`), which writes the live entries to new packs and a new index, then renames
+//! the new index over the old one. To let it do so while others use the folder:
+//!
+//! - a writer appends an entry and its line holding a shared `flock` on its open index,
+//!   and first checks that neither that index nor its pack has been unlinked (else it
+//!   starts afresh: new index handle, new pack);
+//! - the compaction takes the exclusive lock on the index for its last step (the lines
+//!   appended meanwhile, the rename, removing the old packs), so no writer is half-way
+//!   through an append when the index is replaced or a pack removed;
+//! - a reader whose index was replaced (its handle unlinked) reads the new one from the
+//!   start, and one whose pack was removed before it opened it reads the index again.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -38,26 +50,54 @@ const MAX_OPEN_PACKS: usize = 256;
 /// Where an entry's bytes are: 16 bytes, so a key and its place take 32 (a million
 /// entries, ~37-73 MB with the table's slack).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Loc {
-    offset: u64,
-    pack: u32,
-    len: u32,
+pub(super) struct Loc {
+    pub offset: u64,
+    pub pack: u32,
+    pub len: u32,
 }
+
+/// The index's name in a cache folder.
+pub(super) const INDEX: &str = "index";
+
+/// Index bytes read at once: lines are handled as they come, so a large index costs this
+/// much memory to read, not its size.
+const READ_CHUNK: usize = 1 << 20;
 
 #[derive(Debug)]
 struct Writer {
     pack: u32,
+    name: String,
     file: Arc<File>,
     offset: u64,
     index: File,
+}
+
+impl Writer {
+    /// Appends an entry and its index line, holding the index's shared lock; `None`
+    /// (nothing written) when the index or the pack has been unlinked (the folder was
+    /// removed, or a compaction replaced the index and removed the pack).
+    fn append(&mut self, key: u128, bytes: &[u8], len: u32) -> io::Result<Option<Loc>> {
+        let _shared = SharedLock::take(&self.index)?;
+        if unlinked(&self.index) || unlinked(&self.file) {
+            return Ok(None);
+        }
+        let loc = Loc {
+            pack: self.pack,
+            offset: self.offset,
+            len,
+        };
+        self.file.write_all_at(bytes, loc.offset)?;
+        self.offset += u64::from(len);
+        (&self.index).write_all(index_line(key, &self.name, loc).as_bytes())?;
+        Ok(Some(loc))
+    }
 }
 
 #[derive(Debug, Default)]
 struct State {
     map: HashMap<u128, Loc>,
     /// Pack names by id, and the open ones.
-    packs: Vec<String>,
-    pack_ids: HashMap<String, u32>,
+    packs: PackNames,
     open: HashMap<u32, Arc<File>>,
     /// The index as read so far: the open file and the offset of the first unread line.
     reader: Option<(File, u64)>,
@@ -79,12 +119,12 @@ pub(crate) struct PackStore {
     state: Mutex<State>,
 }
 
-fn unlinked(f: &File) -> bool {
+pub(super) fn unlinked(f: &File) -> bool {
     f.metadata().is_ok_and(|m| m.nlink() == 0)
 }
 
 /// A pack name as written in the index: a plain file name, nothing that leaves the folder.
-fn valid_pack_name(name: &str) -> bool {
+pub(super) fn valid_pack_name(name: &str) -> bool {
     name.ends_with(".pack")
         && name
             .bytes()
@@ -106,12 +146,29 @@ impl PackStore {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The folder.
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
     fn index_path(&self) -> PathBuf {
-        self.dir.join("index")
+        self.dir.join(INDEX)
     }
 
     /// The stored bytes of `url`'s latest entry.
     pub fn get(&self, url: &str) -> io::Result<Option<Found>> {
+        match self.get_once(url) {
+            // A compaction removed the pack after we read where the entry was: the index
+            // that replaced ours says where it is now.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                *self.lock() = State::default();
+                self.get_once(url)
+            }
+            found => found,
+        }
+    }
+
+    fn get_once(&self, url: &str) -> io::Result<Option<Found>> {
         let key = xxh3_128(url.as_bytes());
         let (loc, file, name) = {
             let mut st = self.lock();
@@ -122,7 +179,7 @@ impl PackStore {
                 return Ok(None);
             };
             let file = self.pack_file(&mut st, loc.pack)?;
-            (loc, file, st.packs[loc.pack as usize].clone())
+            (loc, file, st.packs.name(loc.pack).to_owned())
         };
         let place = format!("{}@{}", self.dir.join(&name).display(), loc.offset);
         let mut bytes = vec![0; loc.len as usize];
@@ -143,7 +200,7 @@ impl PackStore {
         self.catch_up(&mut st)?;
         Ok(st.map.get(&key).map(|l| {
             (
-                self.dir.join(&st.packs[l.pack as usize]),
+                self.dir.join(st.packs.name(l.pack)),
                 l.offset,
                 u64::from(l.len),
             )
@@ -153,11 +210,6 @@ impl PackStore {
     /// Appends `bytes` as `url`'s entry.
     pub fn put(&self, url: &str, bytes: &[u8]) -> io::Result<()> {
         let key = xxh3_128(url.as_bytes());
-        let mut st = self.lock();
-        // The pack sits beside the index: a folder removed takes both.
-        if st.writer.as_ref().is_none_or(|w| unlinked(&w.index)) {
-            self.open_writer(&mut st)?;
-        }
         let len = u32::try_from(bytes.len()).map_err(|_| {
             io::Error::new(
                 io::ErrorKind::InvalidInput,
@@ -167,26 +219,25 @@ impl PackStore {
                 ),
             )
         })?;
-        let w = st.writer.as_mut().expect("opened above");
-        w.file.write_all_at(bytes, w.offset)?;
-        let loc = Loc {
-            pack: w.pack,
-            offset: w.offset,
-            len,
-        };
-        w.offset += u64::from(len);
-        let line = index_line(key, &st.packs[loc.pack as usize], loc);
-        let w = st.writer.as_mut().expect("opened above");
-        w.index.write_all(line.as_bytes())?;
-        st.map.insert(key, loc);
-        Ok(())
+        let mut st = self.lock();
+        loop {
+            if st.writer.is_none() {
+                self.open_writer(&mut st)?;
+            }
+            let w = st.writer.as_mut().expect("opened above");
+            match w.append(key, bytes, len)? {
+                Some(loc) => {
+                    st.map.insert(key, loc);
+                    return Ok(());
+                }
+                // The folder was removed or compacted under us: what we knew of it may
+                // be gone with it. Start afresh.
+                None => *st = State::default(),
+            }
+        }
     }
 
     fn open_writer(&self, st: &mut State) -> io::Result<()> {
-        if st.writer.take().is_some() {
-            // The folder went away under us: what we knew of it went with it.
-            *st = State::default();
-        }
         std::fs::create_dir_all(&self.dir)?;
         let index = OpenOptions::new()
             .create(true)
@@ -200,10 +251,11 @@ impl PackStore {
                 .create_new(true)
                 .open(self.dir.join(&name))?,
         );
-        let pack = st.pack_id(&name);
+        let pack = st.packs.id(&name);
         st.open.insert(pack, file.clone());
         st.writer = Some(Writer {
             pack,
+            name,
             file,
             offset: 0,
             index,
@@ -220,7 +272,7 @@ impl PackStore {
             st.open.clear();
             st.open.extend(keep);
         }
-        let path = self.dir.join(&st.packs[pack as usize]);
+        let path = self.dir.join(st.packs.name(pack));
         let f = Arc::new(
             File::open(&path)
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?,
@@ -249,53 +301,102 @@ impl PackStore {
                 Err(e) => return Err(e),
             }
         }
-        let (file, offset) = st.reader.as_mut().expect("opened above");
-        file.seek(SeekFrom::Start(*offset))?;
-        let mut buf = Vec::new();
-        file.read_to_end(&mut buf)?;
-        // Only whole lines: a line being written is read next time.
-        let Some(end) = buf.iter().rposition(|&b| b == b'\n') else {
-            return Ok(());
-        };
-        *offset += end as u64 + 1;
-        for line in buf[..end].split(|&b| b == b'\n') {
-            match parse_line(line) {
-                Some((key, name, offset, len)) => {
-                    let pack = st.pack_id(name);
-                    st.map.insert(key, Loc { pack, offset, len });
-                }
-                None => {
-                    st.bad_lines += 1;
-                    tracing::warn!(
-                        "cache index {}: skipped a malformed line ({} so far)",
-                        self.index_path().display(),
-                        st.bad_lines
-                    );
-                }
+        let (file, start) = st.reader.take().expect("opened above");
+        let mut bad = 0u64;
+        let end = read_lines(&file, start, |line| match parse_line(line) {
+            Some((key, name, offset, len)) => {
+                let pack = st.packs.id(name);
+                st.map.insert(key, Loc { pack, offset, len });
             }
+            None => bad += 1,
+        });
+        st.reader = Some((file, end.as_ref().map_or(start, |end| *end)));
+        end?;
+        if bad > 0 {
+            st.bad_lines += bad;
+            tracing::warn!(
+                "cache index {}: skipped {bad} malformed line(s) ({} so far)",
+                self.index_path().display(),
+                st.bad_lines
+            );
         }
         Ok(())
     }
 }
 
-impl State {
-    fn pack_id(&mut self, name: &str) -> u32 {
-        if let Some(id) = self.pack_ids.get(name) {
-            return *id;
-        }
-        let id = self.packs.len() as u32;
-        self.packs.push(name.to_owned());
-        self.pack_ids.insert(name.to_owned(), id);
-        id
+/// A shared `flock` on an index, held while appending (a compaction takes it exclusive).
+struct SharedLock<'a>(&'a File);
+
+impl<'a> SharedLock<'a> {
+    fn take(index: &'a File) -> io::Result<Self> {
+        index.lock_shared()?;
+        Ok(Self(index))
     }
 }
 
-fn index_line(key: u128, pack: &str, loc: Loc) -> String {
+impl Drop for SharedLock<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.unlock();
+    }
+}
+
+/// Calls `each` with every whole line of `file` from `offset` on (without its newline),
+/// reading [`READ_CHUNK`] bytes at a time; returns the offset after the last whole line
+/// (a line being written is read next time).
+pub(super) fn read_lines(file: &File, offset: u64, mut each: impl FnMut(&[u8])) -> io::Result<u64> {
+    let mut buf = vec![0u8; READ_CHUNK];
+    let (mut done, mut filled) = (offset, 0usize);
+    loop {
+        if filled == buf.len() {
+            // One line longer than the buffer: no valid line is; grow to read past it.
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = file.read_at(&mut buf[filled..], done + filled as u64)?;
+        if n == 0 {
+            return Ok(done);
+        }
+        filled += n;
+        let Some(last) = buf[..filled].iter().rposition(|&b| b == b'\n') else {
+            continue;
+        };
+        buf[..last].split(|&b| b == b'\n').for_each(&mut each);
+        buf.copy_within(last + 1..filled, 0);
+        filled -= last + 1;
+        done += last as u64 + 1;
+    }
+}
+
+/// Pack names by a small id (an index line names its pack; a [`Loc`] holds the id).
+#[derive(Debug, Default)]
+pub(super) struct PackNames {
+    names: Vec<String>,
+    ids: HashMap<String, u32>,
+}
+
+impl PackNames {
+    /// The id of `name`, given one if it has none.
+    pub fn id(&mut self, name: &str) -> u32 {
+        if let Some(id) = self.ids.get(name) {
+            return *id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.ids.insert(name.to_owned(), id);
+        id
+    }
+
+    /// The name of `id`.
+    pub fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+}
+
+pub(super) fn index_line(key: u128, pack: &str, loc: Loc) -> String {
     let body = format!("{key:032x} {pack} {} {}", loc.offset, loc.len);
     format!("{body} {:016x}\n", xxh3_64(body.as_bytes()))
 }
 
-fn parse_line(line: &[u8]) -> Option<(u128, &str, u64, u32)> {
+pub(super) fn parse_line(line: &[u8]) -> Option<(u128, &str, u64, u32)> {
     let line = std::str::from_utf8(line).ok()?;
     let (body, check) = line.rsplit_once(' ')?;
     if u64::from_str_radix(check, 16).ok()? != xxh3_64(body.as_bytes()) {

@@ -4,6 +4,7 @@
 mod api;
 mod cache;
 mod faults;
+mod maintain;
 mod politeness;
 mod robots;
 mod robots_fetch;
