@@ -122,6 +122,15 @@ pub struct Page {
     /// `title` is the one that was asked for).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wiki_title: Option<String>,
+    /// For a MediaWiki page: what the wiki expanded each template call of its infobox to
+    /// (call as written, e.g. `{{Coin|gp=12}}` → wikitext, e.g. `12 gp`), so that the parse
+    /// shows the values the wiki shows. Calls missing here were not expanded.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub wiki_expansions: BTreeMap<String, String>,
+    /// For a MediaWiki page whose calls could not all be expanded: why (the failed
+    /// request's message, a spent budget, the cache-only mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wiki_expansion_error: Option<String>,
     /// Where the URL came from.
     #[serde(flatten)]
     pub context: Context,

@@ -32,7 +32,10 @@
 //! the input has been quiet for 50 ms (or ended), and the group's current wikitext is asked
 //! in one API request. Cache hits (per ref URL) and `notBefore` waits are dealt with first,
 //! so only what the cache lacks is asked. See [`wiki`] for the records each title becomes
-//! (`page` with the wikitext, `wiki.missing`, `wiki.invalid`, API errors by code).
+//! (`page` with the wikitext, `wiki.missing`, `wiki.invalid`, API errors by code). The
+//! template calls in each page's infobox are expanded by the wiki (`action=expandtemplates`,
+//! many pages per request) and carried on the page as `wikiExpansions`; the summary counts
+//! `wikiExpandRequests`, `wikiExpandedCalls` and `wikiUnexpandedPages`.
 //!
 //! # Refs scheduled for later
 //!

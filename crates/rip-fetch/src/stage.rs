@@ -382,8 +382,9 @@ impl<'c, W: Write> Stage<'c, W> {
                 .spawn(async move { Done::Records(vec![(seq, fetch_one(&f, &r).await)]) });
         } else if wiki::needs_prepare(&f, &r) {
             self.preparing += 1;
+            let state = self.wiki_state.clone();
             self.tasks.spawn(async move {
-                match wiki::prepare(&f, r).await {
+                match wiki::prepare(&f, &state, r).await {
                     Ok(r) => Done::Ready(seq, Box::new(r)),
                     Err(record) => Done::Records(vec![(seq, record)]),
                 }
@@ -512,7 +513,7 @@ impl<'c, W: Write> Stage<'c, W> {
     }
 
     /// The summary's counters: the HTTP stack's, the wiki path's (when it was used; its
-    /// failures always), `notBeforeTooFar`; zeros dropped but the three always shown.
+    /// failures always), the template expansion's, `notBeforeTooFar`; zeros dropped but the three always shown.
     fn counters(&self, http: &StatsSnapshot) -> BTreeMap<String, u64> {
         let mut counters: BTreeMap<String, u64> = http.counters().into_iter().collect();
         let wiki_counters = self.wiki_state.stats.counters();
@@ -523,6 +524,9 @@ impl<'c, W: Write> Stage<'c, W> {
             if k.starts_with("failed.") || wiki_used {
                 *counters.entry(k).or_default() += v;
             }
+        }
+        for (k, v) in self.wiki_state.expand_stats().counters() {
+            counters.insert(k.into(), v);
         }
         if self.too_far > 0 {
             counters.insert("notBeforeTooFar".into(), self.too_far);

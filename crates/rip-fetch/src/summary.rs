@@ -42,6 +42,14 @@ pub fn summary_line(s: &Summary) -> String {
             c("wikiMissing")
         ));
     }
+    if c("wikiExpandRequests") > 0 || c("wikiUnexpandedPages") > 0 {
+        line.push_str(&format!(
+            "; {} template calls expanded in {} requests ({} pages not expanded)",
+            c("wikiExpandedCalls"),
+            c("wikiExpandRequests"),
+            c("wikiUnexpandedPages")
+        ));
+    }
     if s.bad_lines > 0 {
         line.push_str(&format!("; {} bad input lines", s.bad_lines));
     }

@@ -27,13 +27,17 @@
 //! title of the batch with that classification; an answer that is not the API's
 //! (`wiki.badAnswer`) likewise.
 //!
+//! The template calls of each found page's infobox are expanded by the wiki before the page
+//! is written (`expand.rs`: many pages' calls per request), and carried on it as
+//! `wikiExpansions`, or `wikiExpansionError` saying why not.
+//!
 //! Each found page is cached under its ref's URL ([`Fetcher::remember`]), so a later run
 //! answers it from the cache without asking the wiki ([`Fetcher::cached`]), and in
 //! `read-only` cache mode a title not in the cache is a `cache.miss` failure, never a
 //! request.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -49,6 +53,10 @@ use tokio::sync::OnceCell;
 use url::Url;
 
 use crate::STAGE;
+
+mod expand;
+pub use expand::{ExpandStats, MAX_HELD, MAX_TEXT};
+use expand::{Expanded, H_EXPANSIONS, calls_of};
 
 /// The `maxlag` sent with every batch (seconds), as Wikimedia asks of bots.
 pub const MAXLAG: u32 = 5;
@@ -111,6 +119,15 @@ pub struct WikiState {
     sites: std::sync::Mutex<HashMap<String, Arc<OnceCell<Option<SiteInfo>>>>>,
     /// Counters.
     pub stats: WikiStats,
+    /// Template expansion of infobox values, batched per API.
+    expander: expand::Expander,
+}
+
+impl WikiState {
+    /// The template expansion's counters.
+    pub fn expand_stats(&self) -> &ExpandStats {
+        &self.expander.stats
+    }
 }
 
 impl WikiState {
@@ -159,8 +176,9 @@ fn classified(category: ErrorCategory, code: &str, message: String) -> FetchFail
 }
 
 /// The cache-or-wait step before a ref joins a batch: waits for its `notBefore`, then
-/// answers it from the cache when it can. `Ok(ref)`: it needs the API; `Err(record)`: done.
-pub async fn prepare(fetcher: &Fetcher, r: Ref) -> Result<Ref, Record> {
+/// answers it from the cache when it can (asking for the expansions the cached page lacks).
+/// `Ok(ref)`: it needs the API; `Err(record)`: done.
+pub async fn prepare(fetcher: &Fetcher, state: &WikiState, r: Ref) -> Result<Ref, Record> {
     if let Some(nb) = r.not_before
         && let Ok(wait) = (nb - Utc::now()).to_std()
     {
@@ -174,7 +192,8 @@ pub async fn prepare(fetcher: &Fetcher, r: Ref) -> Result<Ref, Record> {
             site,
             ..Default::default()
         };
-        return Err(Record::Page(page_from_response(&r, &resp, &stats)));
+        let page = cached_page(fetcher, state, &r, resp, &stats).await;
+        return Err(Record::Page(page));
     }
     if fetcher.cache_only() {
         let f = classified(
@@ -194,6 +213,53 @@ pub async fn prepare(fetcher: &Fetcher, r: Ref) -> Result<Ref, Record> {
     Ok(r)
 }
 
+/// The page of a cached response: the expansions stored with it, and those it lacks asked
+/// for (and stored) unless the cache mode forbids requests.
+async fn cached_page(
+    fetcher: &Fetcher,
+    state: &WikiState,
+    r: &Ref,
+    mut resp: Response,
+    stats: &RequestStats,
+) -> Page {
+    let title = resp.header(H_TITLE).unwrap_or(title_of(r)).to_owned();
+    let calls = calls_of(&title, &String::from_utf8_lossy(&resp.body));
+    let stored: BTreeMap<String, String> = resp
+        .header(H_EXPANSIONS)
+        .and_then(|json| serde_json::from_str(json).ok())
+        .unwrap_or_default();
+    let lacking: Vec<String> = calls
+        .iter()
+        .filter(|c| !stored.contains_key(*c))
+        .cloned()
+        .collect();
+    let expanded = if lacking.is_empty() {
+        Ok(stored)
+    } else if fetcher.cache_only() {
+        Err("not expanded: cache mode read-only (no network request)".to_owned())
+    } else {
+        let api = r
+            .context
+            .wiki_api
+            .as_deref()
+            .and_then(|a| Url::parse(a).ok());
+        match api {
+            Some(api) => {
+                state
+                    .expander
+                    .expand(fetcher, &api, &title, calls.clone())
+                    .await
+            }
+            None => Err("not expanded: the ref's wikiApi is not a URL".to_owned()),
+        }
+    };
+    let complete = store_expansions(&mut resp, &calls, &expanded);
+    if complete && !lacking.is_empty() {
+        fetcher.remember(&r.url, &resp, stats.site.as_ref()).await;
+    }
+    expanded_page(state, r, &resp, stats, &calls, expanded)
+}
+
 /// True when a ref should go through [`prepare`] before joining a batch.
 pub fn needs_prepare(fetcher: &Fetcher, r: &Ref) -> bool {
     use rip_http::CacheMode;
@@ -211,6 +277,51 @@ fn page_from_response(r: &Ref, resp: &Response, stats: &RequestStats) -> Page {
     page.revid = resp.header(H_REVID).and_then(|v| v.parse().ok());
     page.wiki_title = resp.header(H_TITLE).map(str::to_owned);
     page
+}
+
+/// The page record of `resp` with the expansions of its `calls` (or why there are none).
+fn expanded_page(
+    state: &WikiState,
+    r: &Ref,
+    resp: &Response,
+    stats: &RequestStats,
+    calls: &[String],
+    expanded: Expanded,
+) -> Page {
+    let mut page = page_from_response(r, resp, stats);
+    match expanded {
+        Ok(mut map) => {
+            map.retain(|call, _| calls.contains(call));
+            if map.len() < calls.len() {
+                state.expander.stats.page_failed();
+                page.wiki_expansion_error = Some("the wiki's answer lacks some calls".into());
+            }
+            page.wiki_expansions = map;
+        }
+        Err(why) => {
+            state.expander.stats.page_failed();
+            page.wiki_expansion_error = Some(why);
+        }
+    }
+    page
+}
+
+/// Stores the expansions of `calls` with `resp` (for the cache) when every call has one;
+/// true then.
+fn store_expansions(resp: &mut Response, calls: &[String], expanded: &Expanded) -> bool {
+    let Ok(map) = expanded else {
+        return false;
+    };
+    let mine: BTreeMap<&String, &String> = map.iter().filter(|(c, _)| calls.contains(c)).collect();
+    if mine.len() < calls.len() {
+        return false;
+    }
+    resp.headers.retain(|(k, _)| k != H_EXPANSIONS);
+    if !mine.is_empty() {
+        let json = serde_json::to_string(&mine).unwrap_or_default();
+        resp.headers.push((H_EXPANSIONS.to_owned(), json));
+    }
+    true
 }
 
 /// Fetches one batch (at most [`MAX_BATCH`] refs of one API) and returns one record per
@@ -235,6 +346,7 @@ pub async fn fetch_batch(
         }
     };
     let titles = titles_of(&batch);
+    let fetching = state.expander.fetching();
     let mut answers = Answers::ask(fetcher, state, &api_url, &titles).await;
     // Article URLs are built from the site's settings, asked once per API, and only when
     // a title led elsewhere (normalised or redirected): otherwise the ref's URL is it.
@@ -246,20 +358,54 @@ pub async fn fetch_batch(
     // Every page of the batch came from its requests: that is each one's site fetch.
     answers.total.site = Some(fetcher.site_fetch(&answers.total));
     let mut out = Vec::with_capacity(batch.len());
+    let mut found = Vec::new();
     for (seq, r) in batch {
-        let record = match answers.outcomes.get(title_of(&r)) {
+        match answers.outcomes.get(title_of(&r)) {
             Some(TitleOutcome::Found(rev)) => {
                 let resp = response_for(&r, rev, site.as_ref(), &api_url, answers.fetched_at);
-                fetcher
-                    .remember(&r.url, &resp, answers.total.site.as_ref())
-                    .await;
-                Record::Page(page_from_response(&r, &resp, &answers.total))
+                let calls = calls_of(&rev.title, &rev.content);
+                found.push((seq, r, resp, calls));
             }
-            _ => failure(state, &r, &answers.why_not(state, &r), &answers.total),
-        };
-        out.push((seq, record));
+            _ => out.push((
+                seq,
+                failure(state, &r, &answers.why_not(state, &r), &answers.total),
+            )),
+        }
+    }
+    drop(fetching);
+    let expanded = expand_batch(fetcher, state, &api_url, &found).await;
+    for (seq, r, mut resp, calls) in found {
+        store_expansions(&mut resp, &calls, &expanded);
+        fetcher
+            .remember(&r.url, &resp, answers.total.site.as_ref())
+            .await;
+        let page = expanded_page(state, &r, &resp, &answers.total, &calls, expanded.clone());
+        out.push((seq, Record::Page(page)));
     }
     out
+}
+
+/// The expansions of every call of the found pages of a batch, asked in one go.
+async fn expand_batch(
+    fetcher: &Fetcher,
+    state: &WikiState,
+    api: &Url,
+    found: &[(u64, Ref, Response, Vec<String>)],
+) -> Expanded {
+    let mut calls: Vec<String> = Vec::new();
+    let mut title = None;
+    for (_, _, resp, page_calls) in found {
+        if !page_calls.is_empty() && title.is_none() {
+            title = resp.header(H_TITLE).map(str::to_owned);
+        }
+        for call in page_calls {
+            if !calls.contains(call) {
+                calls.push(call.clone());
+            }
+        }
+    }
+    let title = title.unwrap_or_default();
+    state.expander.expand(fetcher, api, &title, calls).await
 }
 
 /// The title a wiki ref asks for (empty when it has none).

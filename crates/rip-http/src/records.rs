@@ -73,6 +73,8 @@ pub fn page_record(r: &Ref, resp: &Response, stats: &RequestStats) -> Page {
         pageid: None,
         revid: None,
         wiki_title: None,
+        wiki_expansions: Default::default(),
+        wiki_expansion_error: None,
         context: r.context.clone(),
         attempt: r.attempt,
         errors: r.errors.clone(),

@@ -131,7 +131,7 @@ pub fn wiki_urlencode(title: &str) -> String {
     out
 }
 
-fn json(body: &[u8]) -> Result<Value, AnswerError> {
+pub(crate) fn json(body: &[u8]) -> Result<Value, AnswerError> {
     let value: Value =
         serde_json::from_slice(body).map_err(|source| AnswerError::NotJson { source })?;
     if let Some(error) = value.get("error") {

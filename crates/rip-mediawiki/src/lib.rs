@@ -14,6 +14,9 @@
 //!   its size limit; send the same titles again with the answer's `continue`).
 //! - **Errors** ([`ApiError`], [`classify`]): `{"error": {"code": …}}` answers classified by
 //!   code: `maxlag`/`readonly`/`ratelimited` are THROTTLED, with the `Retry-After` wait.
+//! - **Template expansion** ([`expand_request`], [`ExpandBatch::parse`]): many template
+//!   calls in one `action=expandtemplates` request, between separators, and the answer
+//!   split back into one expansion per call.
 //! - **Article URLs** ([`siteinfo_request`], [`SiteInfo::article_url`]): the identity URL of
 //!   a wiki page, built as MediaWiki builds it.
 //!
@@ -23,6 +26,7 @@
 
 mod answer;
 mod error;
+mod expand;
 #[cfg(feature = "http")]
 pub mod http;
 mod request;
@@ -32,6 +36,7 @@ pub use answer::{
     parse_siteinfo, wiki_urlencode,
 };
 pub use error::{AnswerError, ApiError, DEFAULT_MAXLAG_WAIT, classify};
+pub use expand::{ExpandBatch, expand_request};
 pub use request::{
     ApiRequest, Continue, Limit, List, MAX_BATCH, MAX_GET_URL, category_title, list_request,
     revisions_request, siteinfo_request,

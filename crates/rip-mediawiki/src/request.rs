@@ -60,7 +60,7 @@ pub struct ApiRequest {
 }
 
 impl ApiRequest {
-    fn new(api: &Url, params: &[(String, String)]) -> ApiRequest {
+    pub(crate) fn new(api: &Url, params: &[(String, String)]) -> ApiRequest {
         let mut url = api.clone();
         url.query_pairs_mut()
             .extend_pairs(params.iter().map(|(k, v)| (k.as_str(), v.as_str())));
@@ -78,8 +78,13 @@ impl ApiRequest {
 }
 
 fn base() -> Vec<(String, String)> {
+    base_params("query")
+}
+
+/// `action`, JSON, format version 2.
+pub(crate) fn base_params(action: &str) -> Vec<(String, String)> {
     vec![
-        ("action".into(), "query".into()),
+        ("action".into(), action.into()),
         ("format".into(), "json".into()),
         ("formatversion".into(), "2".into()),
     ]

@@ -338,9 +338,13 @@ fn broken_rules(page: Page, concept: &Concept, broken: &BrokenRules) -> Outcome 
 }
 
 /// A MediaWiki page: its wikitext parsed, routed and extracted (see [`crate::wiki`]).
-fn wiki_outcome(opts: &ExtractOptions, page: Page, wikitext: &str) -> Outcome {
+fn wiki_outcome(opts: &ExtractOptions, mut page: Page, wikitext: &str) -> Outcome {
     let title = wiki::title_of(&page);
-    let parsed = rip_wikitext::parse(&title, wikitext);
+    let mut parsed = rip_wikitext::parse(&title, wikitext);
+    let round = page.attempt + 1;
+    for message in wiki::expand_infobox(&mut parsed, &page) {
+        page.errors.push(entry(wiki::UNEXPANDED, message, round));
+    }
     let Some(rules) = &opts.rules else {
         let fields = wiki::generic(&parsed, &page);
         return Outcome::Doc {

@@ -5,11 +5,19 @@
 //!
 //! **Without rules**, a wiki page becomes a doc of concept `page` whose `name` is the page's
 //! title (after redirects; the ref's own `title` stays in the doc's context) and whose
-//! fields are [`generic`]'s: `infobox` (`{template, kind, fields}`,
-//! each field's text with nested templates and links reduced to what they display),
+//! fields are [`generic`]'s: `infobox` (`{template, kind, fields, fieldsWikitext}`:
+//! each field's text as the wiki shows it, and the wikitext the page gives it),
 //! `sections` (`[{title, level, text}]`, the lead first with level 0), `categories`,
 //! `links` (the titles linked to, each once), `text`, and `pageid`, `revid`, `redirect`
 //! when known.
+//!
+//! **Templates.** A value holding a template call (`{{Coin|gp=2238|sp=7}}`) shows what the
+//! template's page on that wiki makes of it, which only the wiki knows: rip-fetch asks the
+//! wiki to expand the calls and carries the answers on the page (`wikiExpansions`), and
+//! [`expand_infobox`] shows the value through them. A value whose calls were not expanded
+//! (the request failed, the cache-only mode, a page fetched without expansion) is never
+//! guessed: the field is `null` in `fields` (missing for rules), and the doc carries a
+//! `wiki.unexpanded` warning in its `errors` naming the field, the calls and why.
 //!
 //! **With rules**, the page is routed by [`Rules::route_wiki`](crate::rules::Rules::route_wiki)
 //! (`match.category`, `match.infobox`, `match.url`, `match.text`; a `match.selector` never
@@ -47,13 +55,63 @@ fn percent_decode(s: &str) -> String {
         .unwrap_or_else(|| s.to_owned())
 }
 
-/// The generic fields of a wiki page (see the module docs).
+/// The code of the warning a doc carries for an infobox field it cannot show.
+pub const UNEXPANDED: &str = "wiki.unexpanded";
+
+/// Shows each infobox field of `parsed` as the wiki does: a value holding template calls
+/// through the page's `wikiExpansions` (see [`rip_wikitext::expanded_text`]), any other
+/// value as the offline renderer shows it. A field whose calls were not all expanded is
+/// removed from the fields (its wikitext stays) and named in the returned messages, one per
+/// field, with the reason the page gives.
+pub fn expand_infobox(parsed: &mut rip_wikitext::Page, page: &rip_core::Page) -> Vec<String> {
+    let title = parsed.title.clone();
+    let Some(ib) = parsed.infobox.as_mut() else {
+        return Vec::new();
+    };
+    let mut unexpanded = Vec::new();
+    for (key, wikitext) in &ib.wikitext {
+        let expansion = |call: &str| page.wiki_expansions.get(call).map(String::as_str);
+        match rip_wikitext::expanded_text(&title, wikitext, expansion) {
+            Ok(text) => {
+                ib.fields.insert(key.clone(), text);
+            }
+            Err(missing) => {
+                ib.fields.shift_remove(key);
+                let why = page.wiki_expansion_error.as_deref().unwrap_or(
+                    "the page carries no expansion for it (fetched without template expansion)",
+                );
+                unexpanded.push(format!(
+                    "infobox field `{key}` not shown: the wiki did not expand {}: {why}",
+                    missing.join(", ")
+                ));
+            }
+        }
+    }
+    unexpanded
+}
+
+/// The generic fields of a wiki page (see the module docs). `fields` holds every
+/// parameter, `null` where [`expand_infobox`] could not show it; `fieldsWikitext` what the
+/// page says.
 pub fn generic(parsed: &rip_wikitext::Page, page: &rip_core::Page) -> Map<String, Value> {
     let mut out = Map::new();
     if let Some(ib) = &parsed.infobox {
+        let fields: Map<String, Value> = ib
+            .wikitext
+            .keys()
+            .map(|k| {
+                (
+                    k.clone(),
+                    ib.fields.get(k).map_or(Value::Null, |v| json!(v)),
+                )
+            })
+            .collect();
         out.insert(
             "infobox".into(),
-            json!({ "template": ib.template, "kind": ib.kind(), "fields": ib.fields }),
+            json!({
+                "template": ib.template, "kind": ib.kind(), "fields": fields,
+                "fieldsWikitext": ib.wikitext,
+            }),
         );
     }
     let sections: Vec<Value> = parsed

@@ -177,6 +177,12 @@ impl Wiki {
         self.fault(&["status", &status.to_string(), &count.to_string()])
     }
 
+    /// The next `count` requests of the API action `action` (e.g. `expandtemplates`) get
+    /// HTTP `status`, as [`Wiki::fault_status`]; other requests are answered.
+    pub fn fault_status_for(&self, action: &str, status: u16, count: u32) -> Result<(), WikiError> {
+        self.fault(&["status", &status.to_string(), &count.to_string(), action])
+    }
+
     /// Removes every pending fault.
     pub fn clear_faults(&self) -> Result<(), WikiError> {
         self.fault(&["clear"])

@@ -48,14 +48,17 @@
 //! broken text can stall, with nothing to fall back on, would need this parser anyway.
 //!
 //! # Limits
-//! Templates are not expanded (the wiki is not asked what they display), so a custom
-//! template's text is only a guess; use the infobox's raw `wikitext` for those. English
+//! Templates are not expanded here (the wiki is not asked what they display), so a
+//! template's text from the table is only a guess for a given wiki: [`template_calls`] lists
+//! the calls of a value for the wiki to expand, and [`expanded_text`] renders the value with
+//! the wiki's answers (what rip-fetch and rip-parse do for infobox values). English
 //! namespace names only (`Category`, `File`, `Image`, `Media`). Inline markup inside
 //! `<nowiki>` is stripped like any other.
 
 #![deny(missing_docs)]
 
 mod collect;
+mod expand;
 mod inline;
 mod number;
 mod preprocess;
@@ -66,6 +69,7 @@ mod title;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+pub use expand::{expanded_text, template_calls, value_text};
 pub use number::parse_number;
 pub use title::normalize_title;
 

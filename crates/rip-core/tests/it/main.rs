@@ -121,6 +121,8 @@ fn built_records() -> Vec<Record> {
             pageid: Some(147),
             revid: Some(159),
             wiki_title: Some("Item 7".into()),
+            wiki_expansions: [("{{Coin|gp=7}}".to_owned(), "7 gp".to_owned())].into(),
+            wiki_expansion_error: None,
             context: full_context(),
             attempt: 1,
             errors: vec![entry()],

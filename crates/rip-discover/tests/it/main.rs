@@ -12,6 +12,7 @@ mod sitemaps;
 mod streaming;
 mod wiki;
 mod wiki_pipeline;
+mod wiki_values;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::Path;

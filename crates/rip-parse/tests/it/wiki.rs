@@ -33,6 +33,20 @@ It hunts at dusk.
 const ASH_BOW: &str = "{{Infobox item\n|name=Ash Bow\n|rarity=Common\n|made_in=[[Ember Fen]]\n}}\n\
     The '''Ash Bow''' is a common item.\n[[Category:Items]]\n[[Category:Common items]]";
 
+/// What the test wiki expands the template calls of [`ASH_WYRM`] to (as rip-fetch asks it
+/// with `action=expandtemplates`).
+const EXPANSIONS: &[(&str, &str)] = &[
+    (
+        "{{Nowrap|1,790}}",
+        "<span style=\"white-space:nowrap\">1,790</span>",
+    ),
+    ("{{Convert|60|ft|m}}", "60 ft"),
+    (
+        "{{Cite book |title=Emberfall Core Rules |page=69 |year=2019}}",
+        "''Emberfall Core Rules''(2019), p.&nbsp;69",
+    ),
+];
+
 fn wiki_page(title: &str, wikitext: &str) -> Value {
     let url = format!(
         "http://127.0.0.1:8080/index.php/{}",
@@ -49,6 +63,21 @@ fn wiki_page(title: &str, wikitext: &str) -> Value {
     p["wikiTitle"] = json!(title);
     p["pageid"] = json!(42);
     p["revid"] = json!(420);
+    let parsed = rip_wikitext::parse(title, wikitext);
+    let calls: Vec<String> = parsed
+        .infobox
+        .iter()
+        .flat_map(|ib| ib.wikitext.values())
+        .flat_map(|v| rip_wikitext::template_calls(v))
+        .collect();
+    let expansions: serde_json::Map<String, Value> = EXPANSIONS
+        .iter()
+        .filter(|(call, _)| calls.iter().any(|c| c == call))
+        .map(|(call, text)| (call.to_string(), json!(text)))
+        .collect();
+    if !expansions.is_empty() {
+        p["wikiExpansions"] = Value::Object(expansions);
+    }
     p
 }
 
@@ -90,7 +119,17 @@ fn a_wiki_page_without_rules_is_a_doc_with_title_infobox_sections_categories() {
         "Storm Barrow, Rust Reach"
     );
     assert_eq!(f["infobox"]["fields"]["hit_points"], "1,790");
+    assert_eq!(f["infobox"]["fields"]["speed"], "60 ft");
+    assert_eq!(
+        f["infobox"]["fields"]["first_seen"],
+        "Emberfall Core Rules(2019), p. 69"
+    );
+    assert_eq!(
+        f["infobox"]["fieldsWikitext"]["hit_points"],
+        "{{Nowrap|1,790}}"
+    );
     assert_eq!(f["infobox"]["fields"]["caption"], "A Ash Wyrm at rest");
+    assert!(d.errors.is_empty(), "{:?}", d.errors);
     let titles: Vec<(&str, u64)> = f["sections"]
         .as_array()
         .unwrap()
@@ -201,4 +240,46 @@ fn wiki_fields_with_a_selector_are_refused_naming_the_field() {
     assert_ne!(r.code, 0);
     assert!(r.stderr.contains("r.toml:4"), "{}", r.stderr);
     assert!(r.stderr.contains("take no `selector`"), "{}", r.stderr);
+}
+
+#[test]
+fn a_template_value_without_its_expansion_is_null_with_a_warning_never_a_guess() {
+    let mut page = wiki_page("Ash Wyrm", ASH_WYRM);
+    page.as_object_mut().unwrap().remove("wikiExpansions");
+    page["wikiExpansionError"] = json!("expandtemplates: HTTP 503");
+    let r = run(&[], &input(&[page]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let d = &docs(&r)[0];
+    let fields = &d.fields["infobox"]["fields"];
+    for key in ["hit_points", "speed", "first_seen"] {
+        assert_eq!(fields[key], Value::Null, "{key}");
+    }
+    assert_eq!(
+        fields["type"], "Dragon",
+        "values without templates are shown"
+    );
+    let warned: Vec<&str> = d
+        .errors
+        .iter()
+        .filter(|e| e.code == "wiki.unexpanded")
+        .map(|e| e.message.as_str())
+        .collect();
+    assert_eq!(warned.len(), 3, "{warned:?}");
+    assert!(
+        warned[0].contains("`hit_points`")
+            && warned[0].contains("{{Nowrap|1,790}}")
+            && warned[0].contains("HTTP 503"),
+        "{warned:?}"
+    );
+    // With rules, the field is missing: a required one breaks its rule, naming why.
+    let rules = testdata("parse/rules/emberfall-wiki.toml");
+    let mut page = wiki_page("Ash Wyrm", ASH_WYRM);
+    page.as_object_mut().unwrap().remove("wikiExpansions");
+    let r = run(&["--rules", rules.to_str().unwrap()], &input(&[page]));
+    let Record::Failure(f) = &r.records()[0] else {
+        panic!("{:?}", r.records())
+    };
+    let codes: Vec<&str> = f.errors.iter().map(|e| e.code.as_str()).collect();
+    assert_eq!(codes.last(), Some(&"parse.rule"), "{codes:?}");
+    assert!(codes.contains(&"wiki.unexpanded"), "{codes:?}");
 }
