@@ -46,6 +46,14 @@ pub struct CapturedEntry {
     pub phase: Option<Phase>,
     /// Rounds tried.
     pub attempt: u32,
+    /// A wiki page's title (from the error document's context), so that
+    /// `rip-discover --retry-failures` asks for it again by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// A wiki page's API (from the error document's context): the wiki
+    /// `rip-discover --retry-failures` asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wiki_api: Option<String>,
     /// The error document's file, relative to the target folder (none in JSONL mode or
     /// when it could not be written).
     #[serde(default, skip_serializing_if = "Option::is_none")]

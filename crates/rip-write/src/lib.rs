@@ -663,6 +663,8 @@ fn captured_entry(fields: &Fields, file: Option<String>) -> CapturedEntry {
         category: decode(m, "category"),
         phase: decode(m, "phase"),
         attempt: decode(m, "attempt").unwrap_or(0),
+        title: decode(m, "title"),
+        wiki_api: decode(m, "wikiApi"),
         file,
         errors: decode(m, "errors").unwrap_or_default(),
     }

@@ -385,6 +385,9 @@ fn url_refs(st: &State, urls: &[String]) -> Vec<String> {
 fn wiki_discover(st: &State, api: &str, http: &HttpFlags) -> Stage {
     let mut discover = Stage::new("rip-discover");
     discover.flag("--mediawiki", api);
+    for category in &st.categories {
+        discover.flag("--category", category);
+    }
     if let Some(n) = st.crawler.as_ref().and_then(|c| c.max_pages) {
         discover.flag("--max-pages", n.to_string());
     }

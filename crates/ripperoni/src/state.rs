@@ -40,6 +40,12 @@ pub struct State {
     #[schemars(url, regex(pattern = r"^https?://"))]
     pub api_url: Option<String>,
 
+    /// With `apiUrl`: only the pages of these categories (with or without `Category:`;
+    /// the union, each page once; subcategories are not descended), as `rip-discover
+    /// --category` lists them, instead of every page of the main namespace.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
+
     /// An explicit page list (absolute URLs, or paths relative to `baseUrl`): these pages
     /// are fetched as they are and discovery is skipped. Excludes `crawler`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

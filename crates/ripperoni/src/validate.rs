@@ -305,6 +305,12 @@ fn sources(st: &State, out: &mut Refusals) {
              name pages to start from: give one of them",
         );
     }
+    if st.api_url.is_none() && !st.categories.is_empty() {
+        out.refuse(
+            "categories",
+            "`categories` choose which pages of a wiki to list: give the wiki's `apiUrl`",
+        );
+    }
     if st.urls.is_some() && st.crawler.is_some() {
         out.refuse(
             "urls",
@@ -607,6 +613,21 @@ mod tests {
         let p = contradictions(&st);
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(p[0].message.contains("give one of them"), "{p:?}");
+    }
+
+    #[test]
+    fn categories_need_an_api_url() {
+        let st: State = serde_json::from_value(
+            json!({"apiUrl": "http://wiki/api.php", "categories": ["Items", "Category:Places"]}),
+        )
+        .unwrap();
+        assert!(contradictions(&st).is_empty());
+        let st: State =
+            serde_json::from_value(json!({"baseUrl": "http://site/", "categories": ["Items"]}))
+                .unwrap();
+        let p = contradictions(&st);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0].field, "categories");
     }
 
     #[test]

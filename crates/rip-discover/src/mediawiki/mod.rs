@@ -22,7 +22,8 @@
 //!
 //! `--retry-failures FILE` ([`retry`]) enumerates nothing: it re-emits the wiki pages listed
 //! as failed in a previous run's `failures.json` (or an NDJSON file of `error`/`failure`
-//! records), with the same URLs, so that the next run's books are about them alone.
+//! records), with the same URLs, so that the next run's books are about them alone; without
+//! `--mediawiki`, the wiki is the one the failures name.
 //!
 //! Requests go through [`rip_http::Fetcher::call_api`]: per-host politeness, retries,
 //! classification; an API error in a 200 body (`maxlag`, `readonly`) is classified by its code
@@ -90,7 +91,8 @@ pub struct WikiFile {
 pub enum WikiSetupError {
     /// No API URL anywhere.
     #[error(
-        "no MediaWiki API URL (hint: --mediawiki http://host/api.php, or `apiUrl` in --wiki-config)"
+        "no MediaWiki API URL (hint: --mediawiki http://host/api.php, or `apiUrl` in \
+         --wiki-config; with --retry-failures, failures that carry `wikiApi`)"
     )]
     NoApi,
     /// A bad API URL.
@@ -166,12 +168,16 @@ fn read_config(cfg: &WikiConfig) -> Result<WikiFile, WikiSetupError> {
 }
 
 fn api_url(cfg: &WikiConfig, file: &WikiFile) -> Result<Url, WikiSetupError> {
-    let (what, raw) = match (&cfg.api, &file.api_url) {
-        (Some(u), _) => return check_api("--mediawiki", u.as_str()),
-        (None, Some(u)) => ("apiUrl", u.as_str()),
-        (None, None) => return Err(WikiSetupError::NoApi),
+    let (what, raw) = match (&cfg.api, &file.api_url, &cfg.retry_failures) {
+        (Some(u), _, _) => return check_api("--mediawiki", u.as_str()),
+        (None, Some(u), _) => ("apiUrl".to_owned(), u.clone()),
+        (None, None, Some(path)) => match retry::api_of(path)? {
+            Some(api) => (format!("wikiApi in {}", path.display()), api),
+            None => return Err(WikiSetupError::NoApi),
+        },
+        (None, None, None) => return Err(WikiSetupError::NoApi),
     };
-    check_api(what, raw)
+    check_api(&what, &raw)
 }
 
 fn check_api(what: &str, raw: &str) -> Result<Url, WikiSetupError> {

@@ -1,5 +1,8 @@
 //! `--retry-failures FILE`: the wiki pages a previous run failed on, to run again.
 //!
+//! Without `--mediawiki` (or a configuration's `apiUrl`), the wiki is the one the failures
+//! name (`wikiApi`, which every wiki failure and error document carries; [`api_of`]).
+//!
 //! `FILE` is either the `failures.json` that `rip-write` writes at the end of a run (its
 //! `captured` error documents and `unrouted` failures; each names a `url`), or NDJSON
 //! `error` / `failure` records (a run's `stream.ndjson`, `errors.jsonl`; other records are
@@ -64,6 +67,35 @@ pub fn read(path: &Path, api: &Url, site: &SiteInfo) -> Result<Found, WikiSetupE
         ));
     }
     Ok(found)
+}
+
+/// The wiki API a failures file is about, read from its entries' `wikiApi` (for
+/// `--retry-failures` without `--mediawiki`): `Ok(None)` when no entry names one, an error
+/// when entries name several (the run must be told which).
+pub fn api_of(path: &Path) -> Result<Option<String>, WikiSetupError> {
+    let text = std::fs::read_to_string(path).map_err(|source| WikiSetupError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut apis: Vec<String> = Vec::new();
+    for (_, _, api) in entries(path, &text)? {
+        if let Some(api) = api
+            && !apis.contains(&api)
+        {
+            apis.push(api);
+        }
+    }
+    match apis.len() {
+        0 | 1 => Ok(apis.pop()),
+        _ => Err(bad(
+            path,
+            1,
+            format!(
+                "the failures are of several wikis ({}): pass --mediawiki to choose one",
+                apis.join(", ")
+            ),
+        )),
+    }
 }
 
 /// (url, title, wikiApi) of each failed entry.

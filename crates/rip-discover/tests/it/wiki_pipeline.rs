@@ -230,6 +230,23 @@ fn a_page_deleted_after_enumeration_is_an_error_document_and_is_retried_alone() 
     assert_eq!(refs[0].url, e.url);
     assert_eq!(refs[0].context.title.as_deref(), Some(doomed));
     assert_eq!(refs[0].context.wiki_api.as_deref(), Some(api.as_str()));
+    // Without --mediawiki, the wiki is the one the failures name: the same refs.
+    let codes = shell(
+        &format!(
+            "{DISCOVER} --retry-failures '{}' > alone.ndjson; echo $?",
+            failures.display()
+        ),
+        dir,
+    );
+    assert_eq!(codes, "0");
+    let refs_of = |name: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        text.lines()
+            .filter(|l| l.contains("\"_type\":\"ref\""))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(refs_of("alone.ndjson"), refs_of("retry.ndjson"));
     let before = batches(&wiki).len();
     let codes = shell(
         &format!("{FETCH} < retry.ndjson > again.ndjson; echo $?"),

@@ -40,3 +40,31 @@ fn a_state_file_with_api_url_scrapes_the_wiki_through_its_api() {
     assert_eq!(wyrm["concept"], "creature", "{wyrm:#}");
     assert_eq!(wyrm["hitPoints"], 790);
 }
+
+#[test]
+fn a_state_file_with_categories_scrapes_their_pages_alone() {
+    let wiki = rip_wikitest::Wiki::start().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("wiki.state.json");
+    let v = serde_json::json!({
+        "apiUrl": wiki.api_url().as_str(),
+        "categories": ["Classes", "Category:Ancestries"],
+        "rateLimitMs": 0,
+        "jitterMs": 0,
+        "output": {"basePath": dir.path().join("out").display().to_string()},
+    });
+    std::fs::write(&state, v.to_string()).unwrap();
+    let o = run(&["run", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let h = read_json(dir.path().join("out/wiki/crawl-health.json"));
+    // 8 classes and 6 ancestries (testdata/wiki/README.md), nothing else.
+    assert_eq!(h["ledger"]["entered"], 14, "{h:#}");
+    assert_eq!(h["totals"]["concepts"], 14);
+    let listed: Vec<String> = wiki
+        .requests()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r.param("cmtitle"))
+        .collect();
+    assert_eq!(listed, ["Category:Classes", "Category:Ancestries"]);
+}
