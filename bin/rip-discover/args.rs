@@ -98,7 +98,8 @@ pub struct Cli {
     /// item-10), instead of as they are found.
     #[arg(long)]
     sorted: bool,
-    /// Persist the crawl in this folder; rerunning the same command resumes it.
+    /// Persist the crawl (or the MediaWiki listing) in this folder; rerunning the same
+    /// command resumes it.
     #[arg(long, value_name = "DIR")]
     state: Option<PathBuf>,
 

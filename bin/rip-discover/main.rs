@@ -78,7 +78,8 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
 /// `--mediawiki`: list the wiki's pages (no crawl, no input).
 fn run_wiki(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let config = cli.config()?;
-    let wiki = cli.wiki.config(config.max_pages);
+    let mut wiki = cli.wiki.config(config.max_pages);
+    wiki.state_dir = config.state_dir.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

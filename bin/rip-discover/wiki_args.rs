@@ -49,6 +49,7 @@ impl WikiArgs {
             page_size: self.page_size,
             max_pages,
             retry_failures: self.retry_failures.clone(),
+            state_dir: None,
         }
     }
 }

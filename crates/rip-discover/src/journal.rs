@@ -57,7 +57,7 @@ pub enum StateError {
     },
 }
 
-fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StateError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StateError + '_ {
     move |source| StateError::Io {
         path: path.to_owned(),
         source,
@@ -116,53 +116,14 @@ impl Journal {
         params: &str,
         keep_targets: bool,
     ) -> Result<(Self, Replay), StateError> {
-        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-        let lock_path = dir.join("lock");
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io_err(&lock_path))?;
-        match lock.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(StateError::Locked(dir.to_owned()));
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&lock_path)(e)),
-        }
-        let params_path = dir.join("params.json");
-        match std::fs::read_to_string(&params_path) {
-            Ok(was) if was.trim() != params.trim() => {
-                return Err(StateError::Mismatch {
-                    path: dir.to_owned(),
-                    was: was.trim().to_owned(),
-                    now: params.trim().to_owned(),
-                });
-            }
-            Ok(_) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                let tmp = dir.join("params.json.tmp");
-                std::fs::write(&tmp, params).map_err(io_err(&tmp))?;
-                std::fs::rename(&tmp, &params_path).map_err(io_err(&params_path))?;
-            }
-            Err(e) => return Err(io_err(&params_path)(e)),
-        }
+        let lock = open_folder(dir, params)?;
         let path = dir.join("journal.ndjson");
         let replay = match File::open(&path) {
             Ok(f) => replay(BufReader::new(f), keep_targets).map_err(io_err(&path))?,
             Err(e) if e.kind() == io::ErrorKind::NotFound => Replay::default(),
             Err(e) => return Err(io_err(&path)(e)),
         };
-        let mut file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io_err(&path))?;
-        // A torn last line must not glue itself to the next one.
-        if file.metadata().map(|m| m.len()).unwrap_or(0) > 0 && !ends_with_newline(&path) {
-            file.write_all(b"\n").map_err(io_err(&path))?;
-        }
+        let file = open_append(&path)?;
         Ok((
             Self {
                 path,
@@ -214,6 +175,58 @@ impl Journal {
         self.buf.clear();
         Ok(())
     }
+}
+
+/// Opens (or creates) a state folder: takes its lock (returned: held while the file is
+/// open) and checks `params` against the folder's `params.json` (written when new).
+pub(crate) fn open_folder(dir: &Path, params: &str) -> Result<File, StateError> {
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let lock_path = dir.join("lock");
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io_err(&lock_path))?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            return Err(StateError::Locked(dir.to_owned()));
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&lock_path)(e)),
+    }
+    let params_path = dir.join("params.json");
+    match std::fs::read_to_string(&params_path) {
+        Ok(was) if was.trim() != params.trim() => {
+            return Err(StateError::Mismatch {
+                path: dir.to_owned(),
+                was: was.trim().to_owned(),
+                now: params.trim().to_owned(),
+            });
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let tmp = dir.join("params.json.tmp");
+            std::fs::write(&tmp, params).map_err(io_err(&tmp))?;
+            std::fs::rename(&tmp, &params_path).map_err(io_err(&params_path))?;
+        }
+        Err(e) => return Err(io_err(&params_path)(e)),
+    }
+    Ok(lock)
+}
+
+/// A journal file opened to append, a torn last line ended first (so that it does not
+/// glue itself to the next one).
+pub(crate) fn open_append(path: &Path) -> Result<File, StateError> {
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io_err(path))?;
+    if file.metadata().map(|m| m.len()).unwrap_or(0) > 0 && !ends_with_newline(path) {
+        file.write_all(b"\n").map_err(io_err(path))?;
+    }
+    Ok(file)
 }
 
 fn ends_with_newline(path: &Path) -> bool {

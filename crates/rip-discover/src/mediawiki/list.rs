@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use rip_core::ErrorCategory;
 use rip_http::{Fetcher, Outcome};
-use rip_mediawiki::{Continue, Limit, List, ListAnswer, SiteInfo};
+use rip_mediawiki::{Continue, Limit, List, ListAnswer, Listed, SiteInfo};
 use url::Url;
 
 use super::{MAX_LIST_PAGES, MAXLAG};
@@ -47,11 +47,33 @@ impl ListFailure {
     }
 }
 
-/// The titles listed so far, each once, in the order first seen.
+/// The titles listed so far (each is written once).
 #[derive(Debug, Default)]
 pub(super) struct Titles {
     seen: HashSet<String>,
-    pub list: Vec<String>,
+}
+
+impl Titles {
+    /// Titles written before (a resumed listing).
+    pub fn of(written: Vec<String>) -> Self {
+        Self {
+            seen: written.into_iter().collect(),
+        }
+    }
+
+    /// The titles of `items` not listed before, in order; counts each listed and duplicate.
+    pub fn add(&mut self, items: Vec<Listed>, counts: &mut Counts) -> Vec<String> {
+        let mut new = Vec::new();
+        for item in items {
+            counts.listed += 1;
+            if self.seen.insert(item.title.clone()) {
+                new.push(item.title);
+            } else {
+                counts.duplicates += 1;
+            }
+        }
+        new
+    }
 }
 
 /// The API's asker: the fetcher, the endpoint, the counters.
@@ -95,56 +117,43 @@ pub(super) async fn site_info(fetcher: &Fetcher, api: &Url) -> Result<SiteInfo, 
 }
 
 /// One answer of a list, with the request and status a failure after it names.
-struct ListPage {
-    answer: ListAnswer,
+pub(super) struct ListPage {
+    pub answer: ListAnswer,
     request: Url,
     status: u16,
 }
 
 impl Lister {
-    /// Reads one list to its end (or its first failure), adding new titles to `titles`.
-    pub(super) async fn enumerate(
-        &mut self,
-        list: &List,
-        limit: Limit,
-        titles: &mut Titles,
-    ) -> Result<(), ListFailure> {
-        let mut cont = Continue::new();
-        for _ in 0..MAX_LIST_PAGES {
-            let page = self.list_page(list, limit, &cont).await?;
-            for item in page.answer.items {
-                self.counts.listed += 1;
-                if titles.seen.insert(item.title.clone()) {
-                    titles.list.push(item.title);
-                } else {
-                    self.counts.duplicates += 1;
-                }
-            }
-            match page.answer.cont {
-                Some(c) if c != cont => cont = c,
-                Some(_) => {
-                    return Err(ListFailure::new(
-                        &page.request,
-                        ErrorCategory::Validation,
-                        "wiki.badAnswer",
-                        "the API sent the same `continue` twice: the list would never end".into(),
-                        Some(page.status),
-                    ));
-                }
-                None => return Ok(()),
-            }
+    /// The `continue` of the answer after `page` (`None`: the list is done), or a failure
+    /// when the API would never end it (the same `continue` twice, or more than
+    /// [`MAX_LIST_PAGES`] answers: `answers` is how many were read).
+    pub(super) fn next(
+        &self,
+        page: &ListPage,
+        cont: &Continue,
+        answers: usize,
+    ) -> Result<Option<Continue>, ListFailure> {
+        match &page.answer.cont {
+            Some(c) if c == cont => Err(ListFailure::new(
+                &page.request,
+                ErrorCategory::Validation,
+                "wiki.badAnswer",
+                "the API sent the same `continue` twice: the list would never end".into(),
+                Some(page.status),
+            )),
+            Some(_) if answers >= MAX_LIST_PAGES => Err(ListFailure::new(
+                &self.api,
+                ErrorCategory::Resource,
+                "wiki.listTooLong",
+                format!("more than {MAX_LIST_PAGES} answers of titles"),
+                None,
+            )),
+            next => Ok(next.clone()),
         }
-        Err(ListFailure::new(
-            &self.api,
-            ErrorCategory::Resource,
-            "wiki.listTooLong",
-            format!("more than {MAX_LIST_PAGES} answers of titles"),
-            None,
-        ))
     }
 
     /// Asks for the answer of `list` after `cont` (with `maxlag` on a GET).
-    async fn list_page(
+    pub(super) async fn list_page(
         &mut self,
         list: &List,
         limit: Limit,

@@ -12,9 +12,11 @@
 //! 3. else every page of the main namespace (`list=allpages`, redirects left out: their
 //!    targets are listed themselves).
 //!
-//! `--max-pages` applies after enumeration (the first N titles of the deduplicated list);
+//! Each answer's new titles are written (and flushed) before the next request; `--max-pages`
+//! counts them (the first N titles of the deduplicated list) and the listing stops there;
 //! `--page-size` sets the titles per answer (default: the wiki's maximum), so that tests can
-//! make continuation happen many times.
+//! make continuation happen many times. With `--state DIR` the listing is journaled and a
+//! rerun of the same command resumes it ([`resume`]).
 //!
 //! Each title becomes a first-round `ref`: `url` the article URL (built from the wiki's
 //! `meta=siteinfo` as MediaWiki builds it, `…/index.php/Ash_Wyrm`), `title`, `wikiApi`, depth
@@ -34,7 +36,11 @@
 //! request, as Wikimedia asks of bots.
 
 mod list;
+mod listing;
+mod resume;
 pub mod retry;
+
+pub use resume::{Resumed, WikiJournal};
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -43,12 +49,12 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use rip_core::{ErrorEntry, Failure, NdjsonWriter, Phase, Record, Ref, Status, Summary};
 use rip_http::{Fetcher, HttpConfig};
-use rip_mediawiki::{Limit, List, SiteInfo};
+use rip_mediawiki::{List, SiteInfo};
 use serde::Deserialize;
 use url::Url;
 
 use crate::{DiscoverError, STAGE};
-use list::{Counts, ListFailure, Lister, Titles, site_info};
+use list::{Counts, ListFailure, Lister, site_info};
 
 /// The `maxlag` sent with every list request (seconds), as Wikimedia asks of bots.
 pub const MAXLAG: u32 = 5;
@@ -72,6 +78,8 @@ pub struct WikiConfig {
     pub max_pages: Option<u64>,
     /// `--retry-failures`: re-emit the wiki pages of this failures file instead.
     pub retry_failures: Option<PathBuf>,
+    /// `--state`: persist the listing in this folder, to resume it ([`resume`]).
+    pub state_dir: Option<PathBuf>,
 }
 
 /// The configuration file (`--wiki-config`).
@@ -229,19 +237,18 @@ pub async fn run<W: Write>(
     let started_at = Utc::now();
     let file = read_config(&cfg)?;
     let api = api_url(&cfg, &file)?;
+    let lists = lists(source(&cfg.categories, &file));
+    let state = listing::open_state(&cfg, &api, &lists)?;
     let mut wiki = Wiki::new(Fetcher::new(http)?, api);
     let mut out = NdjsonWriter::new(output);
     let site = wiki.site_info().await;
-    let mut titles = match &site {
-        Some(site) => wiki.titles(&cfg, &file, site).await?,
-        None => Vec::new(),
+    let written = match &site {
+        Some(site) if cfg.retry_failures.is_some() => wiki.write_failed(&cfg, site, &mut out)?,
+        Some(site) => wiki.list(&cfg, &lists, site, &mut out, state).await?,
+        None => 0,
     };
-    wiki.apply_budget(cfg.max_pages, &mut titles);
-    if let Some(site) = &site {
-        wiki.write_refs(&mut out, &titles, site)?;
-    }
     wiki.write_failures(&mut out)?;
-    let summary = wiki.summary(started_at, titles.len() as u64, &out);
+    let summary = wiki.summary(started_at, written, &out);
     out.write(&Record::Summary(summary.clone()))?;
     out.flush()?;
     Ok(summary)
@@ -287,30 +294,24 @@ impl Wiki {
         }
     }
 
-    /// The titles to write: the pages of a failures file, else the lists enumerated.
-    async fn titles(
+    /// `--retry-failures`: a ref for each page of the failures file; returns how many.
+    fn write_failed<W: Write>(
         &mut self,
         cfg: &WikiConfig,
-        file: &WikiFile,
         site: &SiteInfo,
-    ) -> Result<Vec<Title>, DiscoverError> {
-        if let Some(path) = &cfg.retry_failures {
-            let found = retry::read(path, &self.lister.api, site)?;
-            self.notes.extend(found.notes);
-            return Ok(found
-                .titles
-                .into_iter()
-                .map(|(t, u)| (t, Some(u)))
-                .collect());
-        }
-        let limit = cfg.page_size.map_or(Limit::Max, Limit::Of);
-        let mut titles = Titles::default();
-        for list in lists(source(&cfg.categories, file)) {
-            if let Err(f) = self.lister.enumerate(&list, limit, &mut titles).await {
-                self.failed(f);
-            }
-        }
-        Ok(titles.list.into_iter().map(|t| (t, None)).collect())
+        out: &mut NdjsonWriter<W>,
+    ) -> Result<u64, DiscoverError> {
+        let path = cfg.retry_failures.as_deref().expect("asked for");
+        let found = retry::read(path, &self.lister.api, site)?;
+        self.notes.extend(found.notes);
+        let mut titles: Vec<Title> = found
+            .titles
+            .into_iter()
+            .map(|(t, u)| (t, Some(u)))
+            .collect();
+        self.apply_budget(cfg.max_pages, &mut titles);
+        self.write_refs(out, &titles, site)?;
+        Ok(titles.len() as u64)
     }
 
     /// `--max-pages`: the first titles only, the rest counted and noted.

@@ -114,7 +114,8 @@ fn mediawiki_enumeration_pages_categories_priority_and_budget() {
         }
     }
 
-    // --max-pages after enumeration: the first N of the deduplicated list.
+    // --max-pages: the first N of the deduplicated list; the listing stops there.
+    let before = list_requests(&wiki).len();
     let r = run(&[
         "--mediawiki",
         &api,
@@ -128,7 +129,16 @@ fn mediawiki_enumeration_pages_categories_priority_and_budget() {
         "30",
     ]);
     assert_eq!(titles(&r), got[..30]);
-    assert_eq!(r.counter("notWritten"), 91);
+    // Dragons (21 titles) in 3 answers of 10, then 2 answers of Creatures (some of them
+    // Dragons again) for the 9 titles left; the second had 4 new titles past the budget,
+    // and nothing was asked after it.
+    let asked = list_requests(&wiki).len() - before;
+    assert_eq!(
+        (r.counter("notWritten"), asked),
+        (4, 5),
+        "{:?}",
+        r.summary().notes
+    );
     assert!(
         r.summary().notes.iter().any(|n| n.contains("maxPages 30")),
         "{:?}",
@@ -208,4 +218,114 @@ fn api_failures_are_failure_records_and_retryable_answers_are_retried() {
         3,
         "one list, then a maxlag answer and its retry"
     );
+}
+
+#[test]
+fn a_wiki_listing_resumes_through_its_state_folder() {
+    let wiki = Wiki::start().unwrap();
+    let manifest = Manifest::load().unwrap();
+    let api = wiki.api_url().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let state = state.to_str().unwrap();
+    let base = ["--mediawiki", &api, "--page-size", "20", "--state", state];
+
+    // A budget stops the listing; the same command with a larger one goes on from there.
+    let first = run(&[&base[..], &["--max-pages", "50"]].concat());
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(titles(&first).len(), 50);
+    let asked = list_requests(&wiki).len();
+    let rest = run(&base);
+    assert_eq!(rest.code, 0, "{}", rest.stderr);
+    let mut all = titles(&first);
+    all.extend(titles(&rest));
+    assert_eq!(all.len(), 306, "no title twice, none lost");
+    assert_eq!(
+        all.iter().collect::<BTreeSet<_>>(),
+        manifest.articles.iter().collect()
+    );
+    let resumed = &list_requests(&wiki)[asked..];
+    assert!(
+        resumed[0].1.is_some(),
+        "the second run went on from a `continue`: {resumed:?}"
+    );
+    assert_eq!(
+        resumed.len(),
+        16 - 2,
+        "306 titles in answers of 20, 3 asked before"
+    );
+    assert!(
+        rest.summary()
+            .notes
+            .iter()
+            .any(|n| n.contains("resumed: 50 titles")),
+        "{:?}",
+        rest.summary().notes
+    );
+
+    // Once the listing has ended, the same command writes nothing and asks no list.
+    let asked = list_requests(&wiki).len();
+    let again = run(&base);
+    assert_eq!(
+        (titles(&again).len(), list_requests(&wiki).len()),
+        (0, asked)
+    );
+}
+
+#[test]
+fn a_wiki_listing_killed_mid_way_resumes_without_losing_a_title() {
+    let wiki = Wiki::start().unwrap();
+    let manifest = Manifest::load().unwrap();
+    let api = wiki.api_url().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    // 31 answers of 10 titles, 150 ms apart: about 4.5 s.
+    let listing = [
+        "--mediawiki",
+        &api,
+        "--page-size",
+        "10",
+        "--state",
+        state.to_str().unwrap(),
+    ];
+    let slow = ["--delay", "150ms", "--jitter", "0ms", "--cache", "off"];
+    let out = dir.path().join("first.ndjson");
+    let mut child = std::process::Command::new(rip_testkit::bin("rip-discover"))
+        .args(listing.iter().chain(&slow))
+        .current_dir(dir.path())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed once two answers are out (refs are flushed answer by answer).
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&out).unwrap().lines().count() < 20 {
+        assert!(started.elapsed().as_secs() < 20, "no answer in 20 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let first: Vec<String> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<rip_core::Ref>(l).ok())
+        .filter_map(|r| r.context.title)
+        .collect();
+    assert!(
+        (10..300).contains(&first.len()),
+        "killed mid-way: {} titles",
+        first.len()
+    );
+    let rest = run(&listing);
+    assert_eq!(rest.code, 0, "{}", rest.stderr);
+    let rest = titles(&rest);
+    let all: BTreeSet<&String> = first.iter().chain(&rest).collect();
+    assert_eq!(
+        all,
+        manifest.articles.iter().collect(),
+        "every title, in one run or the other"
+    );
+    // At most the answer in flight at the kill is written twice.
+    let twice = first.len() + rest.len() - 306;
+    assert!(twice <= 10, "{twice} titles written twice");
 }

@@ -104,9 +104,15 @@ fn a_full_wiki_run_accounts_for_every_page() {
         "discover fetch parse route write; reconcile health"
     );
 
-    // Every title was fetched in batches of at most 50, each title once.
+    // Every title was fetched in batches of at most 50, each title once. The listing's
+    // answers (40 titles) reach rip-fetch as they come, so a batch may close early when the
+    // next answer is slow to come: at most one batch per answer.
     let b = batches(&wiki);
-    assert_eq!(b.len(), 7, "ceil(306 / 50)");
+    assert!(
+        (7..=8).contains(&b.len()),
+        "ceil(306 / 50) to ceil(306 / 40): {}",
+        b.len()
+    );
     assert!(b.iter().all(|t| t.len() <= 50));
     let fetched: Vec<&String> = b.iter().flatten().collect();
     assert_eq!(fetched.len(), 306);
