@@ -31,6 +31,11 @@ pub struct Cli {
     /// the hosts' gaps, so every host with work is served as soon as its gap allows.
     #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::parse_size)]
     pub queue_memory: usize,
+    /// Do not ask a wiki to expand the template calls of its pages' infoboxes (one request
+    /// per many pages): pages carry no expansions, and rip-parse shows no value holding a
+    /// template (it is null, with a `wiki.unexpanded` warning).
+    #[arg(long)]
+    pub no_wiki_expand: bool,
     /// Worker threads of the async runtime (default: one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

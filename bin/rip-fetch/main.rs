@@ -39,6 +39,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         window: cli.http.concurrency.max(1) * 4,
         queue_memory: cli.queue_memory,
         ordered: cli.ordered,
+        wiki_expand: !cli.no_wiki_expand,
         pipe,
         on_progress: progress.is_visible().then_some(on_progress),
     };

@@ -85,6 +85,9 @@ pub struct Config {
     pub queue_memory: usize,
     /// Write records in input order instead of as fetches end.
     pub ordered: bool,
+    /// Ask the wiki to expand the template calls of wiki pages' infoboxes (see [`wiki`]);
+    /// off, pages carry none and rip-parse shows no value holding a template.
+    pub wiki_expand: bool,
     /// What every stage is told about its input: its name in messages (`-` for stdin),
     /// `strict` (stop at the first malformed line) and `stop` (set by a signal handler:
     /// stop reading, write what is done, end `interrupted`). Its `read_ahead_bytes` is not
@@ -101,6 +104,7 @@ impl std::fmt::Debug for Config {
             .field("window", &self.window)
             .field("queue_memory", &self.queue_memory)
             .field("ordered", &self.ordered)
+            .field("wiki_expand", &self.wiki_expand)
             .finish_non_exhaustive()
     }
 }
@@ -112,6 +116,7 @@ impl Default for Config {
             window: 256,
             queue_memory: DEFAULT_QUEUE_MEMORY,
             ordered: false,
+            wiki_expand: true,
             pipe: PipeOptions::new(STAGE),
             on_progress: None,
         }

@@ -177,7 +177,7 @@ impl<'c, W: Write> Stage<'c, W> {
                 config.http.politeness.per_host_concurrency,
                 config.queue_memory,
             ),
-            wiki_state: Arc::new(wiki::WikiState::default()),
+            wiki_state: Arc::new(wiki::WikiState::new(config.wiki_expand)),
             batcher: wiki::Batcher::default(),
             preparing: 0,
             last_activity: Instant::now(),

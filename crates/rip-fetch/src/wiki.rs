@@ -121,9 +121,19 @@ pub struct WikiState {
     pub stats: WikiStats,
     /// Template expansion of infobox values, batched per API.
     expander: expand::Expander,
+    /// Whether to expand (`--no-wiki-expand` turns it off).
+    expand: bool,
 }
 
 impl WikiState {
+    /// The state of a stage; `expand` false: no template expansion (`--no-wiki-expand`).
+    pub fn new(expand: bool) -> Self {
+        Self {
+            expand,
+            ..Self::default()
+        }
+    }
+
     /// The template expansion's counters.
     pub fn expand_stats(&self) -> &ExpandStats {
         &self.expander.stats
@@ -223,7 +233,10 @@ async fn cached_page(
     stats: &RequestStats,
 ) -> Page {
     let title = resp.header(H_TITLE).unwrap_or(title_of(r)).to_owned();
-    let calls = calls_of(&title, &String::from_utf8_lossy(&resp.body));
+    let calls = match state.expand {
+        true => calls_of(&title, &String::from_utf8_lossy(&resp.body)),
+        false => Vec::new(),
+    };
     let stored: BTreeMap<String, String> = resp
         .header(H_EXPANSIONS)
         .and_then(|json| serde_json::from_str(json).ok())
@@ -363,7 +376,10 @@ pub async fn fetch_batch(
         match answers.outcomes.get(title_of(&r)) {
             Some(TitleOutcome::Found(rev)) => {
                 let resp = response_for(&r, rev, site.as_ref(), &api_url, answers.fetched_at);
-                let calls = calls_of(&rev.title, &rev.content);
+                let calls = match state.expand {
+                    true => calls_of(&rev.title, &rev.content),
+                    false => Vec::new(),
+                };
                 found.push((seq, r, resp, calls));
             }
             _ => out.push((
