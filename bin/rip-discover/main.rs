@@ -10,11 +10,6 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 
-/// mimalloc: the crawl allocates many small strings across threads (links, URLs, records),
-/// where it measured faster than glibc's allocator (BENCHMARKS.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli: args::Cli = rip_cli::parse();
     cli.common.init_logging();

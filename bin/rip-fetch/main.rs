@@ -7,11 +7,6 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 
-/// mimalloc: every fetch allocates headers, URLs and a page record, from whichever runtime
-/// thread runs it, where it measured faster than glibc's allocator (BENCHMARKS.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli: args::Cli = rip_cli::parse();
     cli.common.init_logging();

@@ -39,10 +39,6 @@ use rip_queue::{Broker, BrokerOptions};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
-/// As `rip-discover`: many small allocations (URLs, payloads) and large key sets.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// URLs taken from each owned partition at once (`rip-discover`'s `TAKE`).
 const TAKE: usize = 256;
 /// How often an idle owner asks whether the crawl is over (as `rip-discover`).

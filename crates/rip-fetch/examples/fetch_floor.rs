@@ -17,9 +17,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// One output line: borrowed, so writing it costs the escaping and the write, no copy.
 #[derive(serde::Serialize)]
 struct Line<'a> {
