@@ -290,3 +290,46 @@ fn a_failed_expansion_is_a_warning_per_field_never_a_guess_and_a_rerun_mends_it(
     assert!(infobox_fields(&docs).iter().all(|f| f.shown.is_string()));
     assert!(docs.iter().all(|d| d.get("errors").is_none()));
 }
+
+#[test]
+fn no_wiki_expand_asks_nothing_and_shows_no_template_value() {
+    rip_testkit::bin("rip-parse");
+    let wiki = Wiki::start().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let script = format!(
+        "{DISCOVER} --mediawiki '{}' --category Items | {FETCH} --no-wiki-expand 2>fetch.err \
+         | rip-parse -q > docs.ndjson",
+        wiki.api_url()
+    );
+    let out = rip_testkit::run_shell(&script, Some(tmp.path()));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs: Vec<Value> = std::fs::read_to_string(tmp.path().join("docs.ndjson"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["_type"] == "doc")
+        .collect();
+    assert_eq!(docs.len(), 100);
+    assert_eq!(requests_by_action(&wiki).get("expandtemplates"), None);
+    let prices: Vec<&Value> = docs
+        .iter()
+        .map(|d| &d["infobox"]["fields"]["price"])
+        .collect();
+    assert!(prices.iter().all(|p| p.is_null()), "{prices:?}");
+    let warning = docs[0]["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["code"] == "wiki.unexpanded")
+        .unwrap();
+    assert!(
+        warning["message"]
+            .as_str()
+            .unwrap()
+            .contains("fetched without template expansion")
+    );
+}
