@@ -102,6 +102,11 @@ pub struct Cli {
     /// command resumes it.
     #[arg(long, value_name = "DIR")]
     state: Option<PathBuf>,
+    /// Memory for URLs waiting in the frontier (estimated); past it they wait in a
+    /// temporary file (in TMPDIR, removed at exit), so a crawl of millions of pages stays
+    /// within this much for its queue.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = rip_cli::parse_size)]
+    frontier_memory: usize,
 
     /// HTTP: politeness, retries, timeouts, headers, proxy, robots.txt, cache (the same
     /// flags as rip-fetch's).
@@ -152,6 +157,7 @@ impl Cli {
             context,
             sorted: self.sorted,
             state_dir: self.state.clone(),
+            frontier_memory: self.frontier_memory,
             concurrency: self.http.concurrency.max(1),
             ..Default::default()
         })

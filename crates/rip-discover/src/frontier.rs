@@ -12,6 +12,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 use rip_core::Ref;
 use serde::{Deserialize, Serialize};
 
+mod spill;
+use spill::{Place, Spill};
+
+/// The default memory budget of waiting items (estimated); past it they wait on disk.
+pub const DEFAULT_FRONTIER_MEMORY: usize = 64 << 20;
+
 /// The visited-set key of a canonical URL (stable across runs and versions: XXH3-64).
 pub fn key(canonical: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(canonical.as_bytes())
@@ -155,23 +161,31 @@ impl Visited {
 /// would otherwise fill every task, each waiting for the host's gap).
 #[derive(Debug, Default)]
 struct Level {
-    items: Vec<Option<Item>>,
+    items: Vec<Slot>,
     /// Host ([`host_id`]) → its waiting items' places in `items`, first come first.
     hosts: HashMap<u64, VecDeque<u32>, BuildHasherDefault<IdHasher>>,
     /// The hosts with items waiting, the next to serve first.
     turn: VecDeque<u64>,
 }
 
+/// A waiting item: in memory, on disk, or taken.
+#[derive(Debug)]
+enum Slot {
+    Here(Box<Item>),
+    Away(Place),
+    Gone,
+}
+
 impl Level {
-    fn push(&mut self, item: Item) -> usize {
+    fn push(&mut self, item: Slot, url: &str) -> usize {
         let i = self.items.len();
-        let host = host_id(&item.record.url);
+        let host = host_id(url);
         let queue = self.hosts.entry(host).or_default();
         if queue.is_empty() {
             self.turn.push_back(host);
         }
         queue.push_back(i as u32);
-        self.items.push(Some(item));
+        self.items.push(item);
         i
     }
 
@@ -181,8 +195,8 @@ impl Level {
         Some(*self.hosts.get(host)?.front()? as usize)
     }
 
-    /// Takes the item to serve next; its host goes to the back of the rotation.
-    fn pop(&mut self) -> Option<Item> {
+    /// Takes the place of the item to serve next; its host goes to the back of the rotation.
+    fn pop(&mut self) -> Option<usize> {
         let host = self.turn.pop_front()?;
         let queue = self.hosts.get_mut(&host)?;
         let i = queue.pop_front()? as usize;
@@ -191,7 +205,7 @@ impl Level {
         } else {
             self.turn.push_back(host);
         }
-        self.items.get_mut(i)?.take()
+        Some(i)
     }
 
     fn is_empty(&self) -> bool {
@@ -210,36 +224,122 @@ fn host_id(url: &str) -> u64 {
 /// Items waiting, by depth; breadth-first, and within a depth host by host in turn. A
 /// waiting item can be found by key and updated (a better parent for it turned up before it
 /// was dispatched).
-#[derive(Debug, Default)]
+///
+/// Waiting items are kept in memory up to a budget (estimated bytes; see
+/// [`Frontier::with_memory`]); past it they wait in a temporary file ([`spill`]), 16 bytes
+/// each in memory, and are read back when served or updated. A level of a million items
+/// (a site with a million pages one click below a listing) then costs tens of megabytes,
+/// not gigabytes. An item that cannot be read back (the temporary file failed) is counted
+/// as [`Frontier::lost`], and the crawl says so.
+#[derive(Debug)]
 pub struct Frontier {
     levels: BTreeMap<u32, Level>,
     index: HashMap<u64, (u32, usize), BuildHasherDefault<IdHasher>>,
     len: usize,
     targets: usize,
+    /// Estimated bytes of the items in memory, and the budget.
+    held: usize,
+    budget: usize,
+    spill: Spill,
+    spill_failed: bool,
+    lost: u64,
+}
+
+impl Default for Frontier {
+    fn default() -> Self {
+        Self::with_memory(DEFAULT_FRONTIER_MEMORY)
+    }
+}
+
+/// An item's memory, estimated: the struct and its strings, with allocation slack.
+fn weight(item: &Item) -> usize {
+    let c = &item.record.context;
+    let strings = item.record.url.len()
+        + c.parent.as_ref().map_or(0, String::len)
+        + c.link_text.as_ref().map_or(0, String::len);
+    std::mem::size_of::<Item>() + strings + 64
 }
 
 impl Frontier {
+    /// A frontier keeping at most about `budget` bytes of waiting items in memory.
+    pub fn with_memory(budget: usize) -> Self {
+        Self {
+            levels: BTreeMap::new(),
+            index: HashMap::default(),
+            len: 0,
+            targets: 0,
+            held: 0,
+            budget,
+            spill: Spill::default(),
+            spill_failed: false,
+            lost: 0,
+        }
+    }
+
     /// Queues an item at its depth (replacing a waiting item with the same key).
     pub fn push(&mut self, item: Item) {
         let target = usize::from(item.is_target);
+        let grown = weight(&item);
         if let Some(waiting) = self.get_mut(item.key) {
-            let was = usize::from(waiting.is_target);
+            let (was, shrunk) = (usize::from(waiting.is_target), weight(waiting));
             *waiting = item;
             self.targets = self.targets + target - was;
+            self.held = (self.held + grown).saturating_sub(shrunk);
             return;
         }
         self.targets += target;
-        let depth = item.depth();
-        let key = item.key;
-        let i = self.levels.entry(depth).or_default().push(item);
+        let (depth, key) = (item.depth(), item.key);
+        let url = item.record.url.clone();
+        let slot = self.slot_for(item);
+        let i = self.levels.entry(depth).or_default().push(slot, &url);
         self.index.insert(key, (depth, i));
         self.len += 1;
     }
 
-    /// The waiting item with this key.
+    /// Where a new item waits: in memory within the budget, else on disk (in memory when
+    /// the disk fails: memory grows rather than an item being lost).
+    fn slot_for(&mut self, item: Item) -> Slot {
+        let w = weight(&item);
+        if self.held + w > self.budget && !self.spill_failed {
+            match self.spill.write(&item) {
+                Ok(place) => return Slot::Away(place),
+                Err(e) => {
+                    tracing::warn!("frontier spill file: {e}; waiting items stay in memory");
+                    self.spill_failed = true;
+                }
+            }
+        }
+        self.held += w;
+        Slot::Here(Box::new(item))
+    }
+
+    /// The waiting item with this key (read back into memory when it waited on disk).
     pub fn get_mut(&mut self, key: u64) -> Option<&mut Item> {
         let (depth, i) = *self.index.get(&key)?;
-        self.levels.get_mut(&depth)?.items.get_mut(i)?.as_mut()
+        self.load(depth, i)
+    }
+
+    /// The item in slot `i` of `depth`, in memory.
+    fn load(&mut self, depth: u32, i: usize) -> Option<&mut Item> {
+        let slot = self.levels.get_mut(&depth)?.items.get_mut(i)?;
+        if let Slot::Away(place) = *slot {
+            match self.spill.read(place) {
+                Ok(item) => {
+                    self.held += weight(&item);
+                    *slot = Slot::Here(Box::new(item));
+                }
+                Err(e) => {
+                    tracing::error!("frontier spill file: an item cannot be read back: {e}");
+                    *slot = Slot::Gone;
+                    self.lost += 1;
+                    self.targets -= usize::from(place.target);
+                }
+            }
+        }
+        match slot {
+            Slot::Here(item) => Some(item),
+            Slot::Away(_) | Slot::Gone => None,
+        }
     }
 
     /// The smallest depth waiting.
@@ -247,30 +347,60 @@ impl Frontier {
         self.levels.keys().next().copied()
     }
 
-    fn front(&self) -> Option<&Item> {
-        let (_, level) = self.levels.first_key_value()?;
-        level.items.get(level.front()?)?.as_ref()
+    fn front(&mut self) -> Option<&Item> {
+        let (depth, level) = self.levels.first_key_value()?;
+        let (depth, i) = (*depth, level.front()?);
+        self.load(depth, i).map(|item| &*item)
     }
 
     /// Takes the next item of the smallest depth (host by host in turn), if that depth is
     /// at most `max_depth` (the breadth-first barrier: nothing deeper starts while
     /// shallower work is running).
     pub fn pop_up_to(&mut self, max_depth: u32) -> Option<Item> {
-        let mut entry = self.levels.first_entry()?;
-        if *entry.key() > max_depth {
-            return None;
-        }
-        let level = entry.get_mut();
-        let item = level.pop();
-        if level.is_empty() {
-            entry.remove();
-        }
-        if let Some(item) = &item {
-            self.index.remove(&item.key);
+        loop {
+            let mut entry = self.levels.first_entry()?;
+            if *entry.key() > max_depth {
+                return None;
+            }
+            let level = entry.get_mut();
+            let slot = level
+                .pop()
+                .map(|i| std::mem::replace(&mut level.items[i], Slot::Gone));
+            if level.is_empty() {
+                entry.remove();
+            }
+            let Some(slot) = slot else {
+                continue;
+            };
             self.len -= 1;
-            self.targets -= usize::from(item.is_target);
+            if let Some(item) = self.take(slot) {
+                return Some(item);
+            }
         }
-        item
+    }
+
+    /// The item of a slot taken from its level (`None`: it was lost).
+    fn take(&mut self, slot: Slot) -> Option<Item> {
+        let item = match slot {
+            Slot::Here(item) => {
+                // An estimate: the item may have grown or shrunk since (a new parent).
+                self.held = self.held.saturating_sub(weight(&item));
+                *item
+            }
+            Slot::Away(place) => match self.spill.read(place) {
+                Ok(item) => item,
+                Err(e) => {
+                    tracing::error!("frontier spill file: an item cannot be read back: {e}");
+                    self.lost += 1;
+                    self.targets -= usize::from(place.target);
+                    return None;
+                }
+            },
+            Slot::Gone => return None,
+        };
+        self.index.remove(&item.key);
+        self.targets -= usize::from(item.is_target);
+        Some(item)
     }
 
     /// Takes the next item of the smallest depth, if it satisfies `pred`; else leaves it.
@@ -295,6 +425,16 @@ impl Frontier {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+
+    /// Items that waited on disk, over the run.
+    pub fn spilled(&self) -> u64 {
+        self.spill.written
+    }
+
+    /// Items that could not be read back from disk (lost: the crawl fails).
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
 }
 
 #[cfg(test)]
@@ -312,78 +452,126 @@ mod tests {
 
     #[test]
     fn waiting_items_can_be_updated() {
-        let mut f = Frontier::default();
-        f.push(item("http://h/a", 1));
-        f.push(item("http://h/b", 1));
-        f.get_mut(key("http://h/b"))
-            .unwrap()
-            .record
-            .context
-            .link_text = Some("B".into());
-        let mut again = item("http://h/a", 1);
-        again.record.context.link_text = Some("A".into());
-        f.push(again);
-        assert_eq!((f.len(), f.targets()), (2, 2));
-        let a = f.pop_up_to(9).unwrap();
-        assert_eq!(f.targets(), 1);
-        assert_eq!(a.record.context.link_text.as_deref(), Some("A"));
-        assert!(f.get_mut(key("http://h/a")).is_none(), "gone once taken");
-        assert_eq!(
-            f.pop_up_to(9).unwrap().record.context.link_text.as_deref(),
-            Some("B")
-        );
-        assert!(f.is_empty() && f.min_depth().is_none());
+        // In memory, and with every item waiting on disk.
+        for budget in [DEFAULT_FRONTIER_MEMORY, 0] {
+            let mut f = Frontier::with_memory(budget);
+            f.push(item("http://h/a", 1));
+            f.push(item("http://h/b", 1));
+            f.get_mut(key("http://h/b"))
+                .unwrap()
+                .record
+                .context
+                .link_text = Some("B".into());
+            let mut again = item("http://h/a", 1);
+            again.record.context.link_text = Some("A".into());
+            f.push(again);
+            assert_eq!((f.len(), f.targets()), (2, 2));
+            let a = f.pop_up_to(9).unwrap();
+            assert_eq!(f.targets(), 1);
+            assert_eq!(a.record.context.link_text.as_deref(), Some("A"));
+            assert!(f.get_mut(key("http://h/a")).is_none(), "gone once taken");
+            assert_eq!(
+                f.pop_up_to(9).unwrap().record.context.link_text.as_deref(),
+                Some("B")
+            );
+            assert!(f.is_empty() && f.min_depth().is_none());
+        }
     }
 
     #[test]
     fn breadth_first_with_a_barrier() {
-        let mut f = Frontier::default();
-        f.push(item("http://h/b", 1));
-        f.push(item("http://h/a", 0));
-        f.push(item("http://h/c", 1));
-        assert_eq!(f.len(), 3);
-        assert_eq!(f.pop_up_to(0).unwrap().record.url, "http://h/a");
-        assert!(f.pop_up_to(0).is_none(), "depth 1 waits for depth 0");
-        assert_eq!(f.pop_up_to(5).unwrap().record.url, "http://h/b");
-        assert!(f.pop_if(5, |i| i.record.url.ends_with('x')).is_none());
-        assert_eq!(f.pop_up_to(5).unwrap().record.url, "http://h/c");
-        assert!(f.is_empty());
+        // In memory, and with every item waiting on disk.
+        for budget in [DEFAULT_FRONTIER_MEMORY, 0] {
+            let mut f = Frontier::with_memory(budget);
+            f.push(item("http://h/b", 1));
+            f.push(item("http://h/a", 0));
+            f.push(item("http://h/c", 1));
+            assert_eq!(f.len(), 3);
+            assert_eq!(f.pop_up_to(0).unwrap().record.url, "http://h/a");
+            assert!(f.pop_up_to(0).is_none(), "depth 1 waits for depth 0");
+            assert_eq!(f.pop_up_to(5).unwrap().record.url, "http://h/b");
+            assert!(f.pop_if(5, |i| i.record.url.ends_with('x')).is_none());
+            assert_eq!(f.pop_up_to(5).unwrap().record.url, "http://h/c");
+            assert!(f.is_empty());
+        }
     }
 
     #[test]
     fn within_a_depth_hosts_take_turns() {
-        let mut f = Frontier::default();
-        // One large host first, as a crawl that found its links first writes them.
-        for i in 0..4 {
-            f.push(item(&format!("http://big/{i}"), 1));
+        // In memory, and with every item waiting on disk.
+        for budget in [DEFAULT_FRONTIER_MEMORY, 0] {
+            let mut f = Frontier::with_memory(budget);
+            // One large host first, as a crawl that found its links first writes them.
+            for i in 0..4 {
+                f.push(item(&format!("http://big/{i}"), 1));
+            }
+            f.push(item("http://small:8080/a", 1));
+            f.push(item("http://small:8080/b", 1));
+            f.push(item("https://other/x?q=1", 1));
+            f.push(item("http://big/shallow", 0));
+            // An update in place keeps its turn.
+            f.get_mut(key("http://big/1"))
+                .unwrap()
+                .record
+                .context
+                .link_text = Some("one".into());
+            let order: Vec<String> = std::iter::from_fn(|| f.pop_up_to(9))
+                .map(|i| i.record.url)
+                .collect();
+            assert_eq!(
+                order,
+                [
+                    "http://big/shallow",
+                    "http://big/0",
+                    "http://small:8080/a",
+                    "https://other/x?q=1",
+                    "http://big/1",
+                    "http://small:8080/b",
+                    "http://big/2",
+                    "http://big/3",
+                ]
+            );
+            assert!(f.is_empty() && f.get_mut(key("http://big/1")).is_none());
         }
-        f.push(item("http://small:8080/a", 1));
-        f.push(item("http://small:8080/b", 1));
-        f.push(item("https://other/x?q=1", 1));
-        f.push(item("http://big/shallow", 0));
-        // An update in place keeps its turn.
-        f.get_mut(key("http://big/1"))
+    }
+
+    #[test]
+    fn items_past_the_budget_wait_on_disk_and_come_back_whole() {
+        let mut f = Frontier::with_memory(3 * (std::mem::size_of::<Item>() + 200));
+        for i in 0..100 {
+            let mut it = item(&format!("http://h{}/p{i}", i % 3), 1);
+            it.dispatch_order = i;
+            it.record.context.link_text = Some(format!("link {i}"));
+            it.is_target = i.is_multiple_of(2);
+            f.push(it);
+        }
+        assert!(f.spilled() >= 95, "{} spilled", f.spilled());
+        assert_eq!((f.len(), f.targets()), (100, 50));
+        // Updated while on disk: read back, changed, kept.
+        f.get_mut(key("http://h1/p97"))
             .unwrap()
             .record
             .context
-            .link_text = Some("one".into());
-        let order: Vec<String> = std::iter::from_fn(|| f.pop_up_to(9))
-            .map(|i| i.record.url)
-            .collect();
+            .link_text = Some("new".into());
+        let mut seen = 0;
+        while let Some(it) = f.pop_up_to(9) {
+            let i: u64 = it.record.url.rsplit('p').next().unwrap().parse().unwrap();
+            assert_eq!(it.dispatch_order, i, "not in the JSON, kept beside it");
+            assert_eq!(it.is_target, i.is_multiple_of(2));
+            let want = if i == 97 {
+                "new".to_owned()
+            } else {
+                format!("link {i}")
+            };
+            assert_eq!(it.record.context.link_text.as_deref(), Some(want.as_str()));
+            seen += 1;
+        }
+        assert_eq!((seen, f.len(), f.targets(), f.lost()), (100, 0, 0, 0));
         assert_eq!(
-            order,
-            [
-                "http://big/shallow",
-                "http://big/0",
-                "http://small:8080/a",
-                "https://other/x?q=1",
-                "http://big/1",
-                "http://small:8080/b",
-                "http://big/2",
-                "http://big/3",
-            ]
+            f.spill.len_for_tests(),
+            0,
+            "emptied once every item was read back"
         );
-        assert!(f.is_empty() && f.get_mut(key("http://big/1")).is_none());
     }
 
     #[test]

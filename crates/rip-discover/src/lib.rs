@@ -149,6 +149,9 @@ pub struct Config {
     pub sorted: bool,
     /// Persist the crawl here and resume from it.
     pub state_dir: Option<PathBuf>,
+    /// Bytes of waiting items (estimated) kept in memory; more wait in a temporary file
+    /// ([`frontier::Frontier::with_memory`]).
+    pub frontier_memory: usize,
     /// Items (pages, sitemaps) in flight at most.
     pub concurrency: usize,
     /// What every stage is told about its input (`ref` records on stdin, or none): its
@@ -213,6 +216,7 @@ impl Default for Config {
             context: None,
             sorted: false,
             state_dir: None,
+            frontier_memory: frontier::DEFAULT_FRONTIER_MEMORY,
             concurrency: 64,
             pipe: PipeOptions::new(STAGE),
             on_progress: None,

@@ -354,7 +354,7 @@ impl<W: Write> Crawl<W> {
             journal: None,
             share: None,
             visited: Visited::default(),
-            frontier: Frontier::default(),
+            frontier: Frontier::with_memory(cfg.frontier_memory),
             tasks: JoinSet::new(),
             inflight: BTreeMap::new(),
             inflight_targets: 0,
@@ -544,6 +544,8 @@ impl<W: Write> Crawl<W> {
             Status::Interrupted
         } else if self.not_ready {
             Status::NotReady
+        } else if self.frontier.lost() > 0 {
+            Status::Failed
         } else if self.discover_failures > 0 || self.bad_lines > 0 {
             Status::Partial
         } else {

@@ -39,6 +39,8 @@ impl<W: Write> Crawl<W> {
         }
         put("visited", self.visited.len() as u64);
         put("frontierLeft", self.frontier.len() as u64);
+        put("frontierSpilled", self.frontier.spilled());
+        put("frontierLost", self.frontier.lost());
         put("budgetExhausted", u64::from(self.exhausted.is_some()));
         if let Some(share) = &self.share {
             put("partitionsTakenOver", share.taken_over);

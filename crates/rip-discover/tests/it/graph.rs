@@ -302,3 +302,35 @@ fn query_parameters_dropped_by_name() {
     assert_eq!(log.get("/item-4?utm_source=feed"), Some(&1), "{log:?}");
     assert_eq!(r.refs().len(), 24);
 }
+
+/// `--frontier-memory 0`: every waiting URL waits on disk, and the crawl is the same: the
+/// same pages at the same depths, each once (parents updated while on disk included).
+#[test]
+fn a_frontier_on_disk_crawls_the_same_graph() {
+    let g = LinkGraph::new(2000).seed(11).fan_out(4);
+    let server = serve(&g);
+    let want = bfs(&g, |_| true, |_| false, u32::MAX);
+    // One page at a time: which parent a page keeps depends on the order pages end in.
+    let r = run(&[&server.url("/"), "-c", "1", "--frontier-memory", "0"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.paths(), set(&want));
+    for rf in r.refs() {
+        assert_eq!(rf.context.depth, want[&path_of(&rf.url)], "{}", rf.url);
+    }
+    assert!(
+        r.counter("frontierSpilled") as usize >= want.len() - 1,
+        "{}",
+        r.counter("frontierSpilled")
+    );
+    assert_eq!(r.counter("frontierLost"), 0);
+    // The parents and link texts too, as a frontier in memory has them.
+    let in_memory = run(&[&server.url("/"), "-c", "1"]);
+    let context = |r: &Ran| -> BTreeSet<String> {
+        r.refs()
+            .iter()
+            .map(|x| format!("{} {:?} {:?}", x.url, x.context.parent, x.context.link_text))
+            .collect()
+    };
+    assert_eq!(context(&r), context(&in_memory));
+    assert_eq!(in_memory.counter("frontierSpilled"), 0);
+}
