@@ -160,7 +160,7 @@ impl Expander {
         let mut apis = self.apis.lock().unwrap_or_else(|p| p.into_inner());
         let sender = apis.entry(api.as_str().to_owned()).or_insert_with(|| {
             let (tx, rx) = mpsc::unbounded_channel();
-            let batcher = Batcher {
+            let batcher = ApiExpander {
                 fetcher: fetcher.clone(),
                 api: api.clone(),
                 fetching: self.fetching.clone(),
@@ -175,7 +175,7 @@ impl Expander {
 }
 
 /// The loop of one API's expander.
-struct Batcher {
+struct ApiExpander {
     fetcher: Fetcher,
     api: Url,
     fetching: Arc<AtomicUsize>,
@@ -183,7 +183,7 @@ struct Batcher {
     memo: HashMap<String, String>,
 }
 
-impl Batcher {
+impl ApiExpander {
     async fn run(mut self, mut asks: mpsc::UnboundedReceiver<Ask>) {
         let mut held: Vec<Ask> = Vec::new();
         let mut bytes = 0;
