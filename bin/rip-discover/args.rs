@@ -105,7 +105,7 @@ pub struct Cli {
     /// Memory for URLs waiting in the frontier (estimated); past it they wait in a
     /// temporary file (in TMPDIR, removed at exit), so a crawl of millions of pages stays
     /// within this much for its queue.
-    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = rip_cli::parse_size)]
+    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::parse_size)]
     frontier_memory: usize,
 
     /// HTTP: politeness, retries, timeouts, headers, proxy, robots.txt, cache (the same

@@ -16,7 +16,7 @@ mod spill;
 use spill::{Place, Spill};
 
 /// The default memory budget of waiting items (estimated); past it they wait on disk.
-pub const DEFAULT_FRONTIER_MEMORY: usize = 64 << 20;
+pub const DEFAULT_FRONTIER_MEMORY: usize = 32 << 20;
 
 /// The visited-set key of a canonical URL (stable across runs and versions: XXH3-64).
 pub fn key(canonical: &str) -> u64 {
