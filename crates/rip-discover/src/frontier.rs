@@ -226,7 +226,7 @@ fn host_id(url: &str) -> u64 {
 /// was dispatched).
 ///
 /// Waiting items are kept in memory up to a budget (estimated bytes; see
-/// [`Frontier::with_memory`]); past it they wait in a temporary file ([`spill`]), 16 bytes
+/// [`Frontier::with_memory`]); past it they wait in a temporary file ([`spill`]), 32 bytes
 /// each in memory, and are read back when served or updated. A level of a million items
 /// (a site with a million pages one click below a listing) then costs tens of megabytes,
 /// not gigabytes. An item that cannot be read back (the temporary file failed) is counted
@@ -571,6 +571,15 @@ mod tests {
             f.spill.len_for_tests(),
             0,
             "emptied once every item was read back"
+        );
+    }
+
+    #[test]
+    fn a_waiting_item_on_disk_costs_its_slot() {
+        assert!(
+            std::mem::size_of::<Slot>() <= 32,
+            "{}",
+            std::mem::size_of::<Slot>()
         );
     }
 

@@ -1,6 +1,6 @@
 //! Waiting items past the frontier's memory budget, on disk: one anonymous temporary file
 //! (in `TMPDIR`, removed by the system however the process ends), each item as JSON at a
-//! [`Place`] the frontier keeps (16 bytes in memory instead of the item). Emptied when no
+//! [`Place`] the frontier keeps (its slot: 32 bytes in memory instead of the item). Emptied when no
 //! item waits in it any more, so it holds at most what waits at once.
 
 use std::fs::File;
