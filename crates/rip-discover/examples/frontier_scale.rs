@@ -1,3 +1,4 @@
+#![allow(clippy::print_stdout)] // a measuring tool: its report is its output
 //! rip-discover's crawl memory at size, without a network (`scripts/bench/scale/frontier`):
 //! URLS items as a crawl enqueues them (one start page linking to LISTINGS listing pages,
 //! each linking to its share of the URLS item pages over HOSTS hosts: the whole item level
@@ -28,10 +29,16 @@ fn main() {
     let started = Instant::now();
     for i in 0..urls {
         let host = i % hosts;
-        let url = format!("https://site-{host}.example/catalogue/section-{}/item-{i}.html", i % 97);
+        let url = format!(
+            "https://site-{host}.example/catalogue/section-{}/item-{i}.html",
+            i % 97
+        );
         let mut r = Ref::new(url.clone());
         r.context.depth = 2;
-        r.context.parent = Some(format!("https://site-{host}.example/catalogue/section-{}/", i % 97));
+        r.context.parent = Some(format!(
+            "https://site-{host}.example/catalogue/section-{}/",
+            i % 97
+        ));
         r.context.link_text = Some(format!("Item {i}: a product of section {}", i % 97));
         let k = key(&url);
         if visited.insert(k) {
