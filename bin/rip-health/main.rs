@@ -39,8 +39,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         require_ledger: !cli.no_ledger,
         now: chrono::Utc::now(),
     };
-    let report = rip_health::build(&tally, &config);
-    let json = serde_json::to_string_pretty(&report)? + "\n";
+    let report = rip_health::build(tally, &config)?;
     let out = match (&cli.json, &cli.dir) {
         (Some(p), _) if p.as_os_str() == "-" => None,
         (Some(p), _) => Some(p.clone()),
@@ -50,17 +49,18 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let mut written = Vec::new();
     match &out {
         Some(path) => {
-            write_atomic(path, json.as_bytes())?;
+            write_atomic(path, |w| rip_health::write_json(&report, w))?;
             written.push(path.display().to_string());
         }
         None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(json.as_bytes())?;
+            let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+            rip_health::write_json(&report, &mut stdout)?;
             stdout.flush()?;
         }
     }
     if let Some(path) = &cli.html {
-        write_atomic(path, rip_health::html::render(&report).as_bytes())?;
+        let html = rip_health::html::render(&report);
+        write_atomic(path, |w| w.write_all(html.as_bytes()))?;
         written.push(path.display().to_string());
     }
     if !cli.common.quiet {
@@ -74,6 +74,9 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
 }
 
 /// Writes a report file, naming it when it cannot be written.
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    rip_health::write_file(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    rip_health::write_file(path, write).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -9,7 +9,12 @@
 //!
 //! The stages that read a whole folder (`rip-reconcile --dir`, `rip-health --dir`) list it
 //! with [`Folder::list`], read each `*.json` file with [`read_record`] and each stream with
-//! [`open_stream`].
+//! [`open_stream`]. The list of record files holds their names in little memory, however
+//! many there are ([`RecordFiles`]).
+
+mod records;
+
+pub use records::RecordFiles;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
@@ -63,13 +68,26 @@ pub enum FolderError {
         /// What the JSON parser said.
         source: serde_json::Error,
     },
+    /// The temporary file holding the names of a large folder's record files could not be
+    /// written or read back.
+    #[error(
+        "cannot list {}: the temporary file of its file names failed: {source} (hint: is \
+         $TMPDIR full?)",
+        path.display()
+    )]
+    Spill {
+        /// The folder.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
 }
 
 /// The files of an output folder a reader takes in, each list sorted by name.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Folder {
     /// The `*.json` files but the reports: one record each, or none.
-    pub records: Vec<PathBuf>,
+    pub records: RecordFiles,
     /// The `*.jsonl` files: streams of records (`rip-write --jsonl`).
     pub jsonl: Vec<PathBuf>,
     /// The `*.ndjson` files: streams saved beside the records.
@@ -86,7 +104,14 @@ impl Folder {
             path: dir.to_owned(),
             source,
         };
-        let mut folder = Self::default();
+        let spill = |source| FolderError::Spill {
+            path: dir.to_owned(),
+            source,
+        };
+        let mut folder = Self {
+            records: RecordFiles::new(dir),
+            ..Self::default()
+        };
         for entry in std::fs::read_dir(dir).map_err(unreadable)? {
             let entry = entry.map_err(unreadable)?;
             let path = entry.path();
@@ -98,18 +123,18 @@ impl Folder {
             if !(ty.is_file() || (ty.is_symlink() && path.is_file())) {
                 continue;
             }
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
+            let file_name = entry.file_name();
+            let name = file_name.to_string_lossy();
             if name.ends_with(".ndjson") {
                 folder.ndjson.push(path);
             } else if name.ends_with(".jsonl") {
                 folder.jsonl.push(path);
             } else if name.ends_with(".json") && !REPORT_FILES.contains(&name.as_ref()) {
-                folder.records.push(path);
+                folder.records.push(&file_name).map_err(spill)?;
             }
         }
+        folder.records.finish().map_err(spill)?;
         for list in [
-            &mut folder.records,
             &mut folder.jsonl,
             &mut folder.ndjson,
             &mut folder.subfolders,
@@ -288,7 +313,9 @@ mod tests {
                 .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
                 .collect()
         };
-        assert_eq!(names(&f.records), ["a.json", "b.json"]);
+        let records: Vec<PathBuf> = f.records.iter().map(Result::unwrap).collect();
+        assert_eq!(names(&records), ["a.json", "b.json"]);
+        assert_eq!(records[0], dir.path().join("a.json"));
         assert_eq!(names(&f.jsonl), ["docs.jsonl"]);
         assert_eq!(names(&f.ndjson), ["stream.ndjson"]);
         assert_eq!(names(&f.subfolders), ["raw"]);

@@ -10,7 +10,7 @@
 //! ledger cannot be checked (see `--no-ledger`).
 
 use rip_core::Kind;
-use rip_core::folder::{self, Folder};
+use rip_core::folder::{self, Folder, RecordFiles};
 use std::path::Path;
 
 use crate::{BadInput, Error, Tally};
@@ -35,14 +35,11 @@ pub fn tally_dir(dir: &Path, tally: &mut Tally, strict: bool) -> Result<(), Erro
 }
 
 /// Reads the `*.json` record files into `tally`; returns how many hold a doc.
-fn tally_record_files(
-    paths: &[std::path::PathBuf],
-    tally: &mut Tally,
-    strict: bool,
-) -> Result<u64, Error> {
+fn tally_record_files(files: &RecordFiles, tally: &mut Tally, strict: bool) -> Result<u64, Error> {
     let mut doc_files = 0;
-    for path in paths {
-        let file = match folder::read_record(path) {
+    for path in files.iter() {
+        let path = path?;
+        let file = match folder::read_record(&path) {
             Ok(file) => file,
             Err(e) => {
                 tally.bad_input(e, strict)?;
@@ -52,7 +49,6 @@ fn tally_record_files(
         let Some(kind) = file.kind else { continue };
         doc_files += u64::from(kind == Kind::Doc);
         if let Err(source) = tally.text(&kind, &file.text) {
-            let path = path.clone();
             tally.bad_input(BadInput::RecordFile { path, source }, strict)?;
         }
     }

@@ -27,18 +27,21 @@
 //! URL came out twice, and no stage reported a problem. An empty folder is therefore
 //! never complete.
 //!
-//! Memory: one entry per URL (its text and a few bytes), never a record.
+//! Memory: about 20 bytes per URL, whatever its length (its hash and one byte of state,
+//! see [`crate::urls`]), never a record; the texts of the URLs wait in a temporary file,
+//! read again only to name those with no outcome.
 
 use rip_core::{Status, Summary};
 use std::collections::BTreeMap;
 
 use crate::report::{Duplicated, Ledger, StageAccount, Unaccounted};
 use crate::tally::Tally;
+use crate::urls::State;
 
 /// Checks the books of `tally`. With `require` false the URL check is skipped
 /// (`checked: false`), but the rest still counts: see the module docs for what complete
-/// means then.
-pub fn check(tally: &Tally, require: bool) -> Ledger {
+/// means then. Fails only when the temporary file of URL texts cannot be read back.
+pub fn check(tally: &Tally, require: bool) -> std::io::Result<Ledger> {
     let checked = require && tally.ledgers > 0;
     let mut problems: Vec<String> = input_problem(tally, require, checked).into_iter().collect();
     let mut notes = Vec::new();
@@ -47,25 +50,33 @@ pub fn check(tally: &Tally, require: bool) -> Ledger {
     } else {
         UrlAccounts::default()
     };
+    let (mut unaccounted, mut in_flight) = (Vec::new(), Vec::new());
+    let unfinished = |s: State| unaccounted_in(s, checked) || in_flight_in(s, checked);
+    for (url, s) in tally.urls.named(unfinished)? {
+        let u = Unaccounted {
+            url,
+            last_seen: s.last_seen().map(str::to_owned),
+        };
+        if unaccounted_in(s, checked) {
+            unaccounted.push(u);
+        } else {
+            in_flight.push(u);
+        }
+    }
     let duplicated = duplicated(tally);
-    let in_flight = in_flight(tally, checked);
-    unfetched_refs_hint(&urls.unaccounted, &in_flight, &mut problems);
+    unfetched_refs_hint(&unaccounted, &in_flight, &mut problems);
     stage_problems(tally, &mut problems, &mut notes);
     lost_records_problems(tally, &mut problems);
     let complete = problems.is_empty()
-        && urls.unaccounted.is_empty()
+        && unaccounted.is_empty()
         && in_flight.is_empty()
         && duplicated.is_empty();
-    Ledger {
+    Ok(Ledger {
         checked,
         complete,
-        entered: if checked {
-            tally.entered.len() as u64
-        } else {
-            0
-        },
+        entered: if checked { tally.urls.entered() } else { 0 },
         accounted: urls.accounted,
-        unaccounted: urls.unaccounted,
+        unaccounted,
         in_flight,
         duplicated,
         entered_twice: urls.entered_twice,
@@ -73,7 +84,18 @@ pub fn check(tally: &Tally, require: bool) -> Ledger {
         stages: stage_accounts(tally),
         problems,
         notes,
-    }
+    })
+}
+
+/// Entered, never came out (only when the ledger is checked).
+fn unaccounted_in(s: State, checked: bool) -> bool {
+    checked && s.entered() > 0 && s.terminals() == 0
+}
+
+/// Work no stage finished: last seen as a ref, page or failure, with no terminal record
+/// (when the ledger is checked, those that entered are unaccounted instead).
+fn in_flight_in(s: State, checked: bool) -> bool {
+    s.last_seen().is_some() && s.terminals() == 0 && !(checked && s.entered() > 0)
 }
 
 /// What is wrong with the input as a whole: nothing in it, no ledger, a ledger naming no
@@ -90,9 +112,9 @@ fn input_problem(tally: &Tally, require: bool, checked: bool) -> Option<String> 
              refs; or pass --no-ledger)"
                 .to_owned(),
         )
-    } else if checked && tally.entered.is_empty() {
+    } else if checked && tally.urls.entered() == 0 {
         Some("the ledger records name no URL: nothing entered".to_owned())
-    } else if !require && tally.terminals.is_empty() {
+    } else if !require && tally.urls.with_terminal() == 0 {
         Some(
             "no outcome in the input (no doc, error document or expected record): nothing \
              was captured"
@@ -103,11 +125,10 @@ fn input_problem(tally: &Tally, require: bool, checked: bool) -> Option<String> 
     }
 }
 
-/// The URL-by-URL check of what entered against what came out.
+/// The counts of the URL-by-URL check of what entered against what came out (the URLs
+/// with no outcome are named apart, from the texts).
 #[derive(Default)]
 struct UrlAccounts {
-    /// Entered, never came out (sorted by URL).
-    unaccounted: Vec<Unaccounted>,
     /// Entered more than once (sorted).
     entered_twice: Vec<String>,
     /// Entered and came out exactly once.
@@ -118,62 +139,29 @@ struct UrlAccounts {
 
 impl UrlAccounts {
     fn of(tally: &Tally) -> Self {
-        let mut urls = Self::default();
-        for (url, &n) in &tally.entered {
-            if n > 1 {
-                urls.entered_twice.push(url.clone());
-            }
-            match tally.terminals.get(url).map_or(0, Vec::len) {
-                0 => urls.unaccounted.push(Unaccounted {
-                    url: url.clone(),
-                    last_seen: tally.last_seen.get(url).map(|k| (*k).to_owned()),
-                }),
-                1 => urls.accounted += 1,
-                _ => {}
-            }
+        let urls = &tally.urls;
+        Self {
+            entered_twice: urls.entered_twice(),
+            accounted: urls
+                .states()
+                .filter(|s| s.entered() > 0 && s.terminals() == 1)
+                .count() as u64,
+            not_entered: urls.terminal_records(|s| s.entered() == 0),
         }
-        urls.not_entered = tally
-            .terminals
-            .iter()
-            .filter(|(k, _)| !tally.entered.contains_key(*k))
-            .map(|(_, kinds)| kinds.len() as u64)
-            .sum();
-        urls.unaccounted.sort_by(|a, b| a.url.cmp(&b.url));
-        urls.entered_twice.sort();
-        urls
     }
 }
 
 /// URLs with more than one terminal record, sorted.
 fn duplicated(tally: &Tally) -> Vec<Duplicated> {
-    let mut duplicated: Vec<Duplicated> = tally
-        .terminals
-        .iter()
-        .filter(|(_, kinds)| kinds.len() > 1)
+    tally
+        .urls
+        .duplicated()
+        .into_iter()
         .map(|(url, kinds)| Duplicated {
-            url: url.clone(),
-            records: kinds.iter().map(|k| (*k).to_owned()).collect(),
+            url,
+            records: kinds.into_iter().map(str::to_owned).collect(),
         })
-        .collect();
-    duplicated.sort_by(|a, b| a.url.cmp(&b.url));
-    duplicated
-}
-
-/// Work no stage finished: URLs whose last record is a ref, page or failure (when the
-/// ledger is checked, those that entered are unaccounted instead), sorted.
-fn in_flight(tally: &Tally, checked: bool) -> Vec<Unaccounted> {
-    let mut in_flight: Vec<Unaccounted> = tally
-        .last_seen
-        .iter()
-        .filter(|(url, _)| !tally.terminals.contains_key(*url))
-        .filter(|(url, _)| !(checked && tally.entered.contains_key(*url)))
-        .map(|(url, kind)| Unaccounted {
-            url: url.clone(),
-            last_seen: Some((*kind).to_owned()),
-        })
-        .collect();
-    in_flight.sort_by(|a, b| a.url.cmp(&b.url));
-    in_flight
+        .collect()
 }
 
 /// Records lost on the way: not persisted by rip-write, or on bad lines rip-health skipped.

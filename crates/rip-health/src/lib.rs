@@ -38,8 +38,10 @@
 //! except cache hits, which say nothing about the site and are counted apart
 //! (`siteFetches.originUnknown`).
 //!
-//! Memory grows with the number of URLs (one key each) and of failures, never with the
-//! size of docs: docs are decoded into four fields, the rest skipped by the parser.
+//! Memory grows with the number of URLs (about 20 bytes each, whatever their length: see
+//! [`urls`]) and of failures, never with the size of docs: docs are decoded into a few
+//! fields, the rest skipped by the parser. The texts of the URLs wait in a temporary file
+//! in `$TMPDIR`, about as large as the URLs once each.
 
 #![deny(missing_docs)]
 
@@ -49,6 +51,7 @@ pub mod ledger;
 pub mod report;
 pub mod tally;
 pub mod text;
+pub mod urls;
 
 pub use report::Report;
 pub use tally::{BadInput, BadRecord, Tally};
@@ -56,6 +59,7 @@ pub use tally::{BadInput, BadRecord, Tally};
 use chrono::{DateTime, SecondsFormat, Utc};
 use rip_core::folder::FolderError;
 use rip_core::{Kind, NdjsonReader, ReadError};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
 
 use report::{
@@ -98,6 +102,9 @@ pub enum Error {
     /// A folder or a stream in it could not be read.
     #[error(transparent)]
     Folder(#[from] FolderError),
+    /// The temporary file of URL texts could not be written or read back.
+    #[error("cannot use the temporary file of URLs (hint: is $TMPDIR full?): {0}")]
+    Spill(#[source] std::io::Error),
 }
 
 /// Reads a stream of records into a [`Tally`]. Bad lines are reported on stderr as
@@ -139,8 +146,12 @@ pub(crate) fn tally_lines<R: BufRead>(
 
 /// Writes a report file (`crawl-health.json`, `report.html`) atomically: a temporary
 /// file in the same folder, then a rename. The file is made `0644` less the umask, as
-/// every file of the output folder (a bare temporary file would be `0600`).
-pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+/// every file of the output folder (a bare temporary file would be `0600`). Its content is
+/// written by `write` (through a buffer), so a large report is never held as one string.
+pub fn write_file(
+    path: &std::path::Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     use std::io::Write as _;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -154,45 +165,57 @@ pub fn write_file(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
         b.permissions(std::fs::Permissions::from_mode(0o644));
     }
     let mut tmp = b.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    let mut out = std::io::BufWriter::new(&mut tmp);
+    write(&mut out)?;
+    out.flush()?;
+    drop(out);
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
 
-/// Makes the report from what was read.
-pub fn build(tally: &Tally, config: &Config) -> Report {
-    let ledger = ledger::check(tally, config.require_ledger);
-    let totals = totals(tally);
-    let expected = expected_gaps(tally);
-    Report {
+/// Writes `report` as `crawl-health.json` is: pretty-printed JSON, then a newline.
+pub fn write_json(report: &Report, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report)?;
+    out.write_all(b"\n")
+}
+
+/// Makes the report from what was read, moving the lists of failures and gaps into it
+/// (they are the bulk of what grows with the failures: not copied). Fails only when the
+/// URLs to name cannot be read back from their temporary file ([`Error::Spill`]).
+pub fn build(mut tally: Tally, config: &Config) -> Result<Report, Error> {
+    let ledger = ledger::check(&tally, config.require_ledger).map_err(Error::Spill)?;
+    let totals = totals(&tally);
+    let expected = expected_gaps(&mut tally);
+    let t = &mut tally;
+    Ok(Report {
         generated_at: config.now.to_rfc3339_opts(SecondsFormat::Millis, true),
-        target: target_name(tally, config),
-        captured_elsewhere: by_url(&tally.captured, |c| &c.url),
-        missing: by_url(&tally.missing, |m| &m.url),
-        dead: by_url(&tally.dead, |d| &d.url),
+        target: target_name(t, config),
+        captured_elsewhere: by_url(std::mem::take(&mut t.captured), |c| &c.url),
+        missing: by_url(std::mem::take(&mut t.missing), |m| &m.url),
+        dead: by_url(std::mem::take(&mut t.dead), |d| &d.url),
         complete: ledger.complete,
-        unreconciled: tally.unreconciled,
-        outcomes: outcomes(tally, &ledger, &expected),
+        unreconciled: t.unreconciled,
+        outcomes: outcomes(t, &ledger, &expected),
         failures_by: FailuresBy {
-            category: tally.by_category.clone(),
-            status: tally.by_status.clone(),
-            host: tally.by_host.clone(),
-            phase: tally.by_phase.clone(),
-            code: tally.by_code.clone(),
+            category: std::mem::take(&mut t.by_category),
+            status: std::mem::take(&mut t.by_status),
+            host: std::mem::take(&mut t.by_host),
+            phase: std::mem::take(&mut t.by_phase),
+            code: std::mem::take(&mut t.by_code),
         },
-        retries: retries(tally),
-        latency: latency(&tally.latencies),
-        site_fetches: tally.site.clone(),
-        counters: counters(tally, &ledger, &totals, &expected),
-        not_persisted: tally.not_persisted.clone(),
+        retries: retries(t),
+        latency: latency(&t.latencies),
+        site_fetches: t.site.clone(),
+        counters: counters(t, &ledger, &totals, &expected),
+        not_persisted: std::mem::take(&mut t.not_persisted),
         ledger,
         input: InputStats {
-            records: tally.records.clone(),
-            bad_lines: tally.bad_lines,
+            records: std::mem::take(&mut t.records),
+            bad_lines: t.bad_lines,
         },
         totals,
         expected,
-    }
+    })
 }
 
 /// The report's name: the configured one, else the host of the first URL seen.
@@ -204,11 +227,10 @@ fn target_name(tally: &Tally, config: &Config) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// A copy of `items`, sorted by URL.
-fn by_url<T: Clone>(items: &[T], url: impl Fn(&T) -> &String) -> Vec<T> {
-    let mut sorted = items.to_vec();
-    sorted.sort_by(|a, b| url(a).cmp(url(b)));
-    sorted
+/// `items`, sorted by URL (stable: records of one URL keep their order).
+fn by_url<T>(mut items: Vec<T>, url: impl Fn(&T) -> &String) -> Vec<T> {
+    items.sort_by(|a, b| url(a).cmp(url(b)));
+    items
 }
 
 /// The reference's totals: docs, and failures by verdict.
@@ -222,14 +244,14 @@ fn totals(tally: &Tally) -> Totals {
     }
 }
 
-/// The known gaps, counted by reason and by source.
-fn expected_gaps(tally: &Tally) -> ExpectedGaps {
+/// The known gaps (moved out of `tally`), counted by reason and by source.
+fn expected_gaps(tally: &mut Tally) -> ExpectedGaps {
     let mut expected = ExpectedGaps {
         total: tally.expected.len() as u64,
-        items: tally.expected.clone(),
+        items: std::mem::take(&mut tally.expected),
         ..ExpectedGaps::default()
     };
-    for e in &tally.expected {
+    for e in &expected.items {
         *expected.by_reason.entry(e.reason.clone()).or_default() += 1;
         let source = e.source.clone().unwrap_or_else(|| "unknown".into());
         *expected.by_source.entry(source).or_default() += 1;
@@ -253,9 +275,7 @@ fn outcomes(tally: &Tally, ledger: &report::Ledger, expected: &ExpectedGaps) -> 
 
 /// The histograms of routing rounds and HTTP requests.
 fn retries(tally: &Tally) -> Retries {
-    let rounds = |m: &std::collections::BTreeMap<u32, u64>| -> u64 {
-        m.iter().map(|(r, n)| u64::from(*r) * n).sum()
-    };
+    let rounds = |m: &BTreeMap<u32, u64>| -> u64 { m.iter().map(|(r, n)| u64::from(*r) * n).sum() };
     Retries {
         docs_by_rounds: tally.docs_by_rounds.clone(),
         failures_by_rounds: tally.failures_by_rounds.clone(),
@@ -274,12 +294,7 @@ fn counters(
     let docs_not_persisted = tally
         .not_persisted
         .iter()
-        .filter(|n| {
-            tally
-                .terminals
-                .get(&n.url)
-                .is_some_and(|k| k.contains(&"doc"))
-        })
+        .filter(|n| tally.urls.terminal_kinds(&n.url).contains(&"doc"))
         .count() as u64;
     let consumed = tally.docs;
     let entered = ledger.entered;
@@ -300,16 +315,27 @@ fn counters(
 /// Upper bounds (ms) of the latency histogram's buckets; the last bucket is open.
 pub const LATENCY_BUCKETS: &[u64] = &[10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000];
 
-/// Percentiles (nearest rank) and a histogram of latency samples.
-pub fn latency(samples: &[u64]) -> Option<Latency> {
-    if samples.is_empty() {
+/// Percentiles (nearest rank) and a histogram of latency samples, given as how many
+/// samples there are of each number of milliseconds.
+pub fn latency(counts: &BTreeMap<u64, u64>) -> Option<Latency> {
+    let samples: u64 = counts.values().sum();
+    if samples == 0 {
         return None;
     }
-    let mut s = samples.to_vec();
-    s.sort_unstable();
+    // The sample of 1-based rank `r` in sorted order.
+    let at_rank = |r: u64| -> u64 {
+        let mut seen = 0;
+        for (&ms, &n) in counts {
+            seen += n;
+            if seen >= r {
+                return ms;
+            }
+        }
+        0
+    };
     let rank = |p: f64| -> u64 {
-        let i = ((p / 100.0) * s.len() as f64).ceil() as usize;
-        s[i.clamp(1, s.len()) - 1]
+        let i = ((p / 100.0) * samples as f64).ceil() as u64;
+        at_rank(i.clamp(1, samples))
     };
     let mut histogram: Vec<Bucket> = LATENCY_BUCKETS
         .iter()
@@ -319,21 +345,21 @@ pub fn latency(samples: &[u64]) -> Option<Latency> {
         })
         .collect();
     histogram.push(Bucket { le: None, count: 0 });
-    for &ms in &s {
+    for (&ms, &n) in counts {
         let i = LATENCY_BUCKETS
             .iter()
             .position(|&le| ms <= le)
             .unwrap_or(LATENCY_BUCKETS.len());
-        histogram[i].count += 1;
+        histogram[i].count += n;
     }
     Some(Latency {
-        samples: s.len() as u64,
+        samples,
         p50: rank(50.0),
         p90: rank(90.0),
         p95: rank(95.0),
         p99: rank(99.0),
-        max: *s.last().unwrap_or(&0),
-        mean: s.iter().sum::<u64>() as f64 / s.len() as f64,
+        max: counts.keys().next_back().copied().unwrap_or(0),
+        mean: counts.iter().map(|(ms, n)| ms * n).sum::<u64>() as f64 / samples as f64,
         histogram,
     })
 }
@@ -342,15 +368,42 @@ pub fn latency(samples: &[u64]) -> Option<Latency> {
 mod tests {
     use super::*;
 
+    fn counts(samples: &[u64]) -> BTreeMap<u64, u64> {
+        let mut counts = BTreeMap::new();
+        for &ms in samples {
+            *counts.entry(ms).or_default() += 1;
+        }
+        counts
+    }
+
     #[test]
     fn nearest_rank_percentiles() {
         let samples: Vec<u64> = (1..=100).collect();
-        let l = latency(&samples).unwrap();
+        let l = latency(&counts(&samples)).unwrap();
         assert_eq!((l.p50, l.p90, l.p95, l.p99, l.max), (50, 90, 95, 99, 100));
         assert_eq!(l.histogram[0].count, 10, "1..=10 in the first bucket");
         assert_eq!(l.histogram.iter().map(|b| b.count).sum::<u64>(), 100);
-        assert_eq!(latency(&[7]).unwrap().p99, 7);
-        assert!(latency(&[]).is_none());
+        assert_eq!(l.mean, 50.5);
+        assert_eq!(latency(&counts(&[7])).unwrap().p99, 7);
+        assert!(latency(&BTreeMap::new()).is_none());
+    }
+
+    /// Counted samples give what the sorted samples give: the same ranks, with repeats.
+    #[test]
+    fn repeated_samples_rank_as_a_sorted_list_would() {
+        let samples = [5, 5, 5, 40, 40, 900, 12_000, 5, 40, 3];
+        let l = latency(&counts(&samples)).unwrap();
+        let mut sorted = samples.to_vec();
+        sorted.sort_unstable();
+        let rank = |p: f64| sorted[((p / 100.0 * 10.0_f64).ceil() as usize).clamp(1, 10) - 1];
+        assert_eq!((l.p50, l.p90, l.p99), (rank(50.0), rank(90.0), rank(99.0)));
+        assert_eq!((l.samples, l.max), (10, 12_000));
+        assert_eq!(l.mean, samples.iter().sum::<u64>() as f64 / 10.0);
+        assert_eq!(
+            l.histogram.last().unwrap().count,
+            1,
+            "12 s in the open bucket"
+        );
     }
 
     #[test]
@@ -360,7 +413,7 @@ mod tests {
                 require_ledger,
                 ..Config::default()
             };
-            let r = build(&Tally::default(), &config);
+            let r = build(Tally::default(), &config).unwrap();
             assert_eq!(r.totals, Totals::default());
             assert!(!r.complete && !r.ledger.checked && !r.is_healthy());
             assert_eq!(

@@ -1,5 +1,6 @@
-//! [`Tally`]: one pass over the records, keeping counts and, per URL, only its key and
-//! the kinds of record seen for it (never a record's body).
+//! [`Tally`]: one pass over the records, keeping counts and, per URL, one byte of what was
+//! seen of it under its hash ([`Urls`]; never a record's body, nor the URL's text in
+//! memory).
 
 use rip_core::folder::FolderError;
 use rip_core::ndjson::MalformedLine;
@@ -7,12 +8,13 @@ use rip_core::{
     ErrorDoc, Expected, Kind, Ledger, Line, Phase, Record, Resolution, SiteFetch, Summary,
 };
 use serde::Deserialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::report::{
     BriefError, CapturedElsewhere, Dead, ExpectedItem, Missing, NotPersisted, SiteFetches,
 };
+use crate::urls::Urls;
 
 /// The few fields of a `doc` or `page` that health reads; everything else is skipped by
 /// the parser without being built.
@@ -88,17 +90,14 @@ impl BadInput {
 /// Everything health accumulates from a stream or a folder.
 #[derive(Debug, Default)]
 pub struct Tally {
-    /// URL → times it appeared in a ledger.
-    pub entered: HashMap<String, u32>,
+    /// Every URL: entered (times it appeared in a ledger), its terminal records (under the
+    /// accounting key: `resolves`, else `url`), the last non-terminal kind seen (`ref`,
+    /// `page`, `failure`; resolve candidates left out).
+    pub urls: Urls,
     /// The stages that wrote ledger records.
     pub ledger_stages: Vec<String>,
     /// Number of ledger records.
     pub ledgers: u64,
-    /// Accounting key (`resolves`, else `url`) → kinds of its terminal records.
-    pub terminals: HashMap<String, Vec<&'static str>>,
-    /// URL → the last non-terminal kind seen (`ref`, `page`, `failure`), resolve
-    /// candidates left out.
-    pub last_seen: HashMap<String, &'static str>,
     /// Stage summaries, in stream order.
     pub summaries: Vec<Summary>,
     /// Doc files found in folder mode.
@@ -125,7 +124,8 @@ pub struct Tally {
     pub(crate) docs_by_rounds: BTreeMap<u32, u64>,
     pub(crate) failures_by_rounds: BTreeMap<u32, u64>,
     pub(crate) http_attempts: BTreeMap<u32, u64>,
-    pub(crate) latencies: Vec<u64>,
+    /// Latency samples: how many of each number of milliseconds.
+    pub(crate) latencies: BTreeMap<u64, u64>,
     pub(crate) recovered_in_fetch: u64,
     pub(crate) site: SiteFetches,
     /// Records by kind.
@@ -224,14 +224,13 @@ impl Tally {
     fn seen(&mut self, url: String, candidate: bool, kind: &'static str) {
         self.note_url(&url);
         if !candidate {
-            self.last_seen.insert(url, kind);
+            self.urls.see(&url, kind);
         }
     }
 
     fn terminal(&mut self, url: &str, resolves: Option<&str>, kind: &'static str) {
         self.note_url(url);
-        let key = resolves.unwrap_or(url);
-        self.terminals.entry(key.to_owned()).or_default().push(kind);
+        self.urls.terminal(resolves.unwrap_or(url), kind);
     }
 
     /// What the site did for a doc's or page's body: its `siteFetch` when it carries one
@@ -247,7 +246,7 @@ impl Tally {
             if from_cache {
                 site.origin_unknown += 1;
             } else if let Some(ms) = b.elapsed_ms {
-                self.latencies.push(ms);
+                *self.latencies.entry(ms).or_default() += 1;
             }
             if let Some(n) = b.http_attempts {
                 *self.http_attempts.entry(n).or_default() += 1;
@@ -264,7 +263,7 @@ impl Tally {
             site.recovered += 1;
             self.recovered_in_fetch += u64::from(kind == &Kind::Doc);
         }
-        self.latencies.push(f.latency_ms);
+        *self.latencies.entry(f.latency_ms).or_default() += 1;
         *self.http_attempts.entry(f.http_attempts).or_default() += 1;
     }
 
@@ -361,7 +360,7 @@ impl Tally {
         }
         for url in l.entered {
             self.note_url(&url);
-            *self.entered.entry(url).or_default() += 1;
+            self.urls.enter(&url);
         }
     }
 }

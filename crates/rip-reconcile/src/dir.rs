@@ -13,7 +13,7 @@
 //! way, every other line kept byte for byte.
 //! Like the stream mode, it reads docs twice and keeps only what the index needs.
 
-use rip_core::folder::{self, Folder, FolderError, RecordFile};
+use rip_core::folder::{self, Folder, FolderError, RecordFile, RecordFiles};
 use rip_core::ndjson::MalformedLine;
 use rip_core::{DecodeError, Kind, Line, ReadError, Record, Resolution, Status, Summary};
 use std::collections::BTreeMap;
@@ -103,7 +103,7 @@ pub fn run_dir<W: Write>(reconciler: &Reconciler, dir: &Path, output: W) -> Resu
     let started_at = chrono::Utc::now();
     let folder = folder_files(dir)?;
     let mut run = DirRun::new(reconciler);
-    run.index_error_files(&folder.records);
+    run.index_error_files(&folder.records)?;
     run.index_jsonl_errors(&folder.jsonl)?;
     run.show_docs(&folder)?;
     let verdicts = run.index.verdicts();
@@ -153,9 +153,10 @@ impl<'r> DirRun<'r> {
     }
 
     /// Pass 1, `*.json` files: indexes each error document, counts the docs.
-    fn index_error_files(&mut self, files: &[PathBuf]) {
-        for path in files {
-            match folder::read_record(path) {
+    fn index_error_files(&mut self, files: &RecordFiles) -> Result<(), Error> {
+        for path in files.iter() {
+            let path = path?;
+            match folder::read_record(&path) {
                 Err(e) => self.report(e),
                 Ok(RecordFile {
                     text,
@@ -163,14 +164,11 @@ impl<'r> DirRun<'r> {
                 }) => match serde_json::from_str::<Record>(&text) {
                     Ok(Record::Error(e)) => {
                         self.index.push(&e);
-                        self.error_files.push(path.clone());
+                        self.error_files.push(path);
                         self.count("error");
                     }
                     Ok(_) => {}
-                    Err(source) => self.report(FileError::BadErrorFile {
-                        path: path.clone(),
-                        source,
-                    }),
+                    Err(source) => self.report(FileError::BadErrorFile { path, source }),
                 },
                 Ok(RecordFile {
                     kind: Some(Kind::Doc),
@@ -179,6 +177,7 @@ impl<'r> DirRun<'r> {
                 Ok(_) => {}
             }
         }
+        Ok(())
     }
 
     /// Pass 1, JSONL files: counts every record, indexes the error documents.
@@ -229,11 +228,11 @@ impl<'r> DirRun<'r> {
         }
         let fields = self.index.doc_fields();
         let wanted: Vec<&str> = fields.iter().map(String::as_str).collect();
-        for path in &folder.records {
+        for path in folder.records.iter() {
             if let Ok(RecordFile {
                 text,
                 kind: Some(Kind::Doc),
-            }) = folder::read_record(path)
+            }) = folder::read_record(&path?)
                 && let Ok(fields) = pick::pick(&text, &wanted)
             {
                 self.index.add_doc(&fields);
