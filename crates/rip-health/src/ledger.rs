@@ -164,7 +164,11 @@ fn duplicated(tally: &Tally) -> Vec<Duplicated> {
         .collect()
 }
 
-/// Records lost on the way: not persisted by rip-write, or on bad lines rip-health skipped.
+/// The code of a doc's warning for an infobox field the parse could not show.
+const UNEXPANDED: &str = "wiki.unexpanded";
+
+/// Records lost on the way: not persisted by rip-write, or on bad lines rip-health skipped,
+/// and values lost in docs (infobox fields the wiki did not expand).
 fn lost_records_problems(tally: &Tally, problems: &mut Vec<String>) {
     if !tally.not_persisted.is_empty() {
         problems.push(format!(
@@ -177,6 +181,13 @@ fn lost_records_problems(tally: &Tally, problems: &mut Vec<String>) {
         problems.push(format!(
             "rip-health skipped {} bad input line(s): the records on them are lost",
             tally.bad_lines
+        ));
+    }
+    if let Some(n) = tally.doc_warnings.get(UNEXPANDED).filter(|n| **n > 0) {
+        problems.push(format!(
+            "{n} infobox field(s) not shown: the wiki did not expand their templates \
+             (`{UNEXPANDED}` in the docs' errors says why); a rerun asks for the expansions \
+             again"
         ));
     }
 }

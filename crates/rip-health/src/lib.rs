@@ -270,6 +270,8 @@ fn outcomes(tally: &Tally, ledger: &report::Ledger, expected: &ExpectedGaps) -> 
         recovered_in_fetch: tally.recovered_in_fetch,
         expected: expected.total,
         unaccounted: ledger.unaccounted.len() as u64,
+        doc_warnings: tally.doc_warnings.clone(),
+        docs_with_warnings: tally.docs_with_warnings,
     }
 }
 

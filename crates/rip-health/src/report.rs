@@ -161,6 +161,18 @@ pub struct Outcomes {
     pub expected: u64,
     /// URLs that entered and never came out.
     pub unaccounted: u64,
+    /// Warnings the parse put on docs (their `errors` by `rip-parse`), by code: an
+    /// infobox field it could not show (`wiki.unexpanded`), a schema broken with
+    /// `onSchemaError = "warn"` (`parse.schema`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub doc_warnings: BTreeMap<String, u64>,
+    /// Docs with at least one of those warnings.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub docs_with_warnings: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Error documents counted several ways.

@@ -34,7 +34,22 @@ struct Brief {
     from_cache: bool,
     #[serde(default)]
     site_fetch: Option<SiteFetch>,
+    /// A doc's `errors` (codes and operations only): those the parse added are warnings
+    /// about the doc itself (a field it could not show, a schema it breaks).
+    #[serde(default)]
+    errors: Vec<BriefCode>,
 }
+
+/// An error entry's code and operation.
+#[derive(Debug, Deserialize)]
+struct BriefCode {
+    code: String,
+    #[serde(default)]
+    operation: String,
+}
+
+/// The operation of the warnings the parse adds to a doc.
+const PARSE: &str = "rip-parse";
 
 /// A record of a known kind that does not decode.
 #[derive(Debug, thiserror::Error)]
@@ -127,6 +142,9 @@ pub struct Tally {
     /// Latency samples: how many of each number of milliseconds.
     pub(crate) latencies: BTreeMap<u64, u64>,
     pub(crate) recovered_in_fetch: u64,
+    /// The parse's warnings on docs, by code, and the docs that have some.
+    pub(crate) doc_warnings: BTreeMap<String, u64>,
+    pub(crate) docs_with_warnings: u64,
     pub(crate) site: SiteFetches,
     /// Records by kind.
     pub records: BTreeMap<String, u64>,
@@ -282,6 +300,13 @@ impl Tally {
             self.recovered += 1;
         }
         *self.docs_by_rounds.entry(b.attempt).or_default() += 1;
+        let warnings = b.errors.iter().filter(|e| e.operation == PARSE);
+        let mut any = false;
+        for e in warnings {
+            *self.doc_warnings.entry(e.code.clone()).or_default() += 1;
+            any = true;
+        }
+        self.docs_with_warnings += u64::from(any);
         self.terminal(&b.url, b.resolves.as_deref(), "doc");
     }
 

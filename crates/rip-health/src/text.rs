@@ -45,6 +45,19 @@ fn totals(s: &mut String, r: &Report) {
         t.failures,
         r.expected.total
     );
+    if !o.doc_warnings.is_empty() {
+        let codes: Vec<String> = o
+            .doc_warnings
+            .iter()
+            .map(|(c, n)| format!("{c} {n}"))
+            .collect();
+        let _ = writeln!(
+            s,
+            "  doc warnings ({} docs): {}",
+            o.docs_with_warnings,
+            codes.join(" · ")
+        );
+    }
     let _ = writeln!(
         s,
         "  failures: {} captured elsewhere · {} missing · {} dead{}",

@@ -269,7 +269,25 @@ fn a_failed_expansion_is_a_warning_per_field_never_a_guess_and_a_rerun_mends_it(
         message.contains("{{Coin|") && message.contains("503"),
         "{message}"
     );
-    let _ = out;
+    // rip-health counts them, and the books are not complete: values are missing.
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "2",
+        "rip-health: incomplete"
+    );
+    let health: Value = serde_json::from_str(&read("health.json")).unwrap();
+    let counted = &health["outcomes"]["docWarnings"]["wiki.unexpanded"];
+    assert_eq!(
+        counted.as_u64(),
+        Some(with_calls.len() as u64),
+        "{health:#}"
+    );
+    assert_eq!(health["complete"], false);
+    let problems = health["ledger"]["problems"].to_string();
+    assert!(
+        problems.contains("infobox field(s) not shown"),
+        "{problems}"
+    );
 
     // A rerun over the cache asks the wiki again for the expansions only, and mends it.
     wiki.clear_faults().unwrap();
@@ -289,6 +307,12 @@ fn a_failed_expansion_is_a_warning_per_field_never_a_guess_and_a_rerun_mends_it(
         .collect();
     assert!(infobox_fields(&docs).iter().all(|f| f.shown.is_string()));
     assert!(docs.iter().all(|d| d.get("errors").is_none()));
+    let health: Value = serde_json::from_str(&read("health.json")).unwrap();
+    assert!(
+        health["outcomes"].get("docWarnings").is_none(),
+        "{health:#}"
+    );
+    assert_eq!(health["complete"], true, "{health:#}");
 }
 
 #[test]
