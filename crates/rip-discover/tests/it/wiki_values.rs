@@ -356,4 +356,37 @@ fn no_wiki_expand_asks_nothing_and_shows_no_template_value() {
             .unwrap()
             .contains("fetched without template expansion")
     );
+
+    // From a cache filled without expansions, in read-only mode (offline): nothing is asked,
+    // and each field says why it is not shown.
+    let fill = format!(
+        "{DISCOVER} --mediawiki '{}' --category Items | {} --no-wiki-expand > /dev/null",
+        wiki.api_url(),
+        FETCH.replace("--cache off", "--cache-dir cache")
+    );
+    assert!(
+        rip_testkit::run_shell(&fill, Some(tmp.path()))
+            .status
+            .success()
+    );
+    let offline = format!(
+        "{DISCOVER} --mediawiki '{}' --category Items | {} | rip-parse -q > offline.ndjson",
+        wiki.api_url(),
+        FETCH.replace("--cache off", "--cache-dir cache --cache read-only")
+    );
+    assert!(
+        rip_testkit::run_shell(&offline, Some(tmp.path()))
+            .status
+            .success()
+    );
+    assert_eq!(requests_by_action(&wiki).get("expandtemplates"), None);
+    let text = std::fs::read_to_string(tmp.path().join("offline.ndjson")).unwrap();
+    let read_only = text
+        .lines()
+        .filter(|l| l.contains("cache mode read-only"))
+        .count();
+    assert_eq!(
+        read_only, 100,
+        "each item's doc says why its price is not shown"
+    );
 }
