@@ -67,4 +67,12 @@ fn a_state_file_with_categories_scrapes_their_pages_alone() {
         .filter_map(|r| r.param("cmtitle"))
         .collect();
     assert_eq!(listed, ["Category:Classes", "Category:Ancestries"]);
+    // Their infoboxes hold no template: nothing to expand, no extra request.
+    let expand = wiki
+        .requests()
+        .unwrap()
+        .iter()
+        .filter(|r| r.param("action").as_deref() == Some("expandtemplates"))
+        .count();
+    assert_eq!(expand, 0);
 }
