@@ -226,7 +226,7 @@ fn host_id(url: &str) -> u64 {
 /// was dispatched).
 ///
 /// Waiting items are kept in memory up to a budget (estimated bytes; see
-/// [`Frontier::with_memory`]); past it they wait in a temporary file ([`spill`]), 32 bytes
+/// [`Frontier::with_memory`]); past it they wait in a temporary file ([`spill`]), 24 bytes
 /// each in memory, and are read back when served or updated. A level of a million items
 /// (a site with a million pages one click below a listing) then costs tens of megabytes,
 /// not gigabytes. An item that cannot be read back (the temporary file failed) is counted
@@ -234,7 +234,8 @@ fn host_id(url: &str) -> u64 {
 #[derive(Debug)]
 pub struct Frontier {
     levels: BTreeMap<u32, Level>,
-    index: HashMap<u64, (u32, usize), BuildHasherDefault<IdHasher>>,
+    /// Key → depth and place in its level (32-bit: a level holds fewer than 4 billion).
+    index: HashMap<u64, (u32, u32), BuildHasherDefault<IdHasher>>,
     len: usize,
     targets: usize,
     /// Estimated bytes of the items in memory, and the budget.
@@ -292,7 +293,7 @@ impl Frontier {
         let url = item.record.url.clone();
         let slot = self.slot_for(item);
         let i = self.levels.entry(depth).or_default().push(slot, &url);
-        self.index.insert(key, (depth, i));
+        self.index.insert(key, (depth, i as u32));
         self.len += 1;
     }
 
@@ -316,7 +317,7 @@ impl Frontier {
     /// The waiting item with this key (read back into memory when it waited on disk).
     pub fn get_mut(&mut self, key: u64) -> Option<&mut Item> {
         let (depth, i) = *self.index.get(&key)?;
-        self.load(depth, i)
+        self.load(depth, i as usize)
     }
 
     /// The item in slot `i` of `depth`, in memory.
@@ -577,7 +578,7 @@ mod tests {
     #[test]
     fn a_waiting_item_on_disk_costs_its_slot() {
         assert!(
-            std::mem::size_of::<Slot>() <= 32,
+            std::mem::size_of::<Slot>() <= 24,
             "{}",
             std::mem::size_of::<Slot>()
         );

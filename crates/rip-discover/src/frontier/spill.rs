@@ -1,6 +1,6 @@
 //! Waiting items past the frontier's memory budget, on disk: one anonymous temporary file
 //! (in `TMPDIR`, removed by the system however the process ends), each item as JSON at a
-//! [`Place`] the frontier keeps (its slot: 32 bytes in memory instead of the item). Emptied when no
+//! [`Place`] the frontier keeps (its slot: 24 bytes in memory instead of the item). Emptied when no
 //! item waits in it any more, so it holds at most what waits at once.
 
 use std::fs::File;
@@ -16,9 +16,10 @@ pub(super) struct Place {
     len: u32,
     /// The item is a target (the frontier counts them).
     pub target: bool,
-    /// Its `dispatch_order` (not in its JSON).
-    order: u64,
 }
+
+/// Bytes before an item's JSON in the file: its `dispatch_order` (not in its JSON).
+const ORDER: usize = 8;
 
 /// The spill file, created at the first spill.
 #[derive(Debug, Default)]
@@ -34,7 +35,8 @@ pub(super) struct Spill {
 impl Spill {
     /// Writes `item`; where it is.
     pub fn write(&mut self, item: &Item) -> io::Result<Place> {
-        let json = serde_json::to_vec(item).map_err(io::Error::other)?;
+        let mut json = item.dispatch_order.to_le_bytes().to_vec();
+        serde_json::to_writer(&mut json, item).map_err(io::Error::other)?;
         let len = u32::try_from(json.len()).map_err(io::Error::other)?;
         let file = match &mut self.file {
             Some(f) => f,
@@ -45,7 +47,6 @@ impl Spill {
             at: self.len,
             len,
             target: item.is_target,
-            order: item.dispatch_order,
         };
         self.len += u64::from(len);
         self.waiting += 1;
@@ -66,8 +67,9 @@ impl Spill {
             file.set_len(0)?;
             self.len = 0;
         }
-        let mut item: Item = serde_json::from_slice(&json).map_err(io::Error::other)?;
-        item.dispatch_order = place.order;
+        let (order, json) = json.split_at(ORDER);
+        let mut item: Item = serde_json::from_slice(json).map_err(io::Error::other)?;
+        item.dispatch_order = u64::from_le_bytes(order.try_into().map_err(io::Error::other)?);
         Ok(item)
     }
 }
