@@ -243,7 +243,6 @@ pub struct Frontier {
     budget: usize,
     spill: Spill,
     spill_failed: bool,
-    lost: u64,
 }
 
 impl Default for Frontier {
@@ -273,7 +272,6 @@ impl Frontier {
             budget,
             spill: Spill::default(),
             spill_failed: false,
-            lost: 0,
         }
     }
 
@@ -324,15 +322,13 @@ impl Frontier {
     fn load(&mut self, depth: u32, i: usize) -> Option<&mut Item> {
         let slot = self.levels.get_mut(&depth)?.items.get_mut(i)?;
         if let Slot::Away(place) = *slot {
-            match self.spill.read(place) {
-                Ok(item) => {
+            match self.spill.take(place) {
+                Some(item) => {
                     self.held += weight(&item);
                     *slot = Slot::Here(Box::new(item));
                 }
-                Err(e) => {
-                    tracing::error!("frontier spill file: an item cannot be read back: {e}");
+                None => {
                     *slot = Slot::Gone;
-                    self.lost += 1;
                     self.targets -= usize::from(place.target);
                 }
             }
@@ -388,11 +384,9 @@ impl Frontier {
                 self.held = self.held.saturating_sub(weight(&item));
                 *item
             }
-            Slot::Away(place) => match self.spill.read(place) {
-                Ok(item) => item,
-                Err(e) => {
-                    tracing::error!("frontier spill file: an item cannot be read back: {e}");
-                    self.lost += 1;
+            Slot::Away(place) => match self.spill.take(place) {
+                Some(item) => item,
+                None => {
                     self.targets -= usize::from(place.target);
                     return None;
                 }
@@ -434,7 +428,7 @@ impl Frontier {
 
     /// Items that could not be read back from disk (lost: the crawl fails).
     pub fn lost(&self) -> u64 {
-        self.lost
+        self.spill.lost
     }
 }
 

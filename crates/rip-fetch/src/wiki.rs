@@ -134,6 +134,14 @@ impl WikiState {
         }
     }
 
+    /// The template calls of a page to expand: none with `--no-wiki-expand`.
+    fn calls_of(&self, title: &str, wikitext: &str) -> Vec<String> {
+        match self.expand {
+            true => calls_of(title, wikitext),
+            false => Vec::new(),
+        }
+    }
+
     /// The template expansion's counters.
     pub fn expand_stats(&self) -> &ExpandStats {
         &self.expander.stats
@@ -233,10 +241,7 @@ async fn cached_page(
     stats: &RequestStats,
 ) -> Page {
     let title = resp.header(H_TITLE).unwrap_or(title_of(r)).to_owned();
-    let calls = match state.expand {
-        true => calls_of(&title, &String::from_utf8_lossy(&resp.body)),
-        false => Vec::new(),
-    };
+    let calls = state.calls_of(&title, &String::from_utf8_lossy(&resp.body));
     let stored: BTreeMap<String, String> = resp
         .header(H_EXPANSIONS)
         .and_then(|json| serde_json::from_str(json).ok())
@@ -376,10 +381,7 @@ pub async fn fetch_batch(
         match answers.outcomes.get(title_of(&r)) {
             Some(TitleOutcome::Found(rev)) => {
                 let resp = response_for(&r, rev, site.as_ref(), &api_url, answers.fetched_at);
-                let calls = match state.expand {
-                    true => calls_of(&rev.title, &rev.content),
-                    false => Vec::new(),
-                };
+                let calls = state.calls_of(&rev.title, &rev.content);
                 found.push((seq, r, resp, calls));
             }
             _ => out.push((

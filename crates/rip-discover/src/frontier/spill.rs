@@ -30,6 +30,8 @@ pub(super) struct Spill {
     waiting: u64,
     /// Items written over the run.
     pub written: u64,
+    /// Items that could not be read back.
+    pub lost: u64,
 }
 
 impl Spill {
@@ -54,8 +56,20 @@ impl Spill {
         Ok(place)
     }
 
-    /// Reads the item at `place` back (each place once).
-    pub fn read(&mut self, place: Place) -> io::Result<Item> {
+    /// The item at `place` (each place once); `None`, logged and counted in
+    /// [`Spill::lost`], when it cannot be read back.
+    pub fn take(&mut self, place: Place) -> Option<Item> {
+        match self.read(place) {
+            Ok(item) => Some(item),
+            Err(e) => {
+                tracing::error!("frontier spill file: an item cannot be read back: {e}");
+                self.lost += 1;
+                None
+            }
+        }
+    }
+
+    fn read(&mut self, place: Place) -> io::Result<Item> {
         let file = self
             .file
             .as_ref()
