@@ -61,6 +61,13 @@ pub struct Cli {
     #[arg(long)]
     pub markdown: bool,
 
+    /// Build a tree for every page. By default generic extraction reads a page in one
+    /// streaming pass with no tree, and builds one only for a page whose markup needs
+    /// it (misnested tags, content a table moves, …; the summary's `treePages`): the
+    /// docs are the same either way, the streaming pass is several times cheaper.
+    #[arg(long)]
+    pub no_stream: bool,
+
     /// Worker threads (default: one per core).
     #[arg(
         long,

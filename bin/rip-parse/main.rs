@@ -61,6 +61,8 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
             max_body: cli.max_body.bytes,
             keep_other: cli.keep_other,
             output_schema,
+            stream: !cli.no_stream,
+            paths: Default::default(),
         },
         threads: cli.threads,
         unordered: cli.unordered,
@@ -102,6 +104,16 @@ fn checked(
             r.concepts.len(),
             names.join(", ")
         );
+        for c in r.concepts.iter().chain([&r.unknown]) {
+            match c.needs_tree() {
+                None => eprintln!("  {}: read in the streaming pass", c.name),
+                Some(why) => eprintln!(
+                    "  {}: read from a tree ({why} needs one: sibling combinators, :has, \
+                     :nth-child and the like, inner or outer HTML)",
+                    c.name
+                ),
+            }
+        }
     }
     if let Some(s) = output_schema {
         eprintln!("{}: a valid JSON Schema", s.path.display());

@@ -104,7 +104,12 @@ pub fn init_logging(verbose: u8, quiet: bool) {
     let level = match (quiet, verbose) {
         (true, _) => "error",
         (false, 0) => "warn",
-        (false, 1) => "debug",
+        // `-v` is the stages' own story; the libraries' debug chatter (html5ever logs
+        // every token) stays out unless `-vv` asks for everything.
+        (false, 1) => {
+            "debug,html5ever=info,markup5ever=info,selectors=info,hyper=info,hyper_util=info,\
+             h2=info,rustls=info,reqwest=info,chromiumoxide=info,tungstenite=info,async_nats=info"
+        }
         (false, _) => "trace",
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

@@ -13,6 +13,8 @@ use ego_tree::iter::Edge;
 use html5ever::tendril::{StrTendril, TendrilSink};
 use scraper::node::Element;
 use scraper::{ElementRef, Html, HtmlTreeSink, Node};
+
+use crate::visit::{Elem, Visitor, walk_tree};
 use std::time::{Duration, Instant};
 
 /// Limits on parsing one page.
@@ -119,7 +121,7 @@ pub fn node_attr<'a>(node: &NodeRef<'a, Node>, name: &str) -> Option<&'a str> {
 }
 
 /// Elements whose content is never text a reader sees.
-pub fn is_hidden(name: &str, node: &NodeRef<'_, Node>) -> bool {
+pub fn is_hidden(name: &str, el: &Elem<'_>) -> bool {
     matches!(
         name,
         "script"
@@ -133,7 +135,44 @@ pub fn is_hidden(name: &str, node: &NodeRef<'_, Node>) -> bool {
             | "canvas"
             | "select"
             | "datalist"
-    ) || node_attr(node, "hidden").is_some()
+    ) || el.attr("hidden").is_some()
+}
+
+/// Boilerplate outside a main element: site header, navigation, footer, sidebars.
+pub fn is_boilerplate(name: &str, el: &Elem<'_>) -> bool {
+    matches!(name, "header" | "nav" | "footer" | "aside")
+        || matches!(
+            el.attr("role"),
+            Some("banner" | "navigation" | "contentinfo" | "complementary" | "search")
+        )
+}
+
+/// Navigation (skipped in a main element's text).
+pub fn is_nav(name: &str, el: &Elem<'_>) -> bool {
+    name == "nav" || el.attr("role") == Some("navigation")
+}
+
+/// Which elements a text walk leaves out, besides the hidden ones ([`is_hidden`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skip {
+    /// Only the hidden ones.
+    Hidden,
+    /// Navigation too (the content of a main element).
+    Nav,
+    /// All boilerplate (a body with no main element).
+    Boilerplate,
+}
+
+impl Skip {
+    /// True when the HTML element `name` and its content are left out.
+    pub fn skips(self, name: &str, el: &Elem<'_>) -> bool {
+        is_hidden(name, el)
+            || match self {
+                Skip::Hidden => false,
+                Skip::Nav => is_nav(name, el),
+                Skip::Boilerplate => is_boilerplate(name, el),
+            }
+    }
 }
 
 /// How an element breaks the flow of text.
@@ -229,49 +268,85 @@ impl TextBuf {
 /// The readable text of an element: hidden content skipped, whitespace collapsed,
 /// blocks on their own lines.
 pub fn text_of(element: ElementRef<'_>) -> String {
-    text_of_node(*element, &|_, _| false)
+    text_of_node(*element, Skip::Hidden)
 }
 
-/// The readable text under `root`, skipping hidden elements and those `skip` names.
-pub fn text_of_node(
-    root: NodeRef<'_, Node>,
-    skip: &dyn Fn(&str, &NodeRef<'_, Node>) -> bool,
-) -> String {
-    let mut buf = TextBuf::default();
-    let mut skipping = 0usize;
-    for edge in root.traverse() {
-        match edge {
-            Edge::Open(node) => {
-                if let Some(name) = html_name(&node) {
-                    if skipping > 0 || is_hidden(name, &node) || skip(name, &node) {
-                        skipping += 1;
-                        continue;
-                    }
-                    buf.brk(flow(name));
-                    if name == "pre" {
-                        buf.pre += 1;
-                    }
-                } else if skipping == 0
-                    && let Node::Text(t) = node.value()
-                {
-                    buf.push(t);
-                }
-            }
-            Edge::Close(node) => {
-                if let Some(name) = html_name(&node) {
-                    if skipping > 0 {
-                        skipping -= 1;
-                        continue;
-                    }
-                    buf.brk(flow(name));
-                    if name == "pre" {
-                        buf.pre -= 1;
-                    }
-                }
-            }
+/// The readable text under `root`, leaving out what `skip` says.
+pub fn text_of_node(root: NodeRef<'_, Node>, skip: Skip) -> String {
+    let mut walk = TextWalk::new(skip);
+    walk_tree(root, &mut walk);
+    walk.buf.finish()
+}
+
+/// Reads the text of a subtree from its events ([`Visitor`]): [`TextWalk::open`],
+/// [`TextWalk::text`] and [`TextWalk::close`] also say whether the event counts,
+/// for visitors that read more than the text (the outline of headings).
+#[derive(Debug)]
+pub struct TextWalk {
+    /// The text so far.
+    pub buf: TextBuf,
+    skip: Skip,
+    skipping: usize,
+}
+
+impl TextWalk {
+    /// A walk that leaves out what `skip` says.
+    pub fn new(skip: Skip) -> Self {
+        Self {
+            buf: TextBuf::default(),
+            skip,
+            skipping: 0,
         }
     }
-    buf.finish()
+
+    /// An element opens: its name when it is an HTML element whose content counts.
+    pub fn open<'e>(&mut self, el: &Elem<'e>) -> Option<&'e str> {
+        let name = el.html_name()?;
+        if self.skipping > 0 || self.skip.skips(name, el) {
+            self.skipping += 1;
+            return None;
+        }
+        self.buf.brk(flow(name));
+        if name == "pre" {
+            self.buf.pre += 1;
+        }
+        Some(name)
+    }
+
+    /// Text: true when it counts (it was added).
+    pub fn text(&mut self, text: &str) -> bool {
+        if self.skipping > 0 {
+            return false;
+        }
+        self.buf.push(text);
+        true
+    }
+
+    /// An element closes: its name when it is an HTML element whose content counted.
+    pub fn close<'e>(&mut self, el: &Elem<'e>) -> Option<&'e str> {
+        let name = el.html_name()?;
+        if self.skipping > 0 {
+            self.skipping -= 1;
+            return None;
+        }
+        self.buf.brk(flow(name));
+        if name == "pre" {
+            self.buf.pre -= 1;
+        }
+        Some(name)
+    }
+}
+
+impl Visitor for TextWalk {
+    fn open(&mut self, el: &Elem<'_>) {
+        TextWalk::open(self, el);
+    }
+    fn text(&mut self, text: &str) {
+        TextWalk::text(self, text);
+    }
+    fn close(&mut self, el: &Elem<'_>) {
+        TextWalk::close(self, el);
+    }
 }
 
 #[cfg(test)]

@@ -8,10 +8,22 @@ use crate::dom::text_of_node;
 use crate::rules::{Concept, Extract, Field, Source, ValueType};
 use crate::{dom, markdown};
 
+mod streamed;
+
+pub use streamed::{Found, RulesWalk};
+
+/// Where a page's elements are read from.
+pub enum Elements<'a> {
+    /// A parsed tree.
+    Tree(&'a Html),
+    /// What the streaming pass found for each selector of the concepts in play.
+    Stream(&'a Found),
+}
+
 /// A parsed page as the rules see it.
 pub struct PageView<'a> {
-    /// The document.
-    pub html: &'a Html,
+    /// The document, or what the streaming pass found in it.
+    pub elements: Elements<'a>,
     /// The URL routing and `source = "url"` fields read (`finalUrl`).
     pub url: &'a str,
     /// The URL relative references resolve against (`<base href>` or the page URL).
@@ -24,7 +36,17 @@ impl<'a> PageView<'a> {
     /// against `base`.
     pub fn new(html: &'a Html, url: &'a str, base: Url) -> Self {
         Self {
-            html,
+            elements: Elements::Tree(html),
+            url,
+            base,
+            text: None,
+        }
+    }
+
+    /// A view of what the streaming pass found in a page served from `url`.
+    pub fn streamed(found: &'a Found, url: &'a str, base: Url) -> Self {
+        Self {
+            elements: Elements::Stream(found),
             url,
             base,
             text: None,
@@ -33,8 +55,12 @@ impl<'a> PageView<'a> {
 
     /// The text of the whole page (computed once, when a rule first asks).
     pub fn text(&mut self) -> &str {
+        let root = match &self.elements {
+            Elements::Tree(html) => html.tree.root(),
+            Elements::Stream(found) => return found.page_text(),
+        };
         self.text
-            .get_or_insert_with(|| text_of_node(self.html.tree.root(), &|_, _| false))
+            .get_or_insert_with(|| text_of_node(root, crate::dom::Skip::Hidden))
     }
 }
 
@@ -134,9 +160,15 @@ fn value(f: &Field, page: &PageView<'_>) -> Result<Option<Value>, RuleBreak> {
         // A MediaWiki field: nothing to read in HTML.
         return finish(f, Vec::new(), &page.base);
     }
+    if let Elements::Stream(found) = &page.elements {
+        return found.value(f, page);
+    }
+    let Elements::Tree(html) = &page.elements else {
+        unreachable!("matched above")
+    };
     if f.extract == Extract::Exists {
         let sel = f.selector.as_ref().expect("checked at compile time");
-        return Ok(Some(Value::Bool(page.html.select(sel).next().is_some())));
+        return Ok(Some(Value::Bool(html.select(sel).next().is_some())));
     }
     let mut found: Vec<String> = Vec::new();
     match f.source {
@@ -147,7 +179,7 @@ fn value(f: &Field, page: &PageView<'_>) -> Result<Option<Value>, RuleBreak> {
         }
         Source::Html => {
             let sel = f.selector.as_ref().expect("checked at compile time");
-            for el in page.html.select(sel) {
+            for el in html.select(sel) {
                 if let Some(v) = read(f, el, &page.base).and_then(|v| refine(f, v)) {
                     found.push(v);
                     if !f.list {
@@ -219,7 +251,7 @@ fn read(f: &Field, el: ElementRef<'_>, base: &Url) -> Option<String> {
         Extract::Attr => el.value().attr(f.attr.as_deref()?)?.trim().to_owned(),
         Extract::Html => el.inner_html().trim().to_owned(),
         Extract::OuterHtml => el.html(),
-        Extract::Markdown => markdown::convert(*el, base, &|_, _| false),
+        Extract::Markdown => markdown::convert(*el, base, crate::dom::Skip::Hidden),
         Extract::Exists => unreachable!("handled before"),
     };
     (!v.is_empty()).then_some(v)

@@ -8,14 +8,19 @@
 //! roles), giving the headings outline and the text. Links are resolved against the
 //! `<base href>` (itself resolved against the page URL) or the page URL.
 
+mod content;
+mod head;
+
 use ego_tree::NodeRef;
-use ego_tree::iter::Edge;
 use scraper::{Html, Node};
 use serde_json::{Map, Value};
 use url::Url;
 
-use crate::dom::{Flow, TextBuf, attr, flow, html_name, is_hidden, node_attr};
-use crate::markdown;
+use crate::dom::{ParseLimits, Skip, html_name, node_attr};
+use crate::stream::{self, Bail};
+use crate::visit::{Elem, Visitor, walk_tree};
+use content::{Content, ContentFields, Regions};
+use head::{HeadAndLinks, RawLink};
 
 /// What generic extraction found on a page: plain strings, so that the page's DOM
 /// can be dropped before they are turned into JSON values ([`Generic::into_fields`]).
@@ -147,13 +152,14 @@ pub fn base_url(html: &Html, page_url: &Url) -> Url {
 }
 
 /// The content region: the first `<main>` or `[role=main]`, else `<body>`, else the
-/// document. `true` when boilerplate must be skipped inside it (no main element).
-pub fn content_root(html: &Html) -> (NodeRef<'_, Node>, bool) {
+/// document, with what its text leaves out besides hidden elements: boilerplate in a
+/// body, navigation in a main element.
+pub fn content_root(html: &Html) -> (NodeRef<'_, Node>, Skip) {
     let mut body = None;
     let mut role_main = None;
     for node in html.tree.root().descendants() {
         match html_name(&node) {
-            Some("main") => return (node, false),
+            Some("main") => return (node, Skip::Nav),
             Some("body") if body.is_none() => body = Some(node),
             Some(_) if role_main.is_none() && node_attr(&node, "role") == Some("main") => {
                 role_main = Some(node);
@@ -162,174 +168,111 @@ pub fn content_root(html: &Html) -> (NodeRef<'_, Node>, bool) {
         }
     }
     match (role_main, body) {
-        (Some(m), _) => (m, false),
-        (None, Some(b)) => (b, true),
-        (None, None) => (html.tree.root(), true),
-    }
-}
-
-/// Boilerplate outside a main element: site header, navigation, footer, sidebars.
-pub fn is_boilerplate(name: &str, node: &NodeRef<'_, Node>) -> bool {
-    matches!(name, "header" | "nav" | "footer" | "aside")
-        || matches!(
-            node_attr(node, "role"),
-            Some("banner" | "navigation" | "contentinfo" | "complementary" | "search")
-        )
-}
-
-/// Navigation inside a main element (skipped in text either way).
-fn is_nav(name: &str, node: &NodeRef<'_, Node>) -> bool {
-    name == "nav" || node_attr(node, "role") == Some("navigation")
-}
-
-fn is_canonical(rel: Option<&str>) -> bool {
-    rel.is_some_and(|r| {
-        r.split_ascii_whitespace()
-            .any(|t| t.eq_ignore_ascii_case("canonical"))
-    })
-}
-
-/// Elements whose text is never content.
-fn is_script(name: &str) -> bool {
-    matches!(name, "script" | "style" | "template")
-}
-
-struct RawLink<'a> {
-    href: &'a str,
-    text: TextBuf,
-    rel: Option<&'a str>,
-}
-
-/// The first walk: the head fields (the first of each) and every `<a href>` with its
-/// text, as written in the page (nothing resolved yet).
-#[derive(Default)]
-struct HeadAndLinks<'a> {
-    title: Option<String>,
-    lang: Option<String>,
-    base_href: Option<String>,
-    canonical: Option<String>,
-    description: Option<String>,
-    keywords: Option<String>,
-    links: Vec<RawLink<'a>>,
-    /// The links the walk is inside of (nested `<a>` is possible in a parsed tree).
-    open_links: Vec<usize>,
-    /// How deep the walk is in script, style and template elements.
-    hidden: usize,
-}
-
-impl<'a> HeadAndLinks<'a> {
-    fn read(html: &'a Html) -> Self {
-        let mut walk = Self::default();
-        for edge in html.tree.root().traverse() {
-            match edge {
-                Edge::Open(node) => walk.open(node),
-                Edge::Close(node) => walk.close(&node),
-            }
-        }
-        walk
-    }
-
-    fn open(&mut self, node: NodeRef<'a, Node>) {
-        match node.value() {
-            Node::Element(el) => {
-                let Some(name) = html_name(&node) else { return };
-                if is_script(name) {
-                    self.hidden += 1;
-                    return;
-                }
-                self.element(name, el, node);
-                if !self.open_links.is_empty() {
-                    let f = flow(name);
-                    for &i in &self.open_links {
-                        self.links[i].text.brk(f);
-                    }
-                }
-            }
-            Node::Text(t) if self.hidden == 0 => {
-                for &i in &self.open_links {
-                    self.links[i].text.push(t);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Takes in what an element holds: a head field, or a link.
-    fn element(&mut self, name: &str, el: &'a scraper::node::Element, node: NodeRef<'a, Node>) {
-        match name {
-            "html" if self.lang.is_none() => {
-                self.lang = attr(el, "lang")
-                    .map(str::trim)
-                    .filter(|l| !l.is_empty())
-                    .map(str::to_owned);
-            }
-            "title" if self.title.is_none() => {
-                let t = crate::dom::text_of_node(node, &|_, _| false);
-                self.title = Some(t).filter(|t| !t.is_empty());
-            }
-            "base" if self.base_href.is_none() => {
-                self.base_href = attr(el, "href").map(str::to_owned);
-            }
-            "link" if self.canonical.is_none() && is_canonical(attr(el, "rel")) => {
-                self.canonical = attr(el, "href").map(str::to_owned);
-            }
-            "meta" => self.meta(el),
-            "a" => {
-                if let Some(href) = attr(el, "href") {
-                    self.open_links.push(self.links.len());
-                    self.links.push(RawLink {
-                        href,
-                        text: TextBuf::default(),
-                        rel: attr(el, "rel"),
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// `<meta name=description>` and `<meta name=keywords>`, the first of each.
-    fn meta(&mut self, el: &scraper::node::Element) {
-        let which = attr(el, "name").map(str::to_ascii_lowercase);
-        let content = attr(el, "content").map(|c| c.trim().to_owned());
-        match which.as_deref() {
-            Some("description") if self.description.is_none() => self.description = content,
-            Some("keywords") if self.keywords.is_none() => self.keywords = content,
-            _ => {}
-        }
-    }
-
-    fn close(&mut self, node: &NodeRef<'a, Node>) {
-        let Some(name) = html_name(node) else { return };
-        if is_script(name) {
-            self.hidden -= 1;
-        } else if name == "a" && node_attr(node, "href").is_some() {
-            self.open_links.pop();
-        }
+        (Some(m), _) => (m, Skip::Nav),
+        (None, Some(b)) => (b, Skip::Boilerplate),
+        (None, None) => (html.tree.root(), Skip::Boilerplate),
     }
 }
 
 /// Extracts the generic fields of a parsed page.
 pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
-    let walk = HeadAndLinks::read(html);
-    let base = walk
-        .base_href
-        .and_then(|h| page_url.join(h.trim()).ok())
-        .unwrap_or_else(|| page_url.clone());
-    let (root, skip_boilerplate) = content_root(html);
-    let (headings, text) = outline_and_text(root, skip_boilerplate);
-    let markdown = with_markdown
-        .then(|| main_markdown(root, &base, skip_boilerplate))
-        .filter(|md| !md.is_empty());
+    let mut head = HeadAndLinks::default();
+    walk_tree(html.tree.root(), &mut head);
+    let base = resolve_base(head.base_href.as_deref(), page_url);
+    let (root, skip) = content_root(html);
+    let mut content = Content::new(skip, with_markdown.then(|| base.clone()));
+    walk_tree(root, &mut content);
+    assemble(head, content.finish(), &base)
+}
+
+/// Extracts the generic fields of a page in one streaming pass, with no tree
+/// ([`crate::stream`]); an error when the page needs a tree to be read right.
+pub fn extract_streaming(
+    text: &str,
+    page_url: &Url,
+    with_markdown: bool,
+    limits: ParseLimits,
+) -> Result<Generic, Bail> {
+    let mut walk = GenericWalk::new(page_url, with_markdown);
+    stream::walk(text, limits, &mut walk)?;
+    walk.finish()
+}
+
+/// Generic extraction as a visitor of the streaming pass: the head and links, and
+/// the candidate content regions.
+pub struct GenericWalk<'u> {
+    head: HeadAndLinks,
+    regions: Regions,
+    page_url: &'u Url,
+    base: Url,
+    markdown: bool,
+    late_base: bool,
+}
+
+impl<'u> GenericWalk<'u> {
+    /// A walk over a page served from `page_url`, with Markdown when `with_markdown`.
+    pub fn new(page_url: &'u Url, with_markdown: bool) -> Self {
+        Self {
+            head: HeadAndLinks::default(),
+            regions: Regions::new(with_markdown.then(|| page_url.clone())),
+            page_url,
+            base: page_url.clone(),
+            markdown: with_markdown,
+            late_base: false,
+        }
+    }
+
+    /// The fields read; an error when the page turned out to need a tree.
+    pub fn finish(self) -> Result<Generic, Bail> {
+        if self.late_base {
+            return Err(Bail("a <base> after the content began (Markdown links)"));
+        }
+        let content = self.regions.finish().ok_or(Bail("no body"))?;
+        Ok(assemble(self.head, content, &self.base))
+    }
+}
+
+impl Visitor for GenericWalk<'_> {
+    fn open(&mut self, el: &Elem<'_>) {
+        let had_base = self.head.base_href.is_some();
+        self.head.open(el);
+        if !had_base && let Some(href) = self.head.base_href.as_deref() {
+            self.base = resolve_base(Some(href), self.page_url);
+            self.late_base |= self.markdown && self.regions.begun();
+            if self.markdown {
+                self.regions.markdown_base(&self.base);
+            }
+        }
+        self.regions.open(el);
+    }
+
+    fn text(&mut self, text: &str) {
+        self.head.text(text);
+        self.regions.text(text);
+    }
+
+    fn close(&mut self, el: &Elem<'_>) {
+        self.head.close(el);
+        self.regions.close(el);
+    }
+}
+
+fn resolve_base(href: Option<&str>, page_url: &Url) -> Url {
+    href.and_then(|h| page_url.join(h.trim()).ok())
+        .unwrap_or_else(|| page_url.clone())
+}
+
+/// The doc's generic fields from what the two halves read.
+fn assemble(head: HeadAndLinks, content: ContentFields, base: &Url) -> Generic {
     Generic {
-        title: walk.title,
-        canonical: walk
+        title: head.title,
+        canonical: head
             .canonical
             .and_then(|c| base.join(c.trim()).ok())
             .map(String::from),
-        lang: walk.lang,
-        description: walk.description.filter(|d| !d.is_empty()),
-        keywords: walk
+        lang: head.lang,
+        description: head.description.filter(|d| !d.is_empty()),
+        keywords: head
             .keywords
             .iter()
             .flat_map(|k| k.split(','))
@@ -337,111 +280,25 @@ pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
             .filter(|k| !k.is_empty())
             .map(str::to_owned)
             .collect(),
-        headings,
-        text,
-        links: resolve_links(walk.links, &base),
-        markdown,
+        headings: content.headings,
+        text: content.text,
+        links: resolve_links(head.links, base),
+        markdown: content.markdown,
     }
 }
 
 /// The links resolved against `base` (those that do not resolve left out).
-fn resolve_links(links: Vec<RawLink<'_>>, base: &Url) -> Vec<Link> {
+fn resolve_links(links: Vec<RawLink>, base: &Url) -> Vec<Link> {
     links
         .into_iter()
         .filter_map(|l| {
             Some(Link {
                 href: base.join(l.href.trim()).ok()?.into(),
                 text: l.text.finish(),
-                rel: l.rel.filter(|r| !r.trim().is_empty()).map(str::to_owned),
+                rel: l.rel.filter(|r| !r.trim().is_empty()),
             })
         })
         .collect()
-}
-
-/// The content region as Markdown, boilerplate (or only navigation, inside a main
-/// element) skipped.
-fn main_markdown(root: NodeRef<'_, Node>, base: &Url, skip_boilerplate: bool) -> String {
-    let skip: &dyn Fn(&str, &NodeRef<'_, Node>) -> bool = if skip_boilerplate {
-        &is_boilerplate
-    } else {
-        &is_nav
-    };
-    markdown::convert(root, base, skip)
-}
-
-/// The headings (`{level, text, id?}`) and the text of the content region.
-fn outline_and_text(root: NodeRef<'_, Node>, skip_boilerplate: bool) -> (Vec<Heading>, String) {
-    let mut text = TextBuf::default();
-    let mut headings = Vec::new();
-    let mut heading: Option<(u8, Option<String>, TextBuf)> = None;
-    let mut skipping = 0usize;
-    for edge in root.traverse() {
-        match edge {
-            Edge::Open(node) => {
-                if let Some(name) = html_name(&node) {
-                    if skipping > 0
-                        || is_hidden(name, &node)
-                        || is_nav(name, &node)
-                        || (skip_boilerplate && is_boilerplate(name, &node))
-                    {
-                        skipping += 1;
-                        continue;
-                    }
-                    let f = flow(name);
-                    text.brk(f);
-                    if name == "pre" {
-                        text.pre += 1;
-                    }
-                    if let Some(level) = heading_level(name) {
-                        let id = node_attr(&node, "id").map(str::to_owned);
-                        heading = Some((level, id, TextBuf::default()));
-                    } else if let Some((_, _, h)) = heading.as_mut() {
-                        h.brk(if f == Flow::Block { Flow::Cell } else { f });
-                    }
-                } else if skipping == 0
-                    && let Node::Text(t) = node.value()
-                {
-                    text.push(t);
-                    if let Some((_, _, h)) = heading.as_mut() {
-                        h.push(t);
-                    }
-                }
-            }
-            Edge::Close(node) => {
-                if let Some(name) = html_name(&node) {
-                    if skipping > 0 {
-                        skipping -= 1;
-                        continue;
-                    }
-                    text.brk(flow(name));
-                    if name == "pre" {
-                        text.pre -= 1;
-                    }
-                    if heading_level(name).is_some()
-                        && let Some((level, id, h)) = heading.take()
-                    {
-                        let text = h.finish();
-                        if !text.is_empty() {
-                            headings.push(Heading { level, text, id });
-                        }
-                    }
-                }
-            }
-        }
-    }
-    (headings, text.finish())
-}
-
-fn heading_level(name: &str) -> Option<u8> {
-    match name {
-        "h1" => Some(1),
-        "h2" => Some(2),
-        "h3" => Some(3),
-        "h4" => Some(4),
-        "h5" => Some(5),
-        "h6" => Some(6),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

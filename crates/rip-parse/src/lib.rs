@@ -83,6 +83,8 @@ pub mod process;
 pub mod rules;
 mod run;
 pub mod schema;
+pub mod stream;
+pub mod visit;
 pub mod wiki;
 
 pub use process::{ExtractOptions, GENERIC_CONCEPT, NOT_HTML, Outcome};

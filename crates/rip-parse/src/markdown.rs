@@ -8,11 +8,11 @@
 //! (a deep document cannot overflow the stack).
 
 use ego_tree::NodeRef;
-use ego_tree::iter::Edge;
 use scraper::Node;
 use url::Url;
 
-use crate::dom::{Flow, flow, html_name, is_hidden, node_attr};
+use crate::dom::{Flow, Skip, flow};
+use crate::visit::{Depth, Elem, Visitor, walk_tree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Gap {
@@ -162,85 +162,147 @@ fn resolve(base: &Url, href: &str) -> String {
         .unwrap_or_else(|_| href.trim().to_owned())
 }
 
-/// The raw text under `node` (no collapsing), for code.
-fn raw_text(node: NodeRef<'_, Node>) -> String {
-    node.descendants()
-        .filter_map(|n| n.value().as_text().map(|t| &**t))
-        .collect()
+/// Converts the content under `root` to Markdown, leaving out hidden elements and
+/// what `skip` says; links and images resolve against `base`.
+pub fn convert(root: NodeRef<'_, Node>, base: &Url, skip: Skip) -> String {
+    let mut md = Markdown::new(base.clone(), skip);
+    walk_tree(root, &mut md);
+    md.finish()
 }
 
-/// Converts the content under `root` to Markdown, skipping hidden elements and those
-/// `skip` names; links and images resolve against `base`.
-pub fn convert(
-    root: NodeRef<'_, Node>,
-    base: &Url,
-    skip: &dyn Fn(&str, &NodeRef<'_, Node>) -> bool,
-) -> String {
-    let mut w = Writer::default();
-    let mut skipping = 0usize;
-    for edge in root.traverse() {
-        match edge {
-            Edge::Open(node) => {
-                if skipping > 0 {
-                    if html_name(&node).is_some() {
-                        skipping += 1;
-                    }
-                    continue;
-                }
-                if let Node::Text(t) = node.value() {
-                    w.text(t);
-                    continue;
-                }
-                let Some(name) = html_name(&node) else {
-                    continue;
-                };
-                if is_hidden(name, &node) || skip(name, &node) {
-                    skipping = 1;
-                    continue;
-                }
-                if open(&mut w, name, node, base) {
-                    skipping = 1;
-                }
-            }
-            Edge::Close(node) => {
-                let Some(name) = html_name(&node) else {
-                    continue;
-                };
-                if skipping > 0 {
-                    skipping -= 1;
-                    continue;
-                }
-                close(&mut w, name, node, base);
-            }
+/// Writes Markdown from a subtree's events ([`Visitor`]).
+pub struct Markdown {
+    w: Writer,
+    base: Url,
+    skip: Skip,
+    /// How deep the walk is in left-out elements (HTML ones only).
+    skipping: usize,
+    /// A `<pre>` or `<code>` being read whole, to be written when it closes.
+    capture: Option<Capture>,
+}
+
+/// The text (and for `<pre>`, the language) of a code element, read whole.
+struct Capture {
+    block: bool,
+    depth: Depth,
+    text: String,
+    lang: Option<String>,
+}
+
+impl Capture {
+    /// The first `language-…` class of the element or its descendants.
+    fn class(&mut self, el: &Elem<'_>) {
+        if self.block && self.lang.is_none() {
+            self.lang = el.attr("class").and_then(|c| {
+                c.split_ascii_whitespace()
+                    .find_map(|c| c.strip_prefix("language-"))
+                    .map(str::to_owned)
+            });
         }
     }
-    w.out.truncate(w.out.trim_end().len());
-    w.out
 }
 
-/// Writes what an opening tag stands for. Returns true when the element was written
-/// whole and its subtree must be skipped.
-fn open(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) -> bool {
+impl Markdown {
+    /// A writer whose links and images resolve against `base`.
+    pub fn new(base: Url, skip: Skip) -> Self {
+        Self {
+            w: Writer::default(),
+            base,
+            skip,
+            skipping: 0,
+            capture: None,
+        }
+    }
+
+    /// The Markdown written, trailing whitespace trimmed.
+    pub fn finish(mut self) -> String {
+        self.w.out.truncate(self.w.out.trim_end().len());
+        self.w.out
+    }
+
+    fn end_capture(&mut self, c: Capture) {
+        if c.block {
+            self.w.code_block(&c.text, c.lang.as_deref().unwrap_or(""));
+        } else {
+            self.w.inline_code(&c.text);
+        }
+    }
+}
+
+impl Visitor for Markdown {
+    fn open(&mut self, el: &Elem<'_>) {
+        if let Some(c) = &mut self.capture {
+            c.depth.open();
+            c.class(el);
+            return;
+        }
+        if self.skipping > 0 {
+            if el.html {
+                self.skipping += 1;
+            }
+            return;
+        }
+        let Some(name) = el.html_name() else { return };
+        if self.skip.skips(name, el) {
+            self.skipping = 1;
+            return;
+        }
+        if let Some(block) = open(&mut self.w, name, el, &self.base) {
+            let mut c = Capture {
+                block,
+                depth: Depth::default(),
+                text: String::new(),
+                lang: None,
+            };
+            c.depth.open();
+            c.class(el);
+            self.capture = Some(c);
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        if let Some(c) = &mut self.capture {
+            c.text.push_str(text);
+        } else if self.skipping == 0 {
+            self.w.text(text);
+        }
+    }
+
+    fn close(&mut self, el: &Elem<'_>) {
+        if let Some(c) = &mut self.capture {
+            if c.depth.close()
+                && let Some(c) = self.capture.take()
+            {
+                self.end_capture(c);
+            }
+            return;
+        }
+        let Some(name) = el.html_name() else { return };
+        if self.skipping > 0 {
+            self.skipping -= 1;
+            return;
+        }
+        close(&mut self.w, name, el, &self.base);
+    }
+}
+
+/// Writes what an opening tag stands for. Returns `Some(block)` when the element is a
+/// code element to be read whole (`block` for `<pre>`) and written when it closes.
+fn open(w: &mut Writer, name: &str, el: &Elem<'_>, base: &Url) -> Option<bool> {
     match name {
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => w.heading(name),
-        "ul" | "ol" | "menu" => w.open_list(name == "ol", node),
+        "ul" | "ol" | "menu" => w.open_list(name == "ol", el),
         "li" => w.list_item(),
         "blockquote" => {
             w.want(Gap::Para);
             w.prefixes.push("> ");
         }
-        "pre" => {
-            w.code_block(node);
-            return true;
-        }
-        "code" | "kbd" | "samp" => {
-            w.inline_code(node);
-            return true;
-        }
+        "pre" => return Some(true),
+        "code" | "kbd" | "samp" => return Some(false),
         "strong" | "b" => w.raw("**"),
         "em" | "i" => w.raw("*"),
-        "a" if node_attr(&node, "href").is_some() => w.raw("["),
-        "img" => w.image(node, base),
+        "a" if el.attr("href").is_some() => w.raw("["),
+        "img" => w.image(el, base),
         "br" => w.want(Gap::Line),
         "hr" => {
             w.want(Gap::Para);
@@ -268,7 +330,7 @@ fn open(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) -> bool
             Flow::Inline => {}
         },
     }
-    false
+    None
 }
 
 /// The elements written in their own way.
@@ -282,13 +344,14 @@ impl Writer {
     }
 
     /// A list, numbered from its `start` when `ordered`.
-    fn open_list(&mut self, ordered: bool, node: NodeRef<'_, Node>) {
+    fn open_list(&mut self, ordered: bool, el: &Elem<'_>) {
         self.want(if self.lists.is_empty() {
             Gap::Para
         } else {
             Gap::Line
         });
-        let start = node_attr(&node, "start")
+        let start = el
+            .attr("start")
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(1);
         self.lists.push(List {
@@ -313,15 +376,8 @@ impl Writer {
     }
 
     /// A fenced code block, with the language of a `language-…` class.
-    fn code_block(&mut self, node: NodeRef<'_, Node>) {
+    fn code_block(&mut self, code: &str, lang: &str) {
         self.want(Gap::Para);
-        let lang = node
-            .descendants()
-            .filter_map(|n| node_attr(&n, "class"))
-            .flat_map(str::split_ascii_whitespace)
-            .find_map(|c| c.strip_prefix("language-"))
-            .unwrap_or("");
-        let code = raw_text(node);
         let fence = if code.contains("```") { "~~~~" } else { "```" };
         self.raw(fence);
         self.out.push_str(lang);
@@ -336,11 +392,8 @@ impl Writer {
     }
 
     /// Inline code, its whitespace collapsed, in enough backticks.
-    fn inline_code(&mut self, node: NodeRef<'_, Node>) {
-        let code: String = raw_text(node)
-            .split_ascii_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+    fn inline_code(&mut self, code: &str) {
+        let code: String = code.split_ascii_whitespace().collect::<Vec<_>>().join(" ");
         if code.is_empty() {
             return;
         }
@@ -357,11 +410,11 @@ impl Writer {
     }
 
     /// `![alt](src)`, the source resolved.
-    fn image(&mut self, node: NodeRef<'_, Node>, base: &Url) {
-        let Some(src) = node_attr(&node, "src") else {
+    fn image(&mut self, el: &Elem<'_>, base: &Url) {
+        let Some(src) = el.attr("src") else {
             return;
         };
-        let alt = node_attr(&node, "alt").unwrap_or("");
+        let alt = el.attr("alt").unwrap_or("");
         self.raw("![");
         escape_into(&mut self.out, alt.trim(), false);
         self.out.push_str("](");
@@ -380,7 +433,7 @@ impl Writer {
 }
 
 /// Writes what a closing tag stands for.
-fn close(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) {
+fn close(w: &mut Writer, name: &str, el: &Elem<'_>, base: &Url) {
     match name {
         "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "p" | "dd" => w.want(Gap::Para),
         "ul" | "ol" | "menu" => {
@@ -399,7 +452,7 @@ fn close(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) {
         "strong" | "b" => w.out.push_str("**"),
         "em" | "i" => w.out.push('*'),
         "a" => {
-            if let Some(href) = node_attr(&node, "href") {
+            if let Some(href) = el.attr("href") {
                 w.out.push_str("](");
                 w.out.push_str(&resolve(base, href));
                 w.out.push(')');
@@ -443,7 +496,7 @@ fn close(w: &mut Writer, name: &str, node: NodeRef<'_, Node>, base: &Url) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dom::{ParseLimits, parse};
+    use crate::dom::{ParseLimits, html_name, parse};
 
     fn md(body: &str) -> String {
         let doc = parse(body, ParseLimits::default()).unwrap();
@@ -454,7 +507,7 @@ mod tests {
             .descendants()
             .find(|n| html_name(n) == Some("body"))
             .unwrap();
-        convert(root, &base, &|_, _| false)
+        convert(root, &base, Skip::Hidden)
     }
 
     #[test]

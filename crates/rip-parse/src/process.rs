@@ -10,13 +10,15 @@ use rip_core::{Doc, ErrorCategory, ErrorEntry, Failure, Page, Phase};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::dom::{self, ParseLimits};
-use crate::extract::{self, BrokenRules, Extracted, PageView};
+use crate::extract::{self, BrokenRules, Extracted, PageView, RulesWalk};
 use crate::generic;
 use crate::page::{self, Body, BodyError};
 use crate::rules::{Concept, OnSchemaError, Rules};
 use crate::schema::OutputSchema;
+use crate::stream::Bail;
 use crate::wiki;
 
 /// The `operation` of the error entries this stage writes.
@@ -45,6 +47,11 @@ pub struct ExtractOptions {
     /// A JSON Schema every doc must satisfy (`--output-schema`), checked after the
     /// concept's own.
     pub output_schema: Option<OutputSchema>,
+    /// Read pages in one streaming pass where they allow it ([`crate::stream`]);
+    /// `false` (`--no-stream`) builds a tree for every page.
+    pub stream: bool,
+    /// How many pages were read each way.
+    pub paths: Arc<ParsePaths>,
 }
 
 impl Default for ExtractOptions {
@@ -56,7 +63,26 @@ impl Default for ExtractOptions {
             max_body: 32 << 20,
             keep_other: false,
             output_schema: None,
+            stream: true,
+            paths: Arc::default(),
         }
+    }
+}
+
+/// How many HTML pages were read in the streaming pass, and how many from a tree
+/// (the streaming pass gave them up, rules needed a tree, or `--no-stream`).
+#[derive(Debug, Default)]
+pub struct ParsePaths {
+    /// Read in one streaming pass.
+    pub streamed: AtomicU64,
+    /// Read from a tree.
+    pub tree: AtomicU64,
+}
+
+impl ParsePaths {
+    fn count(&self, streamed: bool) {
+        let n = if streamed { &self.streamed } else { &self.tree };
+        n.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -241,6 +267,24 @@ fn outcome(opts: &ExtractOptions, page: Page) -> Outcome {
     let Ok(page_url) = page::page_url(&page) else {
         return bad_url(page);
     };
+    if opts.stream {
+        match streamed_outcome(opts, &page, &page_url, &text) {
+            Streamed::Generic(g) => {
+                opts.paths.count(true);
+                return generic_doc(page, g);
+            }
+            Streamed::Rules(concept, extracted, generic) => {
+                opts.paths.count(true);
+                return concept_outcome(page, concept, extracted, generic);
+            }
+            Streamed::TooSlow => {
+                let e = dom::DomError::TooSlow(opts.limits.time_budget);
+                return fail(page, ErrorCategory::Validation, "parse.html", e.to_string());
+            }
+            Streamed::Tree(why) => tracing::debug!(url = %page.url, "read from a tree: {why}"),
+        }
+    }
+    opts.paths.count(false);
     let html = match dom::parse(&text, opts.limits) {
         Ok(h) => h,
         Err(e) => return fail(page, ErrorCategory::Validation, "parse.html", e.to_string()),
@@ -249,14 +293,19 @@ fn outcome(opts: &ExtractOptions, page: Page) -> Outcome {
     match &opts.rules {
         Some(rules) => rules_outcome(opts, rules, page, &page_url, html),
         None => {
-            let mut g = generic::extract(&html, &page_url, opts.markdown);
+            let g = generic::extract(&html, &page_url, opts.markdown);
             drop(html); // the DOM is many times the page's size: free it before building JSON
-            let title = g.title.take();
-            Outcome::Doc {
-                doc: Box::new(doc(page, GENERIC_CONCEPT, None, title, g.into_fields())),
-                warnings: Vec::new(),
-            }
+            generic_doc(page, g)
         }
+    }
+}
+
+/// The doc of generic extraction.
+fn generic_doc(page: Page, mut g: generic::Generic) -> Outcome {
+    let title = g.title.take();
+    Outcome::Doc {
+        doc: Box::new(doc(page, GENERIC_CONCEPT, None, title, g.into_fields())),
+        warnings: Vec::new(),
     }
 }
 
@@ -311,15 +360,88 @@ fn rules_outcome(
     let route_url = route_url(&page);
     let mut view = PageView::new(&html, &route_url, generic::base_url(&html, page_url));
     let concept = rules.route(&route_url, &mut view);
-    let mut extracted = match extract::apply(concept, &view) {
-        Ok(x) => x,
-        Err(broken) => return broken_rules(page, concept, &broken),
-    };
-    let generic = concept
-        .generic
+    let extracted = extract::apply(concept, &view);
+    let generic = (extracted.is_ok() && concept.generic)
         .then(|| generic::extract(&html, page_url, opts.markdown));
     drop(view);
     drop(html);
+    concept_outcome(page, concept, extracted, generic)
+}
+
+/// What the streaming pass made of a page.
+enum Streamed<'r> {
+    /// Generic extraction's fields.
+    Generic(generic::Generic),
+    /// The concept the rules routed the page to, its fields, and the generic ones
+    /// when it asks for them.
+    Rules(
+        &'r Concept,
+        Result<Extracted, BrokenRules>,
+        Option<generic::Generic>,
+    ),
+    /// Past the time budget.
+    TooSlow,
+    /// The page needs a tree, for this reason.
+    Tree(Bail),
+}
+
+/// Reads a page in the streaming pass, with or without rules.
+fn streamed_outcome<'r>(
+    opts: &'r ExtractOptions,
+    page: &Page,
+    page_url: &url::Url,
+    text: &str,
+) -> Streamed<'r> {
+    let Some(rules) = &opts.rules else {
+        return match generic::extract_streaming(text, page_url, opts.markdown, opts.limits) {
+            Ok(g) => Streamed::Generic(g),
+            Err(Bail::TOO_SLOW) => Streamed::TooSlow,
+            Err(why) => Streamed::Tree(why),
+        };
+    };
+    let route_url = route_url(page);
+    let Some(plan) = rules.stream_plan(&route_url) else {
+        return Streamed::Tree(Bail("a concept needs a tree (`--check-rules` says which)"));
+    };
+    let with_generic = plan.iter().any(|c| c.generic);
+    let mut walk = (
+        RulesWalk::new(&plan, page_url),
+        with_generic.then(|| generic::GenericWalk::new(page_url, opts.markdown)),
+    );
+    match crate::stream::walk(text, opts.limits, &mut walk) {
+        Ok(()) => {}
+        Err(Bail::TOO_SLOW) => return Streamed::TooSlow,
+        Err(why) => return Streamed::Tree(why),
+    }
+    let (rules_walk, generic_walk) = walk;
+    if rules_walk.late_base {
+        return Streamed::Tree(Bail("a <base> after Markdown was read"));
+    }
+    let found = rules_walk.finish();
+    let mut view = PageView::streamed(&found, &route_url, found.base.clone());
+    let concept = rules.route(&route_url, &mut view);
+    let extracted = extract::apply(concept, &view);
+    let generic = match generic_walk.filter(|_| concept.generic && extracted.is_ok()) {
+        Some(g) => match g.finish() {
+            Ok(g) => Some(g),
+            Err(why) => return Streamed::Tree(why),
+        },
+        None => None,
+    };
+    Streamed::Rules(concept, extracted, generic)
+}
+
+/// The doc (or failure) of a page routed to `concept`.
+fn concept_outcome(
+    page: Page,
+    concept: &Concept,
+    extracted: Result<Extracted, BrokenRules>,
+    generic: Option<generic::Generic>,
+) -> Outcome {
+    let mut extracted = match extracted {
+        Ok(x) => x,
+        Err(broken) => return broken_rules(page, concept, &broken),
+    };
     if let Some(mut g) = generic {
         if extracted.name.is_none() {
             extracted.name = g.title.take();

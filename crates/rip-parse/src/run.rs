@@ -15,7 +15,8 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
-use crate::process::{self, ExtractOptions, Outcome};
+use crate::process::{self, ExtractOptions, Outcome, ParsePaths};
+use std::sync::atomic::Ordering;
 
 /// The most bytes of input read ahead of the pages in flight.
 pub const READ_AHEAD_BYTES: usize = 8 << 20;
@@ -275,6 +276,7 @@ pub fn run<R: Read + Send + 'static, W: Write>(
     input: R,
     output: W,
 ) -> Result<Report, RunError> {
+    let paths = config.extract.paths.clone();
     let (workers, window) = Workers::new(config.threads, config.window, config.extract)?;
     // Lines read ahead of the stage are bounded in bytes too: pages can be megabytes.
     let mut pipe_opts = config.pipe;
@@ -303,7 +305,7 @@ pub fn run<R: Read + Send + 'static, W: Write>(
             Err(_) => break,
         }
     }
-    stage.finish()
+    stage.finish(&paths)
 }
 
 impl<W: Write> Stage<W> {
@@ -468,9 +470,13 @@ impl<W: Write> Stage<W> {
         }
     }
 
-    fn finish(mut self) -> Result<Report, RunError> {
+    fn finish(mut self, paths: &ParsePaths) -> Result<Report, RunError> {
         self.stats.elapsed = self.started.elapsed();
         self.pipe.count("pages", self.stats.pages);
+        self.pipe
+            .count("streamedPages", paths.streamed.load(Ordering::Relaxed));
+        self.pipe
+            .count("treePages", paths.tree.load(Ordering::Relaxed));
         self.pipe.count("docs", self.stats.doc_count());
         self.pipe.count("failures", self.stats.failures);
         if self.stats.schema_warnings > 0 {

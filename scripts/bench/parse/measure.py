@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Runs the rip-parse measurements for scripts/bench/parse/run and prints a table.
 
-Each measurement is one process, timed by wall clock, its peak RSS read from wait4().
-rip-parse reads the NDJSON file and writes its docs to /dev/null; the floor
-(examples/parse_floor.rs) loads the bodies first, untimed, then only parses them into
-a DOM. The RSS check runs rip-parse on the input streamed twice over (twice the
-length): peak RSS must not grow with the length of the input.
+Each measurement is one process, timed by wall clock, its CPU time (user + system) and
+peak RSS read from wait4(). rip-parse reads the NDJSON file and writes its docs to
+/dev/null, two ways in the same run: as it runs by default (generic extraction in one
+streaming pass, a tree only for pages that need one) and with --no-stream (a tree for
+every page: rip-parse as it was before the streaming pass). The floor
+(examples/parse_floor.rs) loads the bodies first, untimed, then only parses them into a
+DOM; its CPU figure is its timed seconds. The RSS check runs rip-parse on the input
+streamed twice over (twice the length): peak RSS must not grow with the length of the
+input.
 """
 import argparse
 import json
@@ -20,6 +24,7 @@ ap.add_argument("--floor", required=True)
 ap.add_argument("--input", required=True)
 ap.add_argument("--meta", required=True)
 ap.add_argument("--results", required=True)
+ap.add_argument("--rules", required=True)
 args = ap.parse_args()
 meta = json.load(open(args.meta))
 pages, html_mb = meta["pages"], meta["htmlBytes"] / 1e6
@@ -38,21 +43,21 @@ def timed(cmd, stdin=None, feed=None):
         feeder.stdout.close()
         feeder.wait()
     code = os.waitstatus_to_exitcode(status)
-    if code != 0:
+    if code not in (0, 2):
         raise SystemExit(f"{cmd} exited {code}")
-    return wall, usage.ru_maxrss / 1024, out
+    return wall, usage.ru_maxrss / 1024, out, usage.ru_utime + usage.ru_stime
 
 
 rows = []
 
 
-def record(name, threads, n, seconds, rss_mb, note=""):
+def record(name, threads, n, seconds, rss_mb, cpu, note=""):
     row = {"bench": "parse", "what": name, "threads": threads, "pages": n, "seconds": round(seconds, 2),
            "pagesPerSec": round(n / seconds), "mbPerSec": round(html_mb * n / pages / seconds, 1),
-           "peakRssMb": round(rss_mb), "note": note}
+           "cpuUsPerPage": round(cpu * 1e6 / n), "peakRssMb": round(rss_mb), "note": note}
     rows.append(row)
-    print(f"{name:<34} {threads:>2} thr {row['pagesPerSec']:>7} pages/s {row['mbPerSec']:>7} MB/s "
-          f"peak RSS {row['peakRssMb']:>4} MB {note}", flush=True)
+    print(f"{name:<40} {threads:>2} thr {row['pagesPerSec']:>7} pages/s {row['mbPerSec']:>6} MB/s "
+          f"{row['cpuUsPerPage']:>5} µs CPU/page peak RSS {row['peakRssMb']:>4} MB {note}", flush=True)
     return row
 
 
@@ -60,42 +65,51 @@ load = os.getloadavg()[0]
 print(f"{pages} pages, {html_mb:.0f} MB of HTML ({meta['distinctFiles']} distinct files), "
       f"{cores} cores, load average {load:.1f} at start", flush=True)
 results = {}
+VARIANTS = [
+    ("generic", []),
+    ("--markdown", ["--markdown"]),
+    ("--rules rustdoc.toml", ["--rules", args.rules]),
+]
 for threads in sorted({1, cores}):
-    wall, rss, out = timed([args.floor, args.input, "--threads", str(threads)])
+    wall, rss, out, _ = timed([args.floor, args.input, "--threads", str(threads)])
     floor = json.loads(out)
     results[("floor", threads)] = record("floor: DOM parse only", threads, pages, floor["seconds"], rss,
-                                         "(bodies preloaded, untimed)")
-    wall, rss, out = timed([args.floor, args.input, "--threads", str(threads), "--stream"])
+                                         floor["seconds"] * threads, "(bodies preloaded, untimed)")
+    wall, rss, out, _ = timed([args.floor, args.input, "--threads", str(threads), "--stream"])
+    secs = json.loads(out)["seconds"]
     results[("floor-stream", threads)] = record("floor: read + decode + DOM parse", threads, pages,
-                                                json.loads(out)["seconds"], rss)
-    for name, extra in [("rip-parse (generic)", []), ("rip-parse --unordered", ["--unordered"]),
-                        ("rip-parse --markdown", ["--markdown"])]:
-        if threads == 1 and extra:
-            continue
-        wall, rss, _ = timed([args.rip_parse, "-q", "--threads", str(threads), "-i", args.input] + extra)
-        results[(name, threads)] = record(name, threads, pages, wall, rss)
+                                                secs, rss, secs * threads)
+    for label, extra in VARIANTS:
+        for how, flag in [("tree", ["--no-stream"]), ("streaming", [])]:
+            name = f"rip-parse {label}, {how}"
+            wall, rss, _, cpu = timed([args.rip_parse, "-q", "--threads", str(threads), "-i", args.input]
+                                      + extra + flag)
+            results[(label, how, threads)] = record(name, threads, pages, wall, rss, cpu)
 
-wall, rss, _ = timed([args.rip_parse, "-q", "--threads", str(cores)], feed=["cat", args.input, args.input])
-record("rip-parse (generic), input x2", cores, 2 * pages, wall, rss, "(same pages twice, stdin)")
+wall, rss, _, cpu = timed([args.rip_parse, "-q", "--threads", str(cores)], feed=["cat", args.input, args.input])
+record("rip-parse generic, input x2", cores, 2 * pages, wall, rss, cpu, "(same pages twice, stdin)")
 
-g1, gn = results[("rip-parse (generic)", 1)], results[("rip-parse (generic)", cores)]
-f1, fn = results[("floor", 1)], results[("floor", cores)]
-s1, sn = results[("floor-stream", 1)], results[("floor-stream", cores)]
+
+def ratio(label, threads):
+    tree, streaming = results[(label, "tree", threads)], results[(label, "streaming", threads)]
+    return round(tree["cpuUsPerPage"] / streaming["cpuUsPerPage"], 2)
+
+
 summary = {
     "bench": "parse", "what": "summary", "pages": pages, "cores": cores, "loadAverage": round(load, 1),
     "machine": platform.machine(),
-    "vsFloor1": round(g1["pagesPerSec"] / f1["pagesPerSec"], 2),
-    "vsFloorN": round(gn["pagesPerSec"] / fn["pagesPerSec"], 2),
-    "vsStreamFloor1": round(g1["pagesPerSec"] / s1["pagesPerSec"], 2),
-    "vsStreamFloorN": round(gn["pagesPerSec"] / sn["pagesPerSec"], 2),
-    "speedupN": round(gn["pagesPerSec"] / g1["pagesPerSec"], 2),
-    "floorSpeedupN": round(fn["pagesPerSec"] / f1["pagesPerSec"], 2),
+    "cpuTreeOverStreaming1": {label: ratio(label, 1) for label, _ in VARIANTS},
+    "cpuTreeOverStreamingN": {label: ratio(label, cores) for label, _ in VARIANTS},
+    "streamingVsFloor1": round(results[("generic", "streaming", 1)]["pagesPerSec"]
+                               / results[("floor", 1)]["pagesPerSec"], 2),
     "peakRssMb": max(r["peakRssMb"] for r in rows if r["what"].startswith("rip-parse")),
 }
-print(f"generic extraction vs floor: {summary['vsFloor1']:.0%} (1 thread), {summary['vsFloorN']:.0%} "
-      f"({cores} threads); vs read+decode+parse floor: {summary['vsStreamFloor1']:.0%}, "
-      f"{summary['vsStreamFloorN']:.0%}; speed-up on {cores} cores: {summary['speedupN']}x (floor: "
-      f"{summary['floorSpeedupN']}x); peak RSS {summary['peakRssMb']} MB")
+print("CPU per page, tree over streaming (1 thread): "
+      + ", ".join(f"{k} {v}x" for k, v in summary["cpuTreeOverStreaming1"].items())
+      + f"; ({cores} threads): "
+      + ", ".join(f"{k} {v}x" for k, v in summary["cpuTreeOverStreamingN"].items())
+      + f"; generic streaming at {summary['streamingVsFloor1']:.1f}x the DOM-only floor's pages/s"
+      + f"; peak RSS {summary['peakRssMb']} MB")
 with open(args.results, "a") as f:
     for r in rows + [summary]:
         f.write(json.dumps(r) + "\n")

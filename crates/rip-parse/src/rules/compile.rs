@@ -16,6 +16,7 @@ use super::{
     Concept, Extract, Field, Matcher, OnSchemaError, Problem, Rules, RulesError, Source, ValueType,
     WikiSource,
 };
+use crate::stream::select::StreamSelector;
 
 /// The name of the fallback concept.
 pub const UNKNOWN: &str = "unknown";
@@ -383,6 +384,10 @@ fn matcher(ctx: &mut Ctx<'_>, cname: &str, m: &Spanned<MatchSpec>) -> (Option<Ma
     (
         Some(Matcher {
             url,
+            stream_selector: spec
+                .selector
+                .as_ref()
+                .and_then(|s| StreamSelector::parse(s.get_ref())),
             selector,
             text: spec.text.as_ref().map(|t| t.get_ref().clone()),
             category,
@@ -499,6 +504,10 @@ fn field(
     Some(Field {
         name: name.to_owned(),
         source: spec.source,
+        stream_selector: spec
+            .selector
+            .as_ref()
+            .and_then(|s| StreamSelector::parse(s.get_ref())),
         selector,
         wiki,
         extract,
@@ -704,6 +713,7 @@ fn resolve(specs: &[ConceptSpec], chain: &[usize], compiled: &[Own]) -> Concept 
             name: "id".into(),
             source: Source::Url,
             selector: None,
+            stream_selector: None,
             wiki: None,
             extract: Extract::Text,
             attr: None,

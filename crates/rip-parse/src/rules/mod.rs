@@ -38,6 +38,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use compile::UNKNOWN;
+
+use crate::stream::select::StreamSelector;
 pub use model::{Extract, OnSchemaError, Source, ValueType, WikiValue};
 
 /// Compiled rules, ready to route and extract pages. Cheap to share between threads.
@@ -79,6 +81,8 @@ pub struct Matcher {
     pub url: Option<Regex>,
     /// At least one element must match.
     pub selector: Option<Selector>,
+    /// `selector` for the streaming pass, when it can match it.
+    pub stream_selector: Option<StreamSelector>,
     /// This text must appear (in a `selector` match, or in the page's text).
     pub text: Option<String>,
     /// MediaWiki: the page is in this category (normalised: first letter upper case,
@@ -108,6 +112,8 @@ pub struct Field {
     pub source: Source,
     /// The elements to read (for [`Source::Html`]).
     pub selector: Option<Selector>,
+    /// `selector` for the streaming pass, when it can match it.
+    pub stream_selector: Option<StreamSelector>,
     /// What to read of a MediaWiki page (such a field is missing on HTML pages, and a
     /// `selector` field on wiki pages).
     pub wiki: Option<WikiSource>,
@@ -236,6 +242,29 @@ impl Rules {
             .unwrap_or(&self.unknown)
     }
 
+    /// The concepts a page at `url` may belong to, in the order they are tried, when
+    /// every one of them can be read in the streaming pass: those whose URL condition
+    /// holds, up to the first that needs nothing more (or `unknown`). `None` when one
+    /// needs a tree.
+    pub fn stream_plan(&self, url: &str) -> Option<Vec<&Concept>> {
+        let mut plan = Vec::new();
+        for c in &self.concepts {
+            let Some(m) = &c.matcher else { continue };
+            if m.category.is_some() || m.infobox.is_some() {
+                continue; // wiki conditions never hold for HTML
+            }
+            if m.url.as_ref().is_some_and(|re| !re.is_match(url)) {
+                continue;
+            }
+            plan.push(c);
+            if m.selector.is_none() && m.text.is_none() {
+                return plan.iter().all(|c| c.streams()).then_some(plan);
+            }
+        }
+        plan.push(&self.unknown);
+        plan.iter().all(|c| c.streams()).then_some(plan)
+    }
+
     /// The concept a MediaWiki page belongs to (`url`: its article URL).
     pub fn route_wiki(&self, url: &str, page: &rip_wikitext::Page) -> &Concept {
         self.concepts
@@ -249,7 +278,67 @@ impl Rules {
     }
 }
 
+impl Concept {
+    /// True when the streaming pass can route a page here and read every field.
+    pub fn streams(&self) -> bool {
+        self.needs_tree().is_none()
+    }
+
+    /// Why pages of this concept are read from a tree (`None`: the streaming pass
+    /// reads them): the first condition or field the pass cannot read.
+    pub fn needs_tree(&self) -> Option<String> {
+        use scraper::selector::ToCss;
+        if let Some(m) = &self.matcher
+            && !m.streams()
+        {
+            let css = m.selector.as_ref().map(ToCss::to_css_string);
+            return Some(format!(
+                "`match.selector = \"{}\"`",
+                css.unwrap_or_default()
+            ));
+        }
+        let f = self
+            .id
+            .iter()
+            .chain(&self.name_field)
+            .chain(&self.fields)
+            .find(|f| !f.streams())?;
+        Some(match (&f.selector, f.stream_selector.is_some()) {
+            (Some(sel), false) => format!(
+                "field `{}`: `selector = \"{}\"`",
+                f.name,
+                sel.to_css_string()
+            ),
+            _ => {
+                let e = format!("{:?}", f.extract);
+                let e = e[..1].to_lowercase() + &e[1..];
+                format!("field `{}`: `extract = \"{e}\"`", f.name)
+            }
+        })
+    }
+}
+
+impl Field {
+    /// True when the streaming pass can read this field: no selector, or one it can
+    /// match, read as text, an attribute, Markdown or existence (not inner or outer
+    /// HTML, which are serialisations of a tree).
+    pub fn streams(&self) -> bool {
+        self.wiki.is_some()
+            || self.source == Source::Url
+            || (self.stream_selector.is_some()
+                && matches!(
+                    self.extract,
+                    Extract::Text | Extract::Attr | Extract::Markdown | Extract::Exists
+                ))
+    }
+}
+
 impl Matcher {
+    /// True when the streaming pass can decide this condition.
+    pub fn streams(&self) -> bool {
+        self.selector.is_none() || self.stream_selector.is_some()
+    }
+
     /// True when every condition holds for the page. The wiki conditions (`category`,
     /// `infobox`) never hold for HTML.
     pub fn matches(&self, url: &str, page: &mut crate::extract::PageView<'_>) -> bool {
@@ -261,10 +350,13 @@ impl Matcher {
         {
             return false;
         }
+        let html = match &page.elements {
+            crate::extract::Elements::Tree(html) => *html,
+            crate::extract::Elements::Stream(found) => return found.matcher_holds(self),
+        };
         match (&self.selector, &self.text) {
-            (Some(sel), None) => page.html.select(sel).next().is_some(),
-            (Some(sel), Some(text)) => page
-                .html
+            (Some(sel), None) => html.select(sel).next().is_some(),
+            (Some(sel), Some(text)) => html
                 .select(sel)
                 .any(|el| crate::dom::text_of(el).contains(text.as_str())),
             (None, Some(text)) => page.text().contains(text.as_str()),

@@ -1,6 +1,7 @@
 //! rip-parse, run as a binary: golden outputs, rules errors, hostile pages, and the
 //! stream guarantees (pass-through, order, context, summary).
 
+mod differential;
 mod golden;
 mod output_schema;
 mod robustness;

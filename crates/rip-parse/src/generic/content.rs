@@ -1,0 +1,212 @@
+//! The second half of generic extraction: the content region's outline of headings,
+//! its text and (when asked) its Markdown.
+
+use url::Url;
+
+use super::Heading;
+use crate::dom::{Flow, Skip, TextBuf, TextWalk, flow};
+use crate::markdown::Markdown;
+use crate::visit::{Depth, Elem, Visitor};
+
+/// What a content region gave.
+pub(super) struct ContentFields {
+    pub headings: Vec<Heading>,
+    pub text: String,
+    pub markdown: Option<String>,
+}
+
+/// Reads a content region from the events of its subtree (its root included).
+pub(super) struct Content {
+    walk: TextWalk,
+    headings: Vec<Heading>,
+    heading: Option<(u8, Option<String>, TextBuf)>,
+    markdown: Option<Markdown>,
+    depth: Depth,
+    /// The root has closed: the region is read.
+    done: bool,
+}
+
+impl Content {
+    /// A region leaving out what `skip` says; with Markdown when `markdown` gives the
+    /// URL links resolve against.
+    pub fn new(skip: Skip, markdown: Option<Url>) -> Self {
+        let md_skip = if skip == Skip::Boilerplate {
+            Skip::Boilerplate
+        } else {
+            Skip::Nav
+        };
+        Self {
+            walk: TextWalk::new(skip),
+            headings: Vec::new(),
+            heading: None,
+            markdown: markdown.map(|base| Markdown::new(base, md_skip)),
+            depth: Depth::default(),
+            done: false,
+        }
+    }
+
+    /// The region's fields.
+    pub fn finish(self) -> ContentFields {
+        ContentFields {
+            headings: self.headings,
+            text: self.walk.buf.finish(),
+            markdown: self
+                .markdown
+                .map(Markdown::finish)
+                .filter(|md| !md.is_empty()),
+        }
+    }
+}
+
+impl Visitor for Content {
+    fn open(&mut self, el: &Elem<'_>) {
+        self.depth.open();
+        if let Some(md) = &mut self.markdown {
+            md.open(el);
+        }
+        let Some(name) = self.walk.open(el) else {
+            return;
+        };
+        if let Some(level) = heading_level(name) {
+            let id = el.attr("id").map(str::to_owned);
+            self.heading = Some((level, id, TextBuf::default()));
+        } else if let Some((_, _, h)) = self.heading.as_mut() {
+            let f = flow(name);
+            h.brk(if f == Flow::Block { Flow::Cell } else { f });
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        if let Some(md) = &mut self.markdown {
+            md.text(text);
+        }
+        if self.walk.text(text)
+            && let Some((_, _, h)) = self.heading.as_mut()
+        {
+            h.push(text);
+        }
+    }
+
+    fn close(&mut self, el: &Elem<'_>) {
+        self.done = self.depth.close();
+        if let Some(md) = &mut self.markdown {
+            md.close(el);
+        }
+        let Some(name) = self.walk.close(el) else {
+            return;
+        };
+        if heading_level(name).is_some()
+            && let Some((level, id, h)) = self.heading.take()
+        {
+            let text = h.finish();
+            if !text.is_empty() {
+                self.headings.push(Heading { level, text, id });
+            }
+        }
+    }
+}
+
+fn heading_level(name: &str) -> Option<u8> {
+    match name {
+        "h1" => Some(1),
+        "h2" => Some(2),
+        "h3" => Some(3),
+        "h4" => Some(4),
+        "h5" => Some(5),
+        "h6" => Some(6),
+        _ => None,
+    }
+}
+
+/// The content region of a page read in one pass, where it is not known in advance
+/// which element it is: the first `<main>`, else the first other element with
+/// `role=main`, else the body less its boilerplate (as [`super::content_root`] picks
+/// it in a tree). Each candidate is read from the moment it opens; a `<main>` ends
+/// the others.
+#[derive(Default)]
+pub(super) struct Regions {
+    markdown: Option<Url>,
+    main: Option<Content>,
+    role_main: Option<Content>,
+    body: Option<Content>,
+    seen_body: bool,
+}
+
+impl Regions {
+    /// Regions read with Markdown when `markdown` gives the URL links resolve against.
+    pub fn new(markdown: Option<Url>) -> Self {
+        Self {
+            markdown,
+            ..Self::default()
+        }
+    }
+
+    /// Sets the URL the Markdown of regions begun from now on resolves against.
+    pub fn markdown_base(&mut self, base: &Url) {
+        self.markdown = Some(base.clone());
+    }
+
+    /// True once a candidate region has begun (a `<base>` seen later would change
+    /// how its Markdown links resolve).
+    pub fn begun(&self) -> bool {
+        self.main.is_some() || self.role_main.is_some() || self.body.is_some()
+    }
+
+    /// The region picked, read; `None` when the page has no body (a frameset).
+    pub fn finish(self) -> Option<ContentFields> {
+        self.main
+            .or(self.role_main)
+            .or(self.body)
+            .map(Content::finish)
+    }
+
+    fn start(&mut self, el: &Elem<'_>) {
+        match el.html_name() {
+            Some("main") if self.main.is_none() => {
+                self.main = Some(Content::new(Skip::Nav, self.markdown.clone()));
+                self.role_main = None;
+                self.body = None;
+            }
+            Some("body") if !self.seen_body => {
+                self.seen_body = true;
+                if self.main.is_none() {
+                    self.body = Some(Content::new(Skip::Boilerplate, self.markdown.clone()));
+                }
+            }
+            Some(_)
+                if self.main.is_none()
+                    && self.role_main.is_none()
+                    && el.attr("role") == Some("main") =>
+            {
+                self.role_main = Some(Content::new(Skip::Nav, self.markdown.clone()));
+            }
+            _ => {}
+        }
+    }
+
+    /// Passes an event to each region being read.
+    fn each(&mut self, mut f: impl FnMut(&mut Content)) {
+        for c in [&mut self.main, &mut self.role_main, &mut self.body]
+            .into_iter()
+            .flatten()
+            .filter(|c| !c.done)
+        {
+            f(c);
+        }
+    }
+}
+
+impl Visitor for Regions {
+    fn open(&mut self, el: &Elem<'_>) {
+        self.start(el);
+        self.each(|c| c.open(el));
+    }
+
+    fn text(&mut self, text: &str) {
+        self.each(|c| c.text(text));
+    }
+
+    fn close(&mut self, el: &Elem<'_>) {
+        self.each(|c| c.close(el));
+    }
+}

@@ -1,0 +1,147 @@
+//! Character references (`&amp;`, `&#233;`, `&eacute`), decoded as the HTML
+//! tokenizer decodes them, or a [`Bail`] where the rule is subtle enough that the
+//! tree path should read the page.
+
+use std::borrow::Cow;
+
+use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
+
+use super::Bail;
+
+/// Longest entity name the table holds (`&CounterClockwiseContourIntegral;`).
+const LONGEST_NAME: usize = 32;
+
+/// `s` with its character references decoded; `in_attr` applies the attribute
+/// value rule (a legacy reference followed by `=` or an alphanumeric stays as written).
+pub fn decode(s: &str, in_attr: bool) -> Result<Cow<'_, str>, Bail> {
+    let Some(first) = memchr::memchr(b'&', s.as_bytes()) else {
+        return Ok(Cow::Borrowed(s));
+    };
+    let mut out = String::with_capacity(s.len());
+    out.push_str(&s[..first]);
+    let mut rest = &s[first..];
+    while let Some(amp) = memchr::memchr(b'&', rest.as_bytes()) {
+        out.push_str(&rest[..amp]);
+        let after = &rest[amp + 1..];
+        let used = reference(after, in_attr, &mut out)?;
+        if used == 0 {
+            out.push('&');
+        }
+        rest = &after[used..];
+    }
+    out.push_str(rest);
+    Ok(Cow::Owned(out))
+}
+
+/// Decodes the reference that `after` (the text after a `&`) starts with into `out`;
+/// returns how many bytes of `after` it used (0: not a reference, the `&` stays).
+fn reference(after: &str, in_attr: bool, out: &mut String) -> Result<usize, Bail> {
+    let b = after.as_bytes();
+    match b.first() {
+        Some(b'#') => numeric(after, out),
+        Some(c) if c.is_ascii_alphanumeric() => named(after, in_attr, out),
+        _ => Ok(0),
+    }
+}
+
+fn numeric(after: &str, out: &mut String) -> Result<usize, Bail> {
+    let b = after.as_bytes();
+    let hex = matches!(b.get(1), Some(b'x' | b'X'));
+    let start = if hex { 2 } else { 1 };
+    let radix = if hex { 16 } else { 10 };
+    let digits = b[start..]
+        .iter()
+        .take_while(|c| (*c).is_ascii_hexdigit() && (hex || c.is_ascii_digit()))
+        .count();
+    if digits == 0 {
+        return Ok(0);
+    }
+    if digits > 8 {
+        return Err(Bail("a very long numeric character reference"));
+    }
+    let n = u32::from_str_radix(&after[start..start + digits], radix)
+        .map_err(|_| Bail("a numeric character reference"))?;
+    out.push(code_point(n));
+    let end = start + digits;
+    Ok(if b.get(end) == Some(&b';') {
+        end + 1
+    } else {
+        end
+    })
+}
+
+/// The character a numeric reference stands for, with the tokenizer's replacements.
+fn code_point(n: u32) -> char {
+    match n {
+        0 | 0xD800..=0xDFFF | 0x11_0000.. => '\u{FFFD}',
+        0x80..=0x9F => C1_REPLACEMENTS[(n - 0x80) as usize]
+            .unwrap_or_else(|| char::from_u32(n).unwrap_or('\u{FFFD}')),
+        _ => char::from_u32(n).unwrap_or('\u{FFFD}'),
+    }
+}
+
+fn named(after: &str, in_attr: bool, out: &mut String) -> Result<usize, Bail> {
+    let b = after.as_bytes();
+    let len = b
+        .iter()
+        .take(LONGEST_NAME + 1)
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .count();
+    if len > LONGEST_NAME {
+        return Ok(0);
+    }
+    if b.get(len) == Some(&b';')
+        && let Some(&(c1, c2)) = NAMED_ENTITIES.get(&after[..=len])
+        && c1 != 0
+    {
+        push_pair(out, c1, c2);
+        return Ok(len + 1);
+    }
+    // A legacy reference written without its semicolon: the longest one that starts
+    // the name.
+    let Some(k) = (1..=len).rev().find(|&k| {
+        NAMED_ENTITIES
+            .get(&after[..k])
+            .is_some_and(|&(c1, _)| c1 != 0)
+    }) else {
+        return Ok(0);
+    };
+    let next = b.get(k).copied();
+    if in_attr && next.is_some_and(|c| c == b'=' || c.is_ascii_alphanumeric()) {
+        return Ok(0);
+    }
+    if k < len || next == Some(b';') {
+        return Err(Bail("a character reference without its semicolon"));
+    }
+    let &(c1, c2) = NAMED_ENTITIES.get(&after[..k]).unwrap_or(&(0xFFFD, 0));
+    push_pair(out, c1, c2);
+    Ok(k)
+}
+
+fn push_pair(out: &mut String, c1: u32, c2: u32) {
+    out.push(char::from_u32(c1).unwrap_or('\u{FFFD}'));
+    if c2 != 0 {
+        out.push(char::from_u32(c2).unwrap_or('\u{FFFD}'));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(s: &str) -> String {
+        decode(s, false).unwrap().into_owned()
+    }
+
+    #[test]
+    fn references_decode_as_the_tokenizer_decodes_them() {
+        assert_eq!(text("a &amp; b &lt;c&gt;"), "a & b <c>");
+        assert_eq!(text("&#233;&#xE9;&#X41;&#65"), "ééAA");
+        assert_eq!(text("&#0;&#x80;&#xD800;"), "\u{FFFD}€\u{FFFD}");
+        assert_eq!(text("&copy x &nosuch; & &; &#;"), "© x &nosuch; & &; &#;");
+        assert_eq!(text("&NotEqualTilde;"), "\u{2242}\u{338}");
+        assert_eq!(decode("?a=1&copy=2", true).unwrap(), "?a=1&copy=2");
+        assert_eq!(decode("x&copy y", true).unwrap(), "x© y");
+        assert!(decode("&notit;", false).is_err());
+    }
+}

@@ -1,0 +1,346 @@
+//! The tokenizer of the streaming pass: tags, text, comments and the doctype of
+//! ordinary HTML, read straight from the page text with `memchr`. What it does not
+//! read the way the HTML tokenizer would (bogus comments, CDATA, an unfinished tag,
+//! a script with `<!--` in it) is a [`Bail`]: the page goes to the tree path.
+
+use std::borrow::Cow;
+
+use super::{Bail, entity};
+use crate::visit::Attr;
+
+/// Attributes on one element past which the page goes to the tree path (which has
+/// a time budget for such pages).
+const MAX_ATTRS: usize = 256;
+
+/// What the page's doctype says of its mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quirks {
+    /// `<!DOCTYPE html>`.
+    No,
+    /// No doctype, or one naming something other than `html`.
+    Yes,
+    /// A doctype with public or system identifiers: not worked out here.
+    Unknown,
+}
+
+/// A token. Start tag attributes go to the caller's attribute stack.
+#[derive(Debug)]
+pub enum Token<'a> {
+    /// A start tag: its name (lower case) and whether it ends in `/>`.
+    Start {
+        /// Lower case.
+        name: Cow<'a, str>,
+        /// Written `<x/>`.
+        self_closing: bool,
+    },
+    /// An end tag.
+    End(Cow<'a, str>),
+    /// Text, references decoded.
+    Text(Cow<'a, str>),
+    /// A comment (no event).
+    Comment,
+    /// A doctype.
+    Doctype(Quirks),
+    /// The end of the page.
+    Eof,
+}
+
+/// Reads tokens from a page's text.
+pub struct Scanner<'a> {
+    src: &'a str,
+    pos: usize,
+}
+
+fn is_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\x0C')
+}
+
+fn lower(s: &str) -> Cow<'_, str> {
+    if s.bytes().any(|c| c.is_ascii_uppercase()) {
+        Cow::Owned(s.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+impl<'a> Scanner<'a> {
+    /// A scanner at the start of `src`.
+    pub fn new(src: &'a str) -> Self {
+        Self { src, pos: 0 }
+    }
+
+    fn rest(&self) -> &'a str {
+        &self.src[self.pos..]
+    }
+
+    fn peek(&self, at: usize) -> Option<u8> {
+        self.src.as_bytes().get(self.pos + at).copied()
+    }
+
+    /// The next token; a start tag's attributes are pushed onto `attrs`.
+    pub fn next(&mut self, attrs: &mut Vec<Attr<'a>>) -> Result<Token<'a>, Bail> {
+        let rest = self.rest();
+        if rest.is_empty() {
+            return Ok(Token::Eof);
+        }
+        let Some(lt) = memchr::memchr(b'<', rest.as_bytes()) else {
+            self.pos = self.src.len();
+            return Ok(Token::Text(entity::decode(rest, false)?));
+        };
+        if lt > 0 {
+            self.pos += lt;
+            return Ok(Token::Text(entity::decode(&rest[..lt], false)?));
+        }
+        match self.peek(1) {
+            Some(c) if c.is_ascii_alphabetic() => self.start_tag(attrs),
+            Some(b'/') => match self.peek(2) {
+                Some(c) if c.is_ascii_alphabetic() => self.end_tag(),
+                _ => Err(Bail("`</` not followed by a tag name")),
+            },
+            Some(b'!') => self.markup_declaration(),
+            Some(b'?') => Err(Bail("a `<?` bogus comment")),
+            _ => {
+                self.pos += 1;
+                Ok(Token::Text(Cow::Borrowed("<")))
+            }
+        }
+    }
+
+    /// A tag name from `pos`, up to white space, `/` or `>`.
+    fn name(&mut self) -> Result<&'a str, Bail> {
+        let rest = self.rest();
+        let len = rest
+            .bytes()
+            .position(|c| is_space(c) || c == b'/' || c == b'>')
+            .ok_or(Bail("the page ends in a tag"))?;
+        self.pos += len;
+        Ok(&rest[..len])
+    }
+
+    fn start_tag(&mut self, attrs: &mut Vec<Attr<'a>>) -> Result<Token<'a>, Bail> {
+        self.pos += 1;
+        let name = lower(self.name()?);
+        let first = attrs.len();
+        let self_closing = self.attributes(attrs, first)?;
+        Ok(Token::Start { name, self_closing })
+    }
+
+    fn end_tag(&mut self) -> Result<Token<'a>, Bail> {
+        self.pos += 2;
+        let name = lower(self.name()?);
+        let mut ignored = Vec::new();
+        self.attributes(&mut ignored, 0)?;
+        Ok(Token::End(name))
+    }
+
+    /// Reads attributes up to the tag's `>`; returns whether it closed with `/>`.
+    /// A repeated attribute is left out (the first one counts).
+    fn attributes(&mut self, attrs: &mut Vec<Attr<'a>>, first: usize) -> Result<bool, Bail> {
+        loop {
+            self.skip_space();
+            match self.peek(0) {
+                None => return Err(Bail("the page ends in a tag")),
+                Some(b'>') => {
+                    self.pos += 1;
+                    return Ok(false);
+                }
+                Some(b'/') => {
+                    self.pos += 1;
+                    if self.peek(0) == Some(b'>') {
+                        self.pos += 1;
+                        return Ok(true);
+                    }
+                }
+                Some(b'=') => return Err(Bail("an attribute name starting with `=`")),
+                Some(_) => {
+                    let (name, value) = self.attribute()?;
+                    if attrs.len() - first >= MAX_ATTRS {
+                        return Err(Bail("an element with very many attributes"));
+                    }
+                    if !attrs[first..].iter().any(|(n, _)| *n == name) {
+                        attrs.push((name, value));
+                    }
+                }
+            }
+        }
+    }
+
+    fn skip_space(&mut self) {
+        let n = self.rest().bytes().take_while(|&c| is_space(c)).count();
+        self.pos += n;
+    }
+
+    fn attribute(&mut self) -> Result<Attr<'a>, Bail> {
+        let rest = self.rest();
+        let len = rest
+            .bytes()
+            .position(|c| is_space(c) || matches!(c, b'/' | b'>' | b'='))
+            .ok_or(Bail("the page ends in a tag"))?;
+        let name = lower(&rest[..len]);
+        self.pos += len;
+        self.skip_space();
+        if self.peek(0) != Some(b'=') {
+            return Ok((name, Cow::Borrowed("")));
+        }
+        self.pos += 1;
+        self.skip_space();
+        let rest = self.rest();
+        let raw = match rest.as_bytes().first() {
+            None => return Err(Bail("the page ends in a tag")),
+            Some(&q @ (b'"' | b'\'')) => {
+                let end = memchr::memchr(q, &rest.as_bytes()[1..])
+                    .ok_or(Bail("the page ends in an attribute value"))?;
+                self.pos += end + 2;
+                &rest[1..=end]
+            }
+            Some(b'>') => "",
+            Some(_) => {
+                let end = rest
+                    .bytes()
+                    .position(|c| is_space(c) || c == b'>')
+                    .ok_or(Bail("the page ends in a tag"))?;
+                self.pos += end;
+                &rest[..end]
+            }
+        };
+        Ok((name, entity::decode(raw, true)?))
+    }
+
+    fn markup_declaration(&mut self) -> Result<Token<'a>, Bail> {
+        let rest = self.rest();
+        if let Some(body) = rest.strip_prefix("<!--") {
+            let len = comment_len(body).ok_or(Bail("the page ends in a comment"))?;
+            self.pos += 4 + len;
+            return Ok(Token::Comment);
+        }
+        if rest.len() >= 9 && rest[2..9].eq_ignore_ascii_case("doctype") {
+            let end =
+                memchr::memchr(b'>', rest.as_bytes()).ok_or(Bail("the page ends in a doctype"))?;
+            self.pos += end + 1;
+            return Ok(Token::Doctype(doctype_quirks(&rest[9..end])));
+        }
+        Err(Bail("a bogus comment or CDATA section"))
+    }
+
+    /// The text of a raw text element (`script`, `style`, `title`, …) up to its end
+    /// tag, which is read too. `rcdata` decodes references (`title`, `textarea`).
+    pub fn raw_text(&mut self, name: &str, rcdata: bool) -> Result<Cow<'a, str>, Bail> {
+        let rest = self.rest();
+        let end = if name == "script" {
+            script_end(rest)
+        } else {
+            find_end_tag(rest, name)
+        };
+        let end = end.ok_or(Bail("the page ends in a raw text element"))?;
+        let text = &rest[..end];
+        self.pos += end;
+        match self.end_tag()? {
+            Token::End(_) => {}
+            _ => return Err(Bail("a raw text element's end tag")),
+        }
+        if rcdata {
+            entity::decode(text, false)
+        } else {
+            Ok(Cow::Borrowed(text))
+        }
+    }
+}
+
+/// The length of a comment's body and its end (`-->`, `--!>`, or an abrupt `>`/`->`).
+fn comment_len(body: &str) -> Option<usize> {
+    if body.starts_with('>') {
+        return Some(1);
+    }
+    if body.starts_with("->") {
+        return Some(2);
+    }
+    let b = body.as_bytes();
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&b[from..], b"--") {
+        let j = from + at;
+        match b.get(j + 2) {
+            Some(b'>') => return Some(j + 3),
+            Some(b'!') if b.get(j + 3) == Some(&b'>') => return Some(j + 4),
+            None => return None,
+            _ => from = j + 1,
+        }
+    }
+    None
+}
+
+/// Where `</name` followed by white space, `/` or `>` starts in `text`.
+fn find_end_tag(text: &str, name: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&b[from..], b"</") {
+        let j = from + at;
+        if tag_at(b, j + 2, name.as_bytes()) {
+            return Some(j);
+        }
+        from = j + 2;
+    }
+    None
+}
+
+/// True when `b` at `at` is `name` (ASCII case-insensitive) followed by white space,
+/// `/` or `>`.
+fn tag_at(b: &[u8], at: usize, name: &[u8]) -> bool {
+    b.get(at..at + name.len())
+        .is_some_and(|t| t.eq_ignore_ascii_case(name))
+        && b.get(at + name.len())
+            .is_some_and(|&c| is_space(c) || c == b'/' || c == b'>')
+}
+
+/// Where a script's `</script>` starts, with the tokenizer's escape states: after
+/// `<!--` a `<script>` starts a "double escaped" part in which `</script>` does not end
+/// the script; `-->` ends both.
+fn script_end(text: &str) -> Option<usize> {
+    #[derive(PartialEq)]
+    enum State {
+        Data,
+        Escaped,
+        DoubleEscaped,
+    }
+    let b = text.as_bytes();
+    let mut state = State::Data;
+    let mut i = 0;
+    while let Some(at) = memchr::memchr2(b'<', b'-', &b[i..]) {
+        i += at;
+        if b[i] == b'-' {
+            if state != State::Data && b[i..].starts_with(b"-->") {
+                state = State::Data;
+                i += 3;
+            } else {
+                i += 1;
+            }
+        } else if b.get(i + 1) == Some(&b'/') && tag_at(b, i + 2, b"script") {
+            if state == State::DoubleEscaped {
+                state = State::Escaped;
+                i += 8;
+            } else {
+                return Some(i);
+            }
+        } else if state == State::Data && b[i..].starts_with(b"<!--") {
+            state = State::Escaped;
+            i += 2;
+        } else if state == State::Escaped && tag_at(b, i + 1, b"script") {
+            state = State::DoubleEscaped;
+            i += 7;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+/// The mode a doctype puts the page in, as far as this pass needs it.
+fn doctype_quirks(body: &str) -> Quirks {
+    let body = body.trim_matches(|c: char| c.is_ascii_whitespace());
+    if body.eq_ignore_ascii_case("html") {
+        Quirks::No
+    } else if !body.contains(|c: char| c.is_ascii_whitespace()) {
+        Quirks::Yes
+    } else {
+        Quirks::Unknown
+    }
+}
