@@ -50,6 +50,12 @@ const PROGRAMS: &[(&str, &str, &str)] = &[
         "Gives every error document of a scrape a verdict: captured elsewhere, missing, or dead.",
     ),
     (
+        "rip-render",
+        env!("CARGO_BIN_EXE_rip-render"),
+        "The render stage: one page (the DOM after scripts ran), failure or expected record \
+         per ref, through headless Chromium.",
+    ),
+    (
         "rip-route",
         env!("CARGO_BIN_EXE_rip-route"),
         "The failure-routing stage: retry, resolve, capture or expect each failure, by policy.",

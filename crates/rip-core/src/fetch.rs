@@ -131,6 +131,10 @@ pub struct Page {
     /// request's message, a spent budget, the cache-only mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wiki_expansion_error: Option<String>,
+    /// For a page `rip-render` rendered in a browser: how (the body is then the DOM
+    /// after its scripts ran, not the bytes the server sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render: Option<Rendered>,
     /// Where the URL came from.
     #[serde(flatten)]
     pub context: Context,
@@ -286,4 +290,78 @@ impl Failure {
             extra: Map::new(),
         }
     }
+}
+
+/// How `rip-render` rendered a page (the `render` object of a `page`): the browser, when
+/// the page was taken as done, and what went wrong in it without failing it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rendered {
+    /// The browser and its version, e.g. `Chromium/156.0.8078.114`.
+    pub browser: String,
+    /// The rule that said the page was done: `load`, `network-idle` or `selector:CSS`.
+    pub wait: String,
+    /// From the navigation to the DOM read back, in ms (0 for a render from the cache).
+    pub render_ms: u64,
+    /// Requests the page made besides its document (served, failed or blocked).
+    #[serde(default)]
+    pub requests: u32,
+    /// Of those, the ones blocked by their type (images, fonts, media unless allowed).
+    #[serde(default)]
+    pub blocked: u32,
+    /// Errors the page's scripts reported: `console.error` calls and uncaught exceptions
+    /// (at most 50, each cut at 1,000 characters; `dropped` counts the rest).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub console_errors: Vec<ConsoleError>,
+    /// Subresources that could not be had (at most 50; `dropped` counts the rest), other
+    /// than those blocked by type.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_requests: Vec<FailedRequest>,
+    /// Console errors and failed requests past the 50 kept of each.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dropped: u32,
+    /// Dialogs (`alert`, `confirm`, `prompt`, `beforeunload`) the page opened, dismissed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dialogs: u32,
+    /// Navigations of the page away from itself that were refused (at most 10).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub navigations_blocked: Vec<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// An error a page's script reported (see [`Rendered::console_errors`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleError {
+    /// `console` (a `console.error` call) or `exception` (an uncaught exception).
+    pub kind: String,
+    /// The message.
+    pub text: String,
+    /// The script's URL, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The line in it (1-based), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+/// A subresource a rendered page asked for and did not get (see
+/// [`Rendered::failed_requests`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedRequest {
+    /// The URL asked for.
+    pub url: String,
+    /// What the page wanted it for, as the browser says (`Script`, `XHR`, `Fetch`, …).
+    pub resource_type: String,
+    /// The HTTP status, when a response came.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// The error's stable code (`httpError.transient`, `robots.disallowed`, …).
+    pub code: String,
+    /// Why, in words.
+    pub message: String,
 }

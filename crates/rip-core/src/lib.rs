@@ -31,7 +31,7 @@ pub use cache_mode::{CacheMode, UnknownCacheMode};
 pub use category::{BodyEncoding, CharsetSource, ErrorCategory, ExpectedSource, Phase};
 pub use context::{Context, ErrorEntry};
 pub use exit::Status;
-pub use fetch::{Failure, Page, Ref, SiteFetch};
+pub use fetch::{ConsoleError, FailedRequest, Failure, Page, Ref, Rendered, SiteFetch};
 pub use ndjson::{
     DecodeError, Line, LineError, NdjsonReader, NdjsonWriter, ReadError, is_broken_pipe,
 };

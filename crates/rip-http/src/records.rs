@@ -75,6 +75,7 @@ pub fn page_record(r: &Ref, resp: &Response, stats: &RequestStats) -> Page {
         wiki_title: None,
         wiki_expansions: Default::default(),
         wiki_expansion_error: None,
+        render: None,
         context: r.context.clone(),
         attempt: r.attempt,
         errors: r.errors.clone(),

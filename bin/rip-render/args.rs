@@ -1,0 +1,83 @@
+//! `rip-render`'s command line.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+
+/// Render every `ref` record on the input in headless Chromium: write one `page` (its DOM
+/// after the page's scripts ran), `failure` or `expected` per ref, pass every other record
+/// through, end with a `summary`.
+///
+/// The document and every request the page makes go through the same HTTP stack as
+/// rip-fetch (cache, robots.txt, per-host gap and Retry-After shared through the cache
+/// folder, retries, the same classifier: a 503 is a retryable failure). Each page gets a
+/// fresh browser context. Exit code 2 when any ref failed.
+#[derive(Debug, Parser)]
+#[command(
+    name = "rip-render",
+    version,
+    about = "The render stage: one page (the DOM after scripts ran), failure or expected \
+             record per ref, through headless Chromium.",
+    mut_arg("concurrency", |a| a
+        .default_value("4")
+        .help("Pages rendered at once: browser tabs (the page's own requests are not limited by it)"))
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub common: rip_cli::StageArgs,
+
+    #[command(flatten)]
+    pub http: rip_cli::http::HttpArgs,
+
+    /// When a page is done: `load` (its load event), `network-idle` (loaded, and no
+    /// request in flight for 500 ms) or `selector:CSS` (an element matches).
+    #[arg(long, default_value = "network-idle", value_name = "RULE")]
+    pub wait: rip_render::Wait,
+    /// The longest a page may take to settle (then a TIMEOUT failure, `render.timeout`).
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    pub page_timeout: Duration,
+    /// Resource types to let through, refused by default (repeatable or comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "TYPE")]
+    pub allow: Vec<Allowed>,
+    /// Requests one page may make at most; later ones are refused and noted on the page.
+    #[arg(long, default_value_t = 500, value_name = "N")]
+    pub max_requests: u32,
+    /// The Chromium executable.
+    #[arg(long, env = "RIP_CHROMIUM", default_value = rip_render::DEFAULT_CHROMIUM, value_name = "PATH")]
+    pub chromium: PathBuf,
+    /// A page's JavaScript heap at most, in MiB: a script allocating without end crashes
+    /// its own page (a `render.crashed` failure) at this size.
+    #[arg(long, default_value_t = 256, value_name = "MIB")]
+    pub js_heap: u32,
+    /// Times a page is rendered again in a new browser after its browser died.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub browser_retries: u32,
+    /// Worker threads of the async runtime.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub threads: usize,
+}
+
+/// A resource type `--allow` lets through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Allowed {
+    /// Images.
+    Images,
+    /// Web fonts.
+    Fonts,
+    /// Audio and video.
+    Media,
+    /// All three.
+    All,
+}
+
+impl Cli {
+    pub fn allow(&self) -> rip_render::Allow {
+        let has = |t: Allowed| self.allow.contains(&t) || self.allow.contains(&Allowed::All);
+        rip_render::Allow {
+            images: has(Allowed::Images),
+            fonts: has(Allowed::Fonts),
+            media: has(Allowed::Media),
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! `rip-render`: see the `rip_render` library. This file is glue: arguments → config → run.
+
+mod args;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli: args::Cli = rip_cli::parse();
+    cli.common.init_logging();
+    rip_cli::raise_open_files_limit();
+    rip_cli::exit_with("rip-render", run(cli))
+}
+
+fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
+    let (input, pipe) = cli.common.open_pipe(rip_render::STAGE)?;
+    let config = rip_render::Config {
+        http: cli.http.config(),
+        tabs: cli.http.concurrency.max(1),
+        wait: cli.wait.clone(),
+        page_timeout: cli.page_timeout,
+        allow: cli.allow(),
+        max_requests: cli.max_requests,
+        browser: rip_render::BrowserSettings {
+            executable: cli.chromium.clone(),
+            js_heap_mib: cli.js_heap.max(16),
+            ..Default::default()
+        },
+        browser_retries: cli.browser_retries,
+        threads: cli.threads.max(1),
+        pipe: rip_core::PipeOptions {
+            read_ahead_bytes: 64 << 20,
+            ..pipe
+        },
+    };
+    let summary = rip_render::run(config, input, std::io::stdout())?;
+    if !cli.common.quiet {
+        eprintln!("{}", rip_render::summary_line(&summary));
+    }
+    Ok(summary.status)
+}

@@ -1,0 +1,249 @@
+//! The one browser of a stage: Debian's Chromium, started headless with a profile folder
+//! of its own, driven over the DevTools protocol (chromiumoxide), and started again when it
+//! dies.
+//!
+//! [`Engine::get`] hands out the running browser (starting it when there is none, or the
+//! last one died); a tab that finds its browser gone calls [`Engine::lost`] with the
+//! generation it used, so that many tabs seeing one death start one new browser.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use chromiumoxide::browser::{Browser, BrowserConfig, BrowserConfigBuilder};
+use futures::StreamExt;
+use tokio::sync::Mutex;
+use tokio::task::JoinHandle;
+
+/// Where Debian installs Chromium.
+pub const DEFAULT_CHROMIUM: &str = "/usr/bin/chromium";
+
+/// How the browser is started.
+#[derive(Debug, Clone)]
+pub struct BrowserSettings {
+    /// The Chromium executable.
+    pub executable: PathBuf,
+    /// The JavaScript heap of each page's renderer, in MiB (V8's `--max-old-space-size`):
+    /// a page whose script allocates without end crashes its own renderer at this size,
+    /// not the machine.
+    pub js_heap_mib: u32,
+    /// How long the browser may take to start.
+    pub launch_timeout: Duration,
+    /// Extra command-line switches for Chromium (`--foo=bar`).
+    pub extra_args: Vec<String>,
+}
+
+impl Default for BrowserSettings {
+    fn default() -> Self {
+        Self {
+            executable: PathBuf::from(DEFAULT_CHROMIUM),
+            js_heap_mib: 256,
+            launch_timeout: Duration::from_secs(30),
+            extra_args: Vec::new(),
+        }
+    }
+}
+
+/// Why the browser could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// No executable there.
+    #[error(
+        "no Chromium at {} (hint: `apt-get install chromium`, or give another with --chromium)",
+        path.display()
+    )]
+    Missing {
+        /// The path tried.
+        path: PathBuf,
+    },
+    /// Its profile folder could not be made.
+    #[error("cannot make a profile folder for Chromium in the temporary folder: {0}")]
+    Profile(#[source] std::io::Error),
+    /// It did not start, or did not answer.
+    #[error("cannot start Chromium ({}): {message}", path.display())]
+    Start {
+        /// The executable.
+        path: PathBuf,
+        /// What chromiumoxide said.
+        message: String,
+    },
+}
+
+/// A running browser.
+pub(crate) struct Chromium {
+    pub browser: Browser,
+    /// Counts the browsers this stage started, from 1.
+    pub generation: u64,
+    /// `Chromium/156.0.…`.
+    pub version: String,
+    /// Cleared when the connection to it ends (it exited, crashed or was killed).
+    alive: Arc<AtomicBool>,
+    handler: JoinHandle<()>,
+    _profile: tempfile::TempDir,
+}
+
+impl Chromium {
+    pub fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Chromium {
+    fn drop(&mut self) {
+        self.handler.abort();
+    }
+}
+
+/// The stage's browser, started on demand and again after it died.
+pub(crate) struct Engine {
+    settings: BrowserSettings,
+    current: Mutex<Option<Arc<Chromium>>>,
+    generation: AtomicU64,
+}
+
+impl Engine {
+    pub fn new(settings: BrowserSettings) -> Self {
+        Self {
+            settings,
+            current: Mutex::new(None),
+            generation: AtomicU64::new(0),
+        }
+    }
+
+    /// Browsers started so far.
+    pub fn started(&self) -> u64 {
+        self.generation.load(Ordering::Relaxed)
+    }
+
+    /// The running browser, started when there is none or it died.
+    pub async fn get(&self) -> Result<Arc<Chromium>, LaunchError> {
+        let mut current = self.current.lock().await;
+        if let Some(c) = current.as_ref()
+            && c.is_alive()
+        {
+            return Ok(c.clone());
+        }
+        if let Some(old) = current.take() {
+            tracing::warn!(
+                "the browser (start {}) is gone: starting another",
+                old.generation
+            );
+        }
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        let chromium = Arc::new(launch(&self.settings, generation).await?);
+        *current = Some(chromium.clone());
+        Ok(chromium)
+    }
+
+    /// A tab found the browser of `generation` unusable: it is dropped (its process
+    /// killed), and the next [`Engine::get`] starts another.
+    pub async fn lost(&self, generation: u64) {
+        let mut current = self.current.lock().await;
+        if current.as_ref().is_some_and(|c| c.generation == generation) {
+            *current = None;
+        }
+    }
+
+    /// Closes the browser, if one runs.
+    pub async fn close(&self) {
+        let taken = self.current.lock().await.take();
+        if let Some(chromium) = taken
+            && let Ok(mut chromium) = Arc::try_unwrap(chromium)
+        {
+            let _ = tokio::time::timeout(Duration::from_secs(5), chromium.browser.close()).await;
+            let _ = tokio::time::timeout(Duration::from_secs(5), chromium.browser.wait()).await;
+        }
+    }
+}
+
+/// Adds rip-render's switches to chromiumoxide's defaults, as chromiumoxide takes them:
+/// without the leading `--` (it adds them; `----js-flags` would be no switch at all) and split
+/// at the first `=`, so that a key it sets too (`disable-features`) gets both lists of values
+/// instead of a second switch that Chromium would read in place of the first.
+fn with_switches(
+    mut builder: BrowserConfigBuilder,
+    settings: &BrowserSettings,
+) -> BrowserConfigBuilder {
+    for switch in switches(settings) {
+        let bare = switch.trim_start_matches('-');
+        builder = match bare.split_once('=') {
+            Some((key, value)) => builder.arg((key, value)),
+            None => builder.arg(bare),
+        };
+    }
+    builder
+}
+
+/// The switches rip-render starts Chromium with, besides chromiumoxide's defaults.
+fn switches(settings: &BrowserSettings) -> Vec<String> {
+    let mut args = vec![
+        format!("--js-flags=--max-old-space-size={}", settings.js_heap_mib),
+        "--disable-gpu".into(),
+        "--no-first-run".into(),
+        "--no-default-browser-check".into(),
+        "--disable-features=HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,MediaRouter".into(),
+        // Only loopback is proxied by nothing; every request is answered through the
+        // interception anyway, so nothing leaves Chromium by itself.
+        "--disable-domain-reliability".into(),
+        "--disable-component-update".into(),
+    ];
+    args.extend(settings.extra_args.iter().cloned());
+    args
+}
+
+async fn launch(settings: &BrowserSettings, generation: u64) -> Result<Chromium, LaunchError> {
+    let path = settings.executable.clone();
+    if !path.is_file() {
+        return Err(LaunchError::Missing { path });
+    }
+    let profile = tempfile::Builder::new()
+        .prefix("rip-render-profile-")
+        .tempdir()
+        .map_err(LaunchError::Profile)?;
+    let mut builder = BrowserConfig::builder()
+        .chrome_executable(&path)
+        .user_data_dir(profile.path())
+        .launch_timeout(settings.launch_timeout)
+        .request_timeout(Duration::from_secs(60))
+        .viewport(None);
+    builder = with_switches(builder, settings);
+    // Chromium's sandbox does not run as root; there it is turned off (a container's
+    // own isolation stands for it).
+    if rustix::process::geteuid().is_root() {
+        builder = builder.no_sandbox();
+    }
+    let start = |message: String| LaunchError::Start {
+        path: path.clone(),
+        message,
+    };
+    let config = builder.build().map_err(start)?;
+    let (browser, mut handler) = Browser::launch(config)
+        .await
+        .map_err(|e| start(e.to_string()))?;
+    let alive = Arc::new(AtomicBool::new(true));
+    let flag = alive.clone();
+    let handler = tokio::spawn(async move {
+        while let Some(event) = handler.next().await {
+            if let Err(e) = event {
+                tracing::debug!("browser connection: {e}");
+                if matches!(e, chromiumoxide::error::CdpError::Ws(_)) {
+                    break;
+                }
+            }
+        }
+        flag.store(false, Ordering::Relaxed);
+    });
+    let version = match tokio::time::timeout(Duration::from_secs(10), browser.version()).await {
+        Ok(Ok(v)) => v.product.replace("HeadlessChrome", "Chromium"),
+        _ => "Chromium".into(),
+    };
+    Ok(Chromium {
+        browser,
+        generation,
+        version,
+        alive,
+        handler,
+        _profile: profile,
+    })
+}

@@ -1,0 +1,134 @@
+#![deny(missing_docs)]
+//! `rip-render`: turns `ref` records into `page`, `failure` or `expected` records whose
+//! body is the page's DOM after headless Chromium ran its scripts.
+//!
+//! The same contract as `rip-fetch`: exactly one record per ref, every other line passed
+//! through unchanged, first-round refs in `ledger` records, a closing `summary`. So
+//! `rip-discover | rip-render | rip-parse` and `rip-fetch | rip-route | rip-render` read as
+//! they do with `rip-fetch`.
+//!
+//! # The path of a ref
+//!
+//! 1. **The rendered variant in the cache** ([`record::cache_key`]): a fresh one is the
+//!    page at once, without a browser.
+//! 2. **The document**, fetched by [`rip_http::Fetcher`] exactly as `rip-fetch` fetches it:
+//!    cache, robots.txt (a disallowed URL is an `expected` record and never reaches the
+//!    browser), the per-host gap and Retry-After shared through the cache folder, the
+//!    circuit breaker, retries, and the same classifier, so a 503 is a retryable
+//!    `failure` and a 404 a permanent one, as from `rip-fetch`. A response that is not
+//!    HTML (an image, a PDF, JSON) is written as `rip-fetch` writes it, unrendered.
+//! 3. **The render** ([`tab`]): a fresh browser context and tab per page; the document is
+//!    served to Chromium from the response just fetched, and every request the page makes
+//!    goes through the same `Fetcher` ([`intercept`]): Chromium itself asks the network for
+//!    nothing. Images, fonts and media are refused unless allowed ([`Allow`]).
+//! 4. **Done** by [`Wait`]: `load`, `network-idle` (loaded, and no request in flight for
+//!    500 ms) or `selector:CSS`, within [`Config::page_timeout`]; a page that does not
+//!    settle is a `TIMEOUT` failure (`render.timeout`) naming what it was doing, with the
+//!    DOM seen so far as the failure's body. A renderer that crashes (a script allocating
+//!    without end reaches the heap cap, [`BrowserSettings::js_heap_mib`]) is a `RESOURCE`
+//!    failure (`render.crashed`). Dialogs are dismissed and counted; a navigation away
+//!    from the page is refused and noted.
+//! 5. **The page record**: the document's record (`status`, `headers`, `finalUrl`,
+//!    `siteFetch` of the raw fetch) with the DOM as `body` and a `render` object: browser,
+//!    wait rule, time, requests, blocked requests, console errors, failed subresources
+//!    (see `docs/records.md`). It is cached as the rendered variant.
+//!
+//! # The browser
+//!
+//! One Chromium per stage ([`browser`]), started on first need with a profile folder of
+//! its own, `-c` tabs at once. When it dies (killed, crashed) the renders in flight fail
+//! with it and are done again in a new one, up to [`Config::browser_retries`] times per
+//! ref; then the ref is a retryable `RESOURCE` failure (`render.browserLost`), for
+//! `rip-route` to send round again. Each page has its own context, so nothing a page
+//! leaves (cookies, storage, a leaking tab) outlives it.
+
+pub mod browser;
+pub mod intercept;
+pub mod record;
+mod seen;
+mod stage;
+mod tab;
+pub mod wait;
+
+use std::time::Duration;
+
+use rip_core::{PipeOptions, Summary};
+use rip_http::HttpConfig;
+
+pub use browser::{BrowserSettings, DEFAULT_CHROMIUM, LaunchError};
+pub use intercept::Allow;
+pub use stage::summary_line;
+pub use wait::{BadWait, Wait};
+
+/// The stage name in records.
+pub const STAGE: &str = "rip-render";
+
+/// What `rip-render` does.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The HTTP stack (documents and every subresource).
+    pub http: HttpConfig,
+    /// Pages rendered at once: tabs.
+    pub tabs: usize,
+    /// When a page is done.
+    pub wait: Wait,
+    /// The longest a page may take, from its navigation to its DOM read back.
+    pub page_timeout: Duration,
+    /// Resource types let through besides documents, scripts, stylesheets and requests
+    /// made by script.
+    pub allow: Allow,
+    /// Requests one page may make, at most (later ones are refused and noted).
+    pub max_requests: u32,
+    /// How the browser is started.
+    pub browser: BrowserSettings,
+    /// Times a ref is rendered again in a new browser after its browser died.
+    pub browser_retries: u32,
+    /// Worker threads of the async runtime.
+    pub threads: usize,
+    /// The input's name, strictness and stop flag.
+    pub pipe: PipeOptions,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            http: HttpConfig::default(),
+            tabs: 4,
+            wait: Wait::NetworkIdle,
+            page_timeout: Duration::from_secs(30),
+            allow: Allow::default(),
+            max_requests: 500,
+            browser: BrowserSettings::default(),
+            browser_retries: 2,
+            threads: 2,
+            pipe: PipeOptions::new(STAGE),
+        }
+    }
+}
+
+/// What stops `rip-render`.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// The HTTP stack could not be built (bad header, proxy, cache folder).
+    #[error(transparent)]
+    Build(#[from] rip_http::BuildError),
+    /// No browser to render with.
+    #[error(transparent)]
+    Launch(#[from] LaunchError),
+    /// The async runtime could not start.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// Reading, writing, or a malformed line under `--strict`.
+    #[error(transparent)]
+    Pipe(#[from] rip_core::PipeError),
+}
+
+/// Runs the stage: reads `input`, writes `output`, returns the closing summary (also
+/// written as the last record).
+pub fn run<R, W>(config: Config, input: R, output: W) -> Result<Summary, RenderError>
+where
+    R: std::io::Read + Send + 'static,
+    W: std::io::Write,
+{
+    stage::run(config, input, output)
+}

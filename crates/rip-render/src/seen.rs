@@ -1,0 +1,207 @@
+//! What a page did while it rendered: its requests (in flight, served, blocked, failed),
+//! its script errors, dialogs and refused navigations. Shared by the interception task,
+//! the event listeners and the wait, bounded whatever the page does.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rip_core::{ConsoleError, FailedRequest, Rendered};
+use tokio::time::Instant;
+
+/// Console errors and failed requests kept, each (the rest are counted in `dropped`).
+pub const KEPT: usize = 50;
+/// Characters of a message kept.
+pub const MESSAGE_CHARS: usize = 1_000;
+/// Refused navigations kept.
+const NAVIGATIONS_KEPT: usize = 10;
+
+/// The shared record of one page's render.
+#[derive(Clone, Default)]
+pub(crate) struct Seen(Arc<Mutex<State>>);
+
+#[derive(Default)]
+struct State {
+    info: Rendered,
+    /// Requests being answered now, by URL (for a timeout's message).
+    in_flight: Vec<String>,
+    /// When the last request started or ended.
+    last_activity: Option<Instant>,
+    load_fired: bool,
+    crashed: bool,
+}
+
+/// Cuts `text` to [`MESSAGE_CHARS`] characters.
+pub fn cut(text: &str) -> String {
+    match text.char_indices().nth(MESSAGE_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+impl Seen {
+    fn with<T>(&self, f: impl FnOnce(&mut State) -> T) -> T {
+        f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// A subresource request starts (`blocked`: refused by its type at once).
+    pub fn request(&self, url: &str, blocked: bool) -> u32 {
+        self.with(|s| {
+            s.info.requests += 1;
+            if blocked {
+                s.info.blocked += 1;
+            } else {
+                s.in_flight.push(url.to_owned());
+            }
+            s.last_activity = Some(Instant::now());
+            s.info.requests
+        })
+    }
+
+    /// A subresource request ended.
+    pub fn answered(&self, url: &str) {
+        self.with(|s| {
+            if let Some(i) = s.in_flight.iter().position(|u| u == url) {
+                s.in_flight.swap_remove(i);
+            }
+            s.last_activity = Some(Instant::now());
+        })
+    }
+
+    pub fn failed(&self, failed: FailedRequest) {
+        self.with(|s| {
+            if s.info.failed_requests.len() < KEPT {
+                s.info.failed_requests.push(FailedRequest {
+                    message: cut(&failed.message),
+                    ..failed
+                });
+            } else {
+                s.info.dropped += 1;
+            }
+        })
+    }
+
+    pub fn console_error(&self, error: ConsoleError) {
+        self.with(|s| {
+            if s.info.console_errors.len() < KEPT {
+                s.info.console_errors.push(ConsoleError {
+                    text: cut(&error.text),
+                    ..error
+                });
+            } else {
+                s.info.dropped += 1;
+            }
+        })
+    }
+
+    pub fn dialog(&self) {
+        self.with(|s| s.info.dialogs += 1)
+    }
+
+    pub fn navigation_blocked(&self, url: &str) {
+        self.with(|s| {
+            if s.info.navigations_blocked.len() < NAVIGATIONS_KEPT {
+                s.info.navigations_blocked.push(cut(url));
+            }
+        })
+    }
+
+    pub fn load_fired(&self) {
+        self.with(|s| {
+            s.load_fired = true;
+            s.last_activity = Some(Instant::now());
+        })
+    }
+
+    pub fn is_loaded(&self) -> bool {
+        self.with(|s| s.load_fired)
+    }
+
+    pub fn crash(&self) {
+        self.with(|s| s.crashed = true)
+    }
+
+    pub fn has_crashed(&self) -> bool {
+        self.with(|s| s.crashed)
+    }
+
+    /// When the page has had no request in flight since, if it has none now.
+    pub fn quiet_since(&self) -> Option<Instant> {
+        self.with(|s| {
+            if s.in_flight.is_empty() {
+                s.last_activity
+            } else {
+                None
+            }
+        })
+    }
+
+    /// What a page that did not settle was doing: for the failure's message.
+    pub fn state_line(&self) -> String {
+        self.with(|s| {
+            let mut line = format!(
+                "load event {}; {} requests",
+                if s.load_fired { "fired" } else { "not fired" },
+                s.info.requests
+            );
+            if !s.in_flight.is_empty() {
+                let shown: Vec<&str> = s.in_flight.iter().take(3).map(String::as_str).collect();
+                line.push_str(&format!(
+                    ", {} still in flight ({}{})",
+                    s.in_flight.len(),
+                    shown.join(", "),
+                    if s.in_flight.len() > 3 { ", …" } else { "" }
+                ));
+            }
+            line
+        })
+    }
+
+    /// The `render` object of the page record.
+    pub fn info(&self) -> Rendered {
+        self.with(|s| s.info.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_and_lists_are_bounded() {
+        let seen = Seen::default();
+        for i in 0..(KEPT + 7) {
+            seen.console_error(ConsoleError {
+                kind: "console".into(),
+                text: "x".repeat(5_000),
+                url: None,
+                line: Some(i as u32),
+            });
+        }
+        let info = seen.info();
+        assert_eq!(info.console_errors.len(), KEPT);
+        assert_eq!(info.dropped, 7);
+        assert_eq!(
+            info.console_errors[0].text.chars().count(),
+            MESSAGE_CHARS + 1
+        );
+    }
+
+    #[test]
+    fn quiet_only_without_requests_in_flight() {
+        let seen = Seen::default();
+        assert!(seen.quiet_since().is_none(), "nothing happened yet");
+        seen.request("http://h/a.js", false);
+        assert!(seen.quiet_since().is_none());
+        assert!(
+            seen.state_line()
+                .contains("1 still in flight (http://h/a.js)")
+        );
+        seen.answered("http://h/a.js");
+        assert!(seen.quiet_since().is_some());
+        seen.request("http://h/i.png", true);
+        assert!(
+            seen.quiet_since().is_some(),
+            "a blocked request is not in flight"
+        );
+        assert_eq!((seen.info().requests, seen.info().blocked), (2, 1));
+    }
+}

@@ -1,0 +1,413 @@
+//! One page in one tab: a fresh browser context (no cookies, storage or cache from any
+//! other page), a tab in it with every request intercepted ([`crate::intercept`]), the
+//! page's script errors, dialogs and crash watched, the navigation, the wait, the DOM read
+//! back, and the context disposed (which closes the tab and ends its renderer), whatever
+//! happened.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::fetch::{self, RequestPattern, RequestStage};
+use chromiumoxide::cdp::browser_protocol::inspector::{self, EventTargetCrashed};
+use chromiumoxide::cdp::browser_protocol::page::{
+    EventJavascriptDialogOpening, EventLoadEventFired, HandleJavaScriptDialogParams, NavigateParams,
+};
+use chromiumoxide::cdp::browser_protocol::target::{
+    CreateBrowserContextParams, CreateTargetParams,
+};
+use chromiumoxide::cdp::js_protocol::runtime::{
+    ConsoleApiCalledType, EventConsoleApiCalled, EventExceptionThrown, RemoteObject,
+};
+use chromiumoxide::error::CdpError;
+use futures::StreamExt;
+use rip_core::{ConsoleError, Rendered};
+use rip_http::{Fetcher, Response};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use crate::browser::Chromium;
+use crate::intercept::{Allow, Interceptor};
+use crate::seen::{Seen, cut};
+use crate::wait::{IDLE, Wait};
+
+/// How often the wait looks at the page.
+const POLL: Duration = Duration::from_millis(50);
+/// The longest a DevTools command that should be quick may take (closing, reading back).
+const QUICK: Duration = Duration::from_secs(5);
+
+/// What the tabs share.
+pub(crate) struct TabSettings {
+    pub fetcher: Fetcher,
+    pub wait: Wait,
+    pub timeout: Duration,
+    pub allow: Allow,
+    pub max_requests: u32,
+    /// Characters of DOM kept at most.
+    pub max_body: usize,
+}
+
+/// How a render ended.
+pub(crate) enum Rendering {
+    /// The page settled: its DOM, cut at `max_body` characters (`truncated`).
+    Done {
+        html: String,
+        truncated: bool,
+        info: Rendered,
+    },
+    /// The page did not settle in time: what it was doing, and its DOM when it could still
+    /// be read.
+    TimedOut {
+        why: String,
+        seen: Option<String>,
+        info: Rendered,
+    },
+    /// Its renderer crashed (out of memory, most often).
+    Crashed { info: Rendered },
+    /// The navigation itself failed (the browser's net error).
+    NavigationFailed { why: String, info: Rendered },
+}
+
+/// Why a render could not be done in this browser.
+#[derive(Debug)]
+pub(crate) enum TabError {
+    /// The browser is gone (killed, crashed, disconnected): try again in another.
+    Lost(String),
+}
+
+fn lost(chromium: &Chromium, e: CdpError) -> TabError {
+    let alive = if chromium.is_alive() {
+        "browser still connected"
+    } else {
+        "browser gone"
+    };
+    TabError::Lost(format!("{e} ({alive})"))
+}
+
+/// Renders `doc` (already fetched, served from `url`) in a fresh context of `chromium`.
+pub(crate) async fn render(
+    chromium: &Chromium,
+    settings: &TabSettings,
+    url: &str,
+    doc: Arc<Response>,
+) -> Result<Rendering, TabError> {
+    let browser = &chromium.browser;
+    let context = tokio::time::timeout(
+        QUICK,
+        browser.create_browser_context(CreateBrowserContextParams::default()),
+    )
+    .await
+    .map_err(|_| TabError::Lost("no answer to creating a browser context".into()))?
+    .map_err(|e| lost(chromium, e))?;
+    let result = render_in(chromium, settings, url, doc, context.clone()).await;
+    let disposed = tokio::time::timeout(QUICK, browser.dispose_browser_context(context)).await;
+    if !matches!(disposed, Ok(Ok(()))) && result.is_ok() {
+        tracing::debug!("could not dispose of the browser context of {url}");
+    }
+    result
+}
+
+async fn render_in(
+    chromium: &Chromium,
+    settings: &TabSettings,
+    url: &str,
+    doc: Arc<Response>,
+    context: BrowserContextId,
+) -> Result<Rendering, TabError> {
+    let mut target = CreateTargetParams::new("about:blank");
+    target.browser_context_id = Some(context);
+    let page = tokio::time::timeout(QUICK * 2, chromium.browser.new_page(target))
+        .await
+        .map_err(|_| TabError::Lost("no answer to opening a tab".into()))?
+        .map_err(|e| lost(chromium, e))?;
+    let seen = Seen::default();
+    let mut watchers = JoinSet::new();
+    watch(&page, &seen, settings, doc, &mut watchers)
+        .await
+        .map_err(|e| lost(chromium, e))?;
+    let start = Instant::now();
+    let nav = page.clone();
+    let url_owned = url.to_owned();
+    let mut navigation = tokio::spawn(async move {
+        let resp = nav.execute(NavigateParams::new(url_owned)).await?;
+        Ok(resp.result.error_text.clone())
+    });
+    let outcome = settle(&page, &seen, settings, &mut navigation, start).await;
+    navigation.abort();
+    let rendering = match outcome {
+        Settled::Done => read_back(&page, &seen, settings, start).await,
+        Settled::TimedOut => {
+            let dom = tokio::time::timeout(Duration::from_secs(1), page.content()).await;
+            Rendering::TimedOut {
+                why: format!(
+                    "the page did not settle ({}) within {}: {}",
+                    settings.wait,
+                    humantime_short(settings.timeout),
+                    seen.state_line()
+                ),
+                seen: dom.ok().and_then(Result::ok),
+                info: info_at(&seen, settings, start),
+            }
+        }
+        Settled::Crashed => Rendering::Crashed {
+            info: info_at(&seen, settings, start),
+        },
+        Settled::NavigationFailed(why) => Rendering::NavigationFailed {
+            why,
+            info: info_at(&seen, settings, start),
+        },
+        Settled::Lost(why) => return Err(TabError::Lost(why)),
+    };
+    watchers.abort_all();
+    if !chromium.is_alive() {
+        return Err(TabError::Lost("browser gone".into()));
+    }
+    Ok(rendering)
+}
+
+fn info_at(seen: &Seen, settings: &TabSettings, start: Instant) -> Rendered {
+    Rendered {
+        wait: settings.wait.to_string(),
+        render_ms: start.elapsed().as_millis() as u64,
+        ..seen.info()
+    }
+}
+
+fn humantime_short(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// The DOM of a settled page.
+async fn read_back(page: &Page, seen: &Seen, settings: &TabSettings, start: Instant) -> Rendering {
+    let left = settings.timeout.saturating_sub(start.elapsed()).max(QUICK);
+    match tokio::time::timeout(left, content(page)).await {
+        Ok(Ok(mut html)) => {
+            let truncated = html.len() > settings.max_body;
+            if truncated {
+                let mut at = settings.max_body;
+                while !html.is_char_boundary(at) {
+                    at -= 1;
+                }
+                html.truncate(at);
+            }
+            Rendering::Done {
+                html,
+                truncated,
+                info: info_at(seen, settings, start),
+            }
+        }
+        Ok(Err(_)) if seen.has_crashed() => Rendering::Crashed {
+            info: info_at(seen, settings, start),
+        },
+        Ok(Err(e)) => Rendering::NavigationFailed {
+            why: format!("cannot read the DOM back: {e}"),
+            info: info_at(seen, settings, start),
+        },
+        Err(_) => Rendering::TimedOut {
+            why: format!(
+                "the page settled but its DOM could not be read within {}: {}",
+                humantime_short(left),
+                seen.state_line()
+            ),
+            seen: None,
+            info: info_at(seen, settings, start),
+        },
+    }
+}
+
+/// The page's DOM; asked again twice when its script context was being replaced.
+async fn content(page: &Page) -> Result<String, CdpError> {
+    let mut tries = 0;
+    loop {
+        match page.content().await {
+            Err(e) if tries < 2 && e.to_string().contains("context") => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// How the wait ended.
+enum Settled {
+    Done,
+    TimedOut,
+    Crashed,
+    NavigationFailed(String),
+    Lost(String),
+}
+
+/// The navigation's task: the browser's net error, if any.
+type Navigation = tokio::task::JoinHandle<Result<Option<String>, CdpError>>;
+
+/// Waits until the page is done by the wait rule, crashed, failed to navigate, or the
+/// page timeout passed.
+async fn settle(
+    page: &Page,
+    seen: &Seen,
+    settings: &TabSettings,
+    navigation: &mut Navigation,
+    start: Instant,
+) -> Settled {
+    let deadline = start + settings.timeout;
+    let probe = settings.wait.probe();
+    let mut navigating = true;
+    loop {
+        if seen.has_crashed() {
+            return Settled::Crashed;
+        }
+        if Instant::now() >= deadline {
+            return Settled::TimedOut;
+        }
+        let done = match &settings.wait {
+            Wait::Load => seen.is_loaded(),
+            Wait::NetworkIdle => {
+                seen.is_loaded() && seen.quiet_since().is_some_and(|t| t.elapsed() >= IDLE)
+            }
+            Wait::Selector(_) => match &probe {
+                Some(p) => matches_now(page, p).await,
+                None => false,
+            },
+        };
+        if done {
+            return Settled::Done;
+        }
+        tokio::select! {
+            joined = &mut *navigation, if navigating => {
+                navigating = false;
+                match joined {
+                    Ok(Ok(Some(err))) => {
+                        return Settled::NavigationFailed(format!("navigation failed: {err}"));
+                    }
+                    Ok(Ok(None)) => {}
+                    Ok(Err(CdpError::Timeout)) => {}
+                    Ok(Err(e)) if seen.has_crashed() => { let _ = e; return Settled::Crashed; }
+                    Ok(Err(e)) => return Settled::Lost(e.to_string()),
+                    Err(_) => {}
+                }
+            }
+            _ = tokio::time::sleep(POLL) => {}
+        }
+    }
+}
+
+/// True when the selector probe matches now (a busy page answers later: false).
+async fn matches_now(page: &Page, probe: &str) -> bool {
+    match tokio::time::timeout(Duration::from_millis(500), page.evaluate(probe)).await {
+        Ok(Ok(result)) => result.value().and_then(|v| v.as_bool()).unwrap_or(false),
+        _ => false,
+    }
+}
+
+/// Starts the page's watchers: the interception of its requests, its load event, script
+/// errors, dialogs and crash.
+async fn watch(
+    page: &Page,
+    seen: &Seen,
+    settings: &TabSettings,
+    doc: Arc<Response>,
+    watchers: &mut JoinSet<()>,
+) -> Result<(), CdpError> {
+    let paused = page.event_listener::<fetch::EventRequestPaused>().await?;
+    let mut loads = page.event_listener::<EventLoadEventFired>().await?;
+    let mut console = page.event_listener::<EventConsoleApiCalled>().await?;
+    let mut exceptions = page.event_listener::<EventExceptionThrown>().await?;
+    let mut dialogs = page
+        .event_listener::<EventJavascriptDialogOpening>()
+        .await?;
+    let mut crashes = page.event_listener::<EventTargetCrashed>().await?;
+    let ctx = Arc::new(Interceptor::new(
+        settings.fetcher.clone(),
+        seen.clone(),
+        doc,
+        settings.allow,
+        settings.max_requests,
+    ));
+    watchers.spawn(crate::intercept::serve(page.clone(), paused, ctx));
+    let s = seen.clone();
+    watchers.spawn(async move {
+        while loads.next().await.is_some() {
+            s.load_fired();
+        }
+    });
+    let s = seen.clone();
+    watchers.spawn(async move {
+        while let Some(ev) = console.next().await {
+            if ev.r#type == ConsoleApiCalledType::Error {
+                s.console_error(console_error(&ev));
+            }
+        }
+    });
+    let s = seen.clone();
+    watchers.spawn(async move {
+        while let Some(ev) = exceptions.next().await {
+            let d = &ev.exception_details;
+            let text = d
+                .exception
+                .as_ref()
+                .and_then(|e| e.description.clone())
+                .unwrap_or_else(|| d.text.clone());
+            s.console_error(ConsoleError {
+                kind: "exception".into(),
+                text,
+                url: d.url.clone(),
+                line: Some(d.line_number as u32 + 1),
+            });
+        }
+    });
+    let (s, p) = (seen.clone(), page.clone());
+    watchers.spawn(async move {
+        while dialogs.next().await.is_some() {
+            s.dialog();
+            let _ = p.execute(HandleJavaScriptDialogParams::new(false)).await;
+        }
+    });
+    let s = seen.clone();
+    watchers.spawn(async move {
+        if crashes.next().await.is_some() {
+            s.crash();
+        }
+    });
+    let enable = fetch::EnableParams {
+        patterns: Some(vec![RequestPattern {
+            url_pattern: Some("*".into()),
+            resource_type: None,
+            request_stage: Some(RequestStage::Request),
+        }]),
+        handle_auth_requests: None,
+    };
+    page.execute(enable).await?;
+    // The crash event comes only from an enabled Inspector domain.
+    page.execute(inspector::EnableParams::default()).await?;
+    Ok(())
+}
+
+fn console_error(ev: &EventConsoleApiCalled) -> ConsoleError {
+    let text = ev
+        .args
+        .iter()
+        .map(remote_text)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let frame = ev.stack_trace.as_ref().and_then(|t| t.call_frames.first());
+    ConsoleError {
+        kind: "console".into(),
+        text: cut(&text),
+        url: frame.map(|f| f.url.clone()).filter(|u| !u.is_empty()),
+        line: frame.map(|f| f.line_number as u32 + 1),
+    }
+}
+
+fn remote_text(o: &RemoteObject) -> String {
+    match &o.value {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => o.description.clone().unwrap_or_default(),
+    }
+}
