@@ -1,13 +1,13 @@
 //! `rip-write`'s command line.
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use std::path::PathBuf;
 
 /// Persist docs, error documents and expected records as files while passing every record
 /// through unchanged.
 ///
 /// Files go to <OUT>/<NAME>/<slug>.json (or <OUT>/<slug>.json without --name), written
-/// atomically. A record that cannot be written is still passed on, followed by a `failure`
+/// atomically; with --layout sharded, to <OUT>/<NAME>/<shard>/<slug>.json. A record that cannot be written is still passed on, followed by a `failure`
 /// (category RESOURCE, phase write) saying so; the run goes on and exits 2.
 #[derive(Debug, Parser)]
 #[command(
@@ -41,6 +41,14 @@ pub struct Cli {
     #[arg(long)]
     pub jsonl: bool,
 
+    /// Where the record files go: `flat`, directly in the folder, or `sharded`, in 256
+    /// sub-folders named by two hex digits (the first two of the SHA-256 of the file
+    /// name's part before any `~`; raw bodies under raw/<shard>/), for folders of 100,000
+    /// records and more. Default: the folder's own layout, flat for a new folder; a
+    /// layout the folder's record files contradict is refused.
+    #[arg(long, value_enum, value_name = "LAYOUT")]
+    pub layout: Option<Layout>,
+
     /// Also write a Markdown page, <slug>.md, beside each JSON file.
     #[arg(long, conflicts_with = "jsonl")]
     pub markdown: bool,
@@ -57,4 +65,22 @@ pub struct Cli {
     /// slower).
     #[arg(long)]
     pub sync: bool,
+}
+
+/// `--layout`: rip_write::Layout.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Layout {
+    /// Every record file directly in the folder.
+    Flat,
+    /// Record files in sub-folders 00 … ff.
+    Sharded,
+}
+
+impl From<Layout> for rip_write::Layout {
+    fn from(l: Layout) -> Self {
+        match l {
+            Layout::Flat => Self::Flat,
+            Layout::Sharded => Self::Sharded,
+        }
+    }
 }

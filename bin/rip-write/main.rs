@@ -21,6 +21,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     config.pipe = pipe;
     config.target = cli.name;
     config.mode = if cli.jsonl { Mode::Jsonl } else { Mode::Files };
+    config.layout = cli.layout.map(Into::into);
     config.markdown = cli.markdown;
     config.raw = cli.raw;
     config.failures_file = !cli.no_failures_file;

@@ -1,16 +1,18 @@
 //! The record files of an output folder, as `rip-write` writes them (`<out>/<name>/`).
 //!
-//! Each doc, error document or expected record is one `*.json` file directly in the folder,
-//! compact or pretty-printed (`_type` `doc`, `error` or `expected`; or, as in the reference,
-//! no `_type` but a `url`: a doc). With `rip-write --jsonl` they are streams instead
-//! (`docs.jsonl`, `errors.jsonl`, `expected.jsonl`). The reports written beside them
-//! ([`REPORT_FILES`]) and anything that is not a record object are not records.
-//! Sub-folders (`raw/`) are not read.
+//! Each doc, error document or expected record is one `*.json` file, compact or
+//! pretty-printed (`_type` `doc`, `error` or `expected`; or, as in the reference, no `_type`
+//! but a `url`: a doc). The files lie directly in the folder (the flat layout), or in
+//! **shards**: sub-folders named by two lowercase hex digits (`00` … `ff`, the sharded
+//! layout, [`is_shard`]); a folder may hold both (a flat folder a sharded run wrote into).
+//! With `rip-write --jsonl` they are streams instead (`docs.jsonl`, `errors.jsonl`,
+//! `expected.jsonl`). The reports written beside them ([`REPORT_FILES`]) and anything that
+//! is not a record object are not records. Other sub-folders (`raw/`) are not read.
 //!
 //! The stages that read a whole folder (`rip-reconcile --dir`, `rip-health --dir`) list it
 //! with [`Folder::list`], read each `*.json` file with [`read_record`] and each stream with
 //! [`open_stream`]. The list of record files holds their names in little memory, however
-//! many there are ([`RecordFiles`]).
+//! many there are, and gives them in the order they lie on the disk ([`RecordFiles`]).
 
 mod records;
 
@@ -83,27 +85,32 @@ pub enum FolderError {
     },
 }
 
-/// The files of an output folder a reader takes in, each list sorted by name.
+/// Whether a sub-folder named `name` is a shard of the sharded layout: two lowercase hex
+/// digits (`rip-write --layout sharded` files a record under the first two hex digits of
+/// the SHA-256 of its file name's readable part).
+pub fn is_shard(name: &str) -> bool {
+    name.len() == 2 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// The files of an output folder a reader takes in, each list sorted by name (the record
+/// files by their place on the disk: see [`RecordFiles`]).
 #[derive(Debug, Default)]
 pub struct Folder {
-    /// The `*.json` files but the reports: one record each, or none.
+    /// The `*.json` files but the reports, in the folder and in its shards: one record
+    /// each, or none.
     pub records: RecordFiles,
     /// The `*.jsonl` files: streams of records (`rip-write --jsonl`).
     pub jsonl: Vec<PathBuf>,
     /// The `*.ndjson` files: streams saved beside the records.
     pub ndjson: Vec<PathBuf>,
-    /// The sub-folders.
+    /// The sub-folders but the shards.
     pub subfolders: Vec<PathBuf>,
 }
 
 impl Folder {
-    /// Lists the files directly in `dir`: regular files, or links to them (a link to a
-    /// folder is neither a file nor a sub-folder).
+    /// Lists the files directly in `dir` and the record files in its shards: regular
+    /// files, or links to them (a link to a folder is neither a file nor a sub-folder).
     pub fn list(dir: &Path) -> Result<Self, FolderError> {
-        let unreadable = |source| FolderError::Unreadable {
-            path: dir.to_owned(),
-            source,
-        };
         let spill = |source| FolderError::Spill {
             path: dir.to_owned(),
             source,
@@ -112,25 +119,34 @@ impl Folder {
             records: RecordFiles::new(dir),
             ..Self::default()
         };
-        for entry in std::fs::read_dir(dir).map_err(unreadable)? {
-            let entry = entry.map_err(unreadable)?;
-            let path = entry.path();
-            let ty = entry.file_type().map_err(unreadable)?;
-            if ty.is_dir() {
-                folder.subfolders.push(path);
-                continue;
-            }
-            if !(ty.is_file() || (ty.is_symlink() && path.is_file())) {
-                continue;
-            }
-            let file_name = entry.file_name();
+        let mut shards = Vec::new();
+        for entry in entries(dir)? {
+            let entry = entry?;
+            let file_name = entry.name;
             let name = file_name.to_string_lossy();
-            if name.ends_with(".ndjson") {
-                folder.ndjson.push(path);
-            } else if name.ends_with(".jsonl") {
-                folder.jsonl.push(path);
-            } else if name.ends_with(".json") && !REPORT_FILES.contains(&name.as_ref()) {
-                folder.records.push(&file_name).map_err(spill)?;
+            match entry.kind {
+                Entry::Folder if is_shard(&name) => shards.push(file_name),
+                Entry::Folder => folder.subfolders.push(dir.join(&file_name)),
+                Entry::File if name.ends_with(".ndjson") => {
+                    folder.ndjson.push(dir.join(&file_name))
+                }
+                Entry::File if name.ends_with(".jsonl") => folder.jsonl.push(dir.join(&file_name)),
+                Entry::File if is_record_name(&name) => folder
+                    .records
+                    .push(entry.ino, file_name.as_encoded_bytes())
+                    .map_err(spill)?,
+                Entry::File | Entry::Other => {}
+            }
+        }
+        for shard in shards {
+            for entry in entries(&dir.join(&shard))? {
+                let entry = entry?;
+                if entry.kind == Entry::File && is_record_name(&entry.name.to_string_lossy()) {
+                    let mut rel = shard.as_encoded_bytes().to_vec();
+                    rel.push(b'/');
+                    rel.extend_from_slice(entry.name.as_encoded_bytes());
+                    folder.records.push(entry.ino, &rel).map_err(spill)?;
+                }
             }
         }
         folder.records.finish().map_err(spill)?;
@@ -145,7 +161,7 @@ impl Folder {
     }
 
     /// True when the folder has no record file (`*.json` or `*.jsonl`) but a sub-folder
-    /// has `*.json` files: it is likely `<out>` where `<out>/<name>` was meant.
+    /// has `*.json` files or shards: it is likely `<out>` where `<out>/<name>` was meant.
     pub fn records_are_in_subfolders(&self) -> bool {
         self.records.is_empty()
             && self.jsonl.is_empty()
@@ -153,10 +169,61 @@ impl Folder {
     }
 }
 
+/// A `*.json` file name that is not a report's.
+fn is_record_name(name: &str) -> bool {
+    name.ends_with(".json") && !REPORT_FILES.contains(&name)
+}
+
+/// What a folder entry is to a reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    /// A regular file, or a link to one.
+    File,
+    /// A folder (not a link to one).
+    Folder,
+    /// Anything else.
+    Other,
+}
+
+/// One entry of a folder: its name, inode number and what it is.
+struct Listed {
+    name: std::ffi::OsString,
+    ino: u64,
+    kind: Entry,
+}
+
+/// The entries of `dir`; an entry that cannot be read stops the listing.
+fn entries(dir: &Path) -> Result<impl Iterator<Item = Result<Listed, FolderError>>, FolderError> {
+    use std::os::unix::fs::DirEntryExt;
+    let unreadable = move |source| FolderError::Unreadable {
+        path: dir.to_owned(),
+        source,
+    };
+    let read = std::fs::read_dir(dir).map_err(unreadable)?;
+    Ok(read.map(move |entry| {
+        let entry = entry.map_err(unreadable)?;
+        let ty = entry.file_type().map_err(unreadable)?;
+        let kind = if ty.is_dir() {
+            Entry::Folder
+        } else if ty.is_file() || (ty.is_symlink() && entry.path().is_file()) {
+            Entry::File
+        } else {
+            Entry::Other
+        };
+        Ok(Listed {
+            name: entry.file_name(),
+            ino: entry.ino(),
+            kind,
+        })
+    }))
+}
+
 fn has_json(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|it| {
-        it.flatten()
-            .any(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        it.flatten().any(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.ends_with(".json") || (is_shard(&name) && e.path().is_dir())
+        })
     })
 }
 
@@ -295,9 +362,19 @@ mod tests {
     #[test]
     fn a_folder_lists_records_streams_and_subfolders_apart() {
         let dir = tempfile::tempdir().unwrap();
+        for sub in ["raw", "3f", "0a", "3F", "abc"] {
+            std::fs::create_dir(dir.path().join(sub)).unwrap();
+        }
         for name in [
             "b.json",
             "a.json",
+            "3f/c.json",
+            "0a/d.json",
+            "3f/failures.json",
+            "3f/notes.txt",
+            "3F/e.json",
+            "abc/f.json",
+            "raw/g.json",
             "crawl-health.json",
             "failures.json",
             "docs.jsonl",
@@ -306,31 +383,55 @@ mod tests {
         ] {
             std::fs::write(dir.path().join(name), "{}").unwrap();
         }
-        std::fs::create_dir(dir.path().join("raw")).unwrap();
+        std::fs::create_dir(dir.path().join("0a/sub")).unwrap();
         let f = Folder::list(dir.path()).unwrap();
         let names = |v: &[PathBuf]| -> Vec<String> {
             v.iter()
-                .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+                .map(|p| {
+                    let rel = p.strip_prefix(dir.path()).unwrap();
+                    rel.to_string_lossy().into_owned()
+                })
                 .collect()
         };
         let records: Vec<PathBuf> = f.records.iter().map(Result::unwrap).collect();
-        assert_eq!(names(&records), ["a.json", "b.json"]);
-        assert_eq!(records[0], dir.path().join("a.json"));
+        let mut by_inode = ["b.json", "a.json", "3f/c.json", "0a/d.json"]
+            .map(|n| {
+                use std::os::unix::fs::MetadataExt;
+                (std::fs::metadata(dir.path().join(n)).unwrap().ino(), n)
+            })
+            .to_vec();
+        by_inode.sort();
+        let want: Vec<&str> = by_inode.into_iter().map(|(_, n)| n).collect();
+        assert_eq!(names(&records), want);
         assert_eq!(names(&f.jsonl), ["docs.jsonl"]);
         assert_eq!(names(&f.ndjson), ["stream.ndjson"]);
-        assert_eq!(names(&f.subfolders), ["raw"]);
+        assert_eq!(names(&f.subfolders), ["3F", "abc", "raw"]);
         assert!(!f.records_are_in_subfolders());
 
         let out = tempfile::tempdir().unwrap();
-        std::fs::create_dir(out.path().join("site")).unwrap();
-        std::fs::write(out.path().join("site/a.json"), "{}").unwrap();
+        std::fs::create_dir_all(out.path().join("site/3f")).unwrap();
+        std::fs::write(out.path().join("site/3f/a.json"), "{}").unwrap();
+        let listed = Folder::list(out.path()).unwrap();
+        assert!(listed.records_are_in_subfolders(), "a sharded folder");
+        std::fs::write(out.path().join("site/b.json"), "{}").unwrap();
         assert!(
             Folder::list(out.path())
                 .unwrap()
-                .records_are_in_subfolders()
+                .records_are_in_subfolders(),
+            "a flat folder"
         );
         let err = Folder::list(&out.path().join("nope")).unwrap_err();
         assert!(err.to_string().starts_with("cannot read "), "{err}");
+    }
+
+    #[test]
+    fn a_shard_is_two_lowercase_hex_digits() {
+        for name in ["00", "3f", "ff", "a0"] {
+            assert!(is_shard(name), "{name}");
+        }
+        for name in ["3F", "0", "000", "g0", "raw", "", "0x"] {
+            assert!(!is_shard(name), "{name}");
+        }
     }
 
     #[test]

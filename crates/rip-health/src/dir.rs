@@ -8,6 +8,10 @@
 //! bookkeeping of its own, so from `*.ndjson` files in it only `ledger` and `summary`
 //! records are read (a stream saved beside the files, for instance); without them the
 //! ledger cannot be checked (see `--no-ledger`).
+//!
+//! The record files are read in the order they lie on the disk (`rip_core::folder`), which
+//! two copies of a folder do not share; the report does not depend on it (the lists are
+//! ordered by URL, then content, a URL's kinds of record by name).
 
 use rip_core::Kind;
 use rip_core::folder::{self, Folder, RecordFiles};
@@ -19,6 +23,7 @@ use crate::{BadInput, Error, Tally};
 /// or with `strict` stop the reading ([`Error::Strict`]).
 pub fn tally_dir(dir: &Path, tally: &mut Tally, strict: bool) -> Result<(), Error> {
     let folder = Folder::list(dir)?;
+    tally.folder = true;
     let mut doc_files = tally_record_files(&folder.records, tally, strict)?;
     for path in &folder.jsonl {
         let docs_before = tally.records.get("doc").copied().unwrap_or(0);
@@ -31,6 +36,7 @@ pub fn tally_dir(dir: &Path, tally: &mut Tally, strict: bool) -> Result<(), Erro
     for path in &folder.ndjson {
         crate::tally_lines(folder::open_stream(path)?, tally, strict, bookkeeping)?;
     }
+    tally.settle_folder_order();
     Ok(())
 }
 

@@ -157,9 +157,15 @@ fn duplicated(tally: &Tally) -> Vec<Duplicated> {
         .urls
         .duplicated()
         .into_iter()
-        .map(|(url, kinds)| Duplicated {
-            url,
-            records: kinds.into_iter().map(str::to_owned).collect(),
+        .map(|(url, mut kinds)| {
+            // A folder's files come in no order of their own.
+            if tally.folder {
+                kinds.sort_unstable();
+            }
+            Duplicated {
+                url,
+                records: kinds.into_iter().map(str::to_owned).collect(),
+            }
         })
         .collect()
 }

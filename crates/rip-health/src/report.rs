@@ -389,7 +389,7 @@ pub struct Unaccounted {
 pub struct Duplicated {
     /// The URL.
     pub url: String,
-    /// The kinds of its terminal records, in stream order.
+    /// The kinds of its terminal records, in stream order (by name from a folder).
     pub records: Vec<String>,
 }
 

@@ -152,6 +152,9 @@ pub struct Tally {
     pub bad_lines: u64,
     /// The first URL seen, for a default target name.
     pub first_url: Option<String>,
+    /// Read from a folder, whose files come in the order they lie on the disk: what the
+    /// report lists must not depend on it ([`Tally::settle_folder_order`]).
+    pub(crate) folder: bool,
 }
 
 impl Tally {
@@ -234,6 +237,22 @@ impl Tally {
         if self.first_url.is_none() {
             self.first_url = Some(url.to_owned());
         }
+    }
+
+    /// Orders what a folder's files gave as no copy of the folder changes: the lists of
+    /// failures and expected gaps by URL, then content (two files of one URL), as the
+    /// files' order on the disk differs between copies.
+    pub(crate) fn settle_folder_order(&mut self) {
+        fn by_url_then_content<T: serde::Serialize>(items: &mut [T], url: impl Fn(&T) -> &str) {
+            items.sort_by_cached_key(|i| {
+                let json = serde_json::to_string(i).expect("a report item serialises");
+                (url(i).to_owned(), json)
+            });
+        }
+        by_url_then_content(&mut self.captured, |c| &c.url);
+        by_url_then_content(&mut self.missing, |m| &m.url);
+        by_url_then_content(&mut self.dead, |d| &d.url);
+        by_url_then_content(&mut self.expected, |e| &e.url);
     }
 
     /// A non-terminal record of `url`. A resolve candidate's (`resolves` set) is not

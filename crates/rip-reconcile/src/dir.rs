@@ -11,7 +11,9 @@
 //! `*.jsonl` files (`rip-write --jsonl`: `docs.jsonl`, `errors.jsonl`, …) are read as
 //! streams of records, and a JSONL file holding error documents is rewritten the same
 //! way, every other line kept byte for byte.
-//! Like the stream mode, it reads docs twice and keeps only what the index needs.
+//! Like the stream mode, it reads docs twice and keeps only what the index needs. The
+//! record files are read in the order they lie on the disk (`rip_core::folder`), and a
+//! failure's candidates are listed by URL, so that the verdicts do not depend on it.
 
 use rip_core::folder::{self, Folder, FolderError, RecordFile, RecordFiles};
 use rip_core::ndjson::MalformedLine;
@@ -85,6 +87,17 @@ fn folder_files(dir: &Path) -> Result<Folder, Error> {
     Ok(folder)
 }
 
+/// The verdicts with their candidates sorted: the record files are read in the order
+/// they lie on the disk, which two copies of a folder do not share.
+fn in_url_order(mut verdicts: Vec<Resolution>) -> Vec<Resolution> {
+    for v in &mut verdicts {
+        if let Resolution::Missing { candidates } = v {
+            candidates.sort_unstable();
+        }
+    }
+    verdicts
+}
+
 /// Hands each line of a JSONL file to `f` (malformed lines as `Err`).
 fn each_line(path: &Path, mut f: impl FnMut(Result<Line, MalformedLine>)) -> Result<(), Error> {
     for item in folder::open_stream(path)? {
@@ -106,7 +119,7 @@ pub fn run_dir<W: Write>(reconciler: &Reconciler, dir: &Path, output: W) -> Resu
     run.index_error_files(&folder.records)?;
     run.index_jsonl_errors(&folder.jsonl)?;
     run.show_docs(&folder)?;
-    let verdicts = run.index.verdicts();
+    let verdicts = in_url_order(run.index.verdicts());
     let written = run.write_verdicts(&verdicts);
     let summary = run.summary(dir, started_at, &verdicts, written);
     let mut w = rip_core::NdjsonWriter::new(output);

@@ -4,12 +4,13 @@
 //! Every record is written to stdout unchanged. Besides:
 //!
 //! - each `doc`, `error` document and `expected` record is written to
-//!   `<out>/<target>/<slug>.json` (pretty JSON of the record, `_type` included);
+//!   `<out>/<target>/<slug>.json` (pretty JSON of the record, `_type` included), or with
+//!   the sharded layout to `<out>/<target>/<shard>/<slug>.json` (see [`layout`]);
 //! - with `--jsonl`, instead, they are appended to `docs.jsonl`, `errors.jsonl` and
 //!   `expected.jsonl` in that folder, one compact line each;
 //! - with `--markdown`, a `<slug>.md` page beside each `.json`;
-//! - with `--raw`, each `page` body under `raw/<slug>.<ext>` (a text body as the UTF-8 it
-//!   was decoded to, a base64 body as its bytes);
+//! - with `--raw`, each `page` body under `raw/<slug>.<ext>` (`raw/<shard>/<slug>.<ext>`
+//!   sharded; a text body as the UTF-8 it was decoded to, a base64 body as its bytes);
 //! - at the end, `failures.json` ([`FailuresReport`]): the error documents (what failed
 //!   after retry), failures that arrived unrouted, and records that could not be written.
 //!
@@ -71,6 +72,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod failures;
+pub mod layout;
 pub mod markdown;
 mod outcomes;
 pub mod slug;
@@ -79,6 +81,7 @@ pub mod store;
 pub use failures::{
     CapturedEntry, FailuresReport, NotPersistedEntry, UnfetchedEntry, UnroutedEntry,
 };
+pub use layout::Layout;
 
 /// How terminal records are persisted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -101,6 +104,9 @@ pub struct Config {
     pub target: Option<String>,
     /// Files or JSONL.
     pub mode: Mode,
+    /// Where the files go: flat or sharded; `None`: the folder's own layout, flat for a
+    /// new folder (see [`layout`]).
+    pub layout: Option<Layout>,
     /// Also write `<slug>.md` pages.
     pub markdown: bool,
     /// Also write page bodies under `raw/`.
@@ -119,6 +125,7 @@ impl Config {
             out: out.into(),
             target: None,
             mode: Mode::Files,
+            layout: None,
             markdown: false,
             raw: false,
             failures_file: true,
@@ -151,6 +158,9 @@ pub enum Error {
     /// `--target` is not a plain folder name.
     #[error("target `{0}` is not a plain folder name (hint: letters, digits, `-`, no `/` or `..`)")]
     Target(String),
+    /// The layout asked for contradicts the folder's record files.
+    #[error(transparent)]
+    Mixed(#[from] layout::Mixed),
     /// Reading input or writing output failed.
     #[error(transparent)]
     Pipe(#[from] PipeError),
@@ -163,9 +173,11 @@ pub fn run<R: Read + Send + 'static, W: Write>(
     output: W,
 ) -> Result<Summary, Error> {
     let dir = config.dir()?;
+    let layout = Layout::check(&dir, config.layout)?;
     let mut w = Writer {
         pipe: Pipe::new(config.pipe.clone(), input, output)?,
         dir,
+        layout,
         config,
         slugs: slug::Slugs::default(),
         outcomes: outcomes::Outcomes::default(),
@@ -185,6 +197,7 @@ const LOGGED_WRITE_ERRORS: u32 = 5;
 struct Writer<W: Write> {
     pipe: Pipe<W>,
     dir: PathBuf,
+    layout: Layout,
     config: Config,
     slugs: slug::Slugs,
     outcomes: outcomes::Outcomes,
@@ -341,14 +354,15 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// Writes `<slug>.json` (and `.md`); returns the file name, or the path and error.
+    /// Writes `<slug>.json` (and `.md`); returns its path relative to the folder, or the
+    /// path and error.
     fn write_files(
         &mut self,
         kind: &str,
         fields: &Fields,
     ) -> Result<Option<String>, (PathBuf, WriteError)> {
-        let dir = self.dir.clone();
         let slug = self.slug(&fields.identity);
+        let dir = self.layout.folder(&self.dir, &slug);
         let name = format!("{slug}.json");
         let mut text = serde_json::to_string_pretty(&fields.map).expect("a JSON map serialises");
         text.push('\n');
@@ -361,7 +375,7 @@ impl<W: Write> Writer<W> {
             store::write_atomic(&dir, &md_name, md.as_bytes(), sync)
                 .map_err(|e| (dir.join(&md_name), e.into()))?;
         }
-        Ok(Some(name))
+        Ok(Some(self.layout.relative(&slug, &name)))
     }
 
     fn append(&mut self, kind: &str, line: &Line) -> Result<Option<String>, (PathBuf, WriteError)> {
@@ -393,8 +407,8 @@ impl<W: Write> Writer<W> {
             }
         };
         self.pipe.pass(line)?;
-        let raw_dir = self.dir.join("raw");
         let slug = self.slug(&fields.identity);
+        let raw_dir = self.layout.folder(&self.dir.join("raw"), &slug);
         let name = format!("{slug}.{}", extension(fields.map.get("contentType")));
         let body = fields.map.get("body").and_then(Value::as_str).unwrap_or("");
         let bytes = match fields.map.get("bodyEncoding").and_then(Value::as_str) {
@@ -419,8 +433,10 @@ impl<W: Write> Writer<W> {
     /// The slug of `identity`, after moving the files of a URL that loses its plain name
     /// to it and removing this URL's stale file of an earlier run (see [`slug`]).
     fn slug(&mut self, identity: &str) -> String {
-        let dir = self.dir.clone();
-        let assigned = self.slugs.assign(identity, |s| owner_on_disk(&dir, s));
+        let (dir, layout) = (self.dir.clone(), self.layout);
+        let assigned = self
+            .slugs
+            .assign(identity, |s| owner_on_disk(&layout.folder(&dir, s), s));
         if let Some(m) = &assigned.moved {
             self.rename_files(m);
         }
@@ -443,7 +459,8 @@ impl<W: Write> Writer<W> {
                 )),
             }
         }
-        let (old, new) = (format!("{}.json", m.from), format!("{}.json", m.to));
+        let relative = |slug: &str| self.layout.relative(slug, &format!("{slug}.json"));
+        let (old, new) = (relative(&m.from), relative(&m.to));
         for entry in &mut self.report.captured {
             if entry.file.as_deref() == Some(old.as_str()) {
                 entry.file = Some(new.clone());
@@ -464,10 +481,11 @@ impl<W: Write> Writer<W> {
 
     /// Every file `rip-write` may have written for `slug`.
     fn files_of(&self, slug: &str) -> Vec<PathBuf> {
-        let raw = self.dir.join("raw");
+        let dir = self.layout.folder(&self.dir, slug);
+        let raw = self.layout.folder(&self.dir.join("raw"), slug);
         [
-            self.dir.join(format!("{slug}.json")),
-            self.dir.join(format!("{slug}.md")),
+            dir.join(format!("{slug}.json")),
+            dir.join(format!("{slug}.md")),
         ]
         .into_iter()
         .chain(
@@ -518,7 +536,10 @@ impl<W: Write> Writer<W> {
     ) -> Result<(), PipeError> {
         self.pipe.count("conflicts", 1);
         let kept = match self.config.mode {
-            Mode::Files => format!("{}.json", self.slug(&fields.identity)),
+            Mode::Files => {
+                let slug = self.slug(&fields.identity);
+                self.layout.relative(&slug, &format!("{slug}.json"))
+            }
             Mode::Jsonl => jsonl_file(first.kind).to_owned(),
         };
         let path = self.dir.join(&kept);

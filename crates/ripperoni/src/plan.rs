@@ -17,7 +17,7 @@
 //! With `urls` there is no discovery: the list enters as `ref` records (a file the run
 //! writes, [`Folder::input_file`]) read by `rip-check`, in `rip-discover`'s place.
 
-use crate::state::{Format, Queue, State};
+use crate::state::{Format, Layout, Queue, State};
 use crate::validate::Loaded;
 use std::path::{Path, PathBuf};
 
@@ -493,6 +493,9 @@ fn write(l: &Loaded, base: &Path) -> Stage {
     w.path("--out", base).flag("--name", l.target.clone());
     if l.state.output.format == Format::Jsonl {
         w.arg("--jsonl");
+    }
+    if l.state.output.layout == Layout::Sharded {
+        w.flag("--layout", "sharded");
     }
     w
 }

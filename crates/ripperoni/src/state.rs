@@ -260,6 +260,12 @@ pub struct Output {
     /// Pretty-printed JSON (default: true for `json`, false for `jsonl`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pretty: Option<bool>,
+    /// Where the record files (`json`) and raw bodies go: `flat`, directly in
+    /// `<basePath>/<target>/` (`raw/`), or `sharded`, in 256 sub-folders `00` … `ff` (the
+    /// first two hex digits of the SHA-256 of the file name's part before any `~`), for
+    /// scrapes of 100,000 pages and more (`rip-write --layout`).
+    #[serde(default, skip_serializing_if = "Layout::is_flat")]
+    pub layout: Layout,
 }
 
 impl Default for Output {
@@ -268,6 +274,7 @@ impl Default for Output {
             base_path: default_base_path(),
             format: Format::Json,
             pretty: None,
+            layout: Layout::Flat,
         }
     }
 }
@@ -281,6 +288,23 @@ pub enum Format {
     Json,
     /// One line per record.
     Jsonl,
+}
+
+/// How the record files lie in the output folder.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Layout {
+    /// Directly in the folder.
+    #[default]
+    Flat,
+    /// In sub-folders `00` … `ff`.
+    Sharded,
+}
+
+impl Layout {
+    fn is_flat(&self) -> bool {
+        *self == Self::Flat
+    }
 }
 
 /// What a doc that breaks the output schema becomes.

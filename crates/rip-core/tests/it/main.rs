@@ -123,6 +123,7 @@ fn built_records() -> Vec<Record> {
             wiki_title: Some("Item 7".into()),
             wiki_expansions: [("{{Coin|gp=7}}".to_owned(), "7 gp".to_owned())].into(),
             wiki_expansion_error: None,
+            render: None,
             context: full_context(),
             attempt: 1,
             errors: vec![entry()],

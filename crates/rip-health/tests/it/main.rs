@@ -3,6 +3,7 @@
 //! current by a rip-reconcile test), its report read back with the library's types.
 
 mod chromium;
+mod layouts;
 mod many;
 mod network;
 mod pipeline;

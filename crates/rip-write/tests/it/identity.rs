@@ -116,12 +116,7 @@ fn file_names_do_not_depend_on_the_order_records_arrive_in() {
         )
     };
     // Three URLs share the readable name `a-b`; `/c` shares it with nobody.
-    let urls = [
-        "http://h/a?b",
-        "http://h/a-b",
-        "http://other/a-b",
-        "http://h/c",
-    ];
+    let urls = SHARING;
     let run = |order: &[usize]| {
         let dir = tempfile::tempdir().unwrap();
         let mut input = String::new();

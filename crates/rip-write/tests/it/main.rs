@@ -3,5 +3,6 @@
 
 mod folder;
 mod identity;
+mod layout;
 mod modes;
 mod support;

@@ -25,6 +25,14 @@ pub const PAGE: &str = r#"{"_type":"page","url":"http://h/items/item-7.html","fi
 pub const PNG_PAGE: &str = r#"{"_type":"page","url":"http://h/images/logo.png","finalUrl":"http://h/images/logo.png","status":200,"contentType":"image/png","fetchedAt":"2026-12-01T09:00:00Z","body":"iVBORw0KGgo=","bodyEncoding":"base64","truncated":false,"attempt":0}"#;
 pub const UNROUTED: &str = r#"{"_type":"failure","url":"http://h/slow.html","status":503,"category":"TRANSIENT","retryable":true,"attempt":1,"phase":"fetch","errors":[{"code":"httpError.transient","message":"HTTP 503","operation":"rip-fetch"}]}"#;
 
+/// Three URLs sharing the readable name `a-b`, and `/c`, which shares it with nobody.
+pub const SHARING: [&str; 4] = [
+    "http://h/a?b",
+    "http://h/a-b",
+    "http://other/a-b",
+    "http://h/c",
+];
+
 pub fn all_kinds() -> String {
     [
         DOC,

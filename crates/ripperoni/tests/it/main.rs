@@ -6,6 +6,7 @@ mod cli;
 mod e2e;
 mod interrupt;
 mod keep;
+mod layout;
 mod outcomes;
 mod queue;
 mod schema;
