@@ -203,9 +203,15 @@ fn every_infobox_field_is_the_text_the_wiki_renders() {
         fields.len()
     );
     assert_eq!(revisions, 7, "{by_action:?}");
-    assert_eq!(expansions, Some(&1), "{by_action:?}");
+    // One request on a machine to itself; the held calls are also sent when no revision
+    // batch is in flight and none came for 50 ms, which a starved CI machine can reach
+    // once between batches (seen under load: 2). Never one per batch.
+    let expansions = *expansions.unwrap_or(&0);
+    assert!((1..=2).contains(&expansions), "{by_action:?}");
     assert!(
-        fetch_err.contains("template calls expanded in 1 requests (0 pages not expanded)"),
+        fetch_err.contains(&format!(
+            "template calls expanded in {expansions} requests (0 pages not expanded)"
+        )),
         "{fetch_err}"
     );
 }

@@ -196,7 +196,11 @@ async fn thousands_of_requests_over_keep_alive() {
     let rate = n as f64 / elapsed.as_secs_f64();
     eprintln!("{n} requests in {elapsed:?}: {rate:.0} requests/s");
     assert_eq!(server.total(), n as usize);
-    assert!(rate > 500.0, "{rate:.0} requests/s");
+    // Keep-alive held: eight clients' requests came over a handful of connections, not one
+    // each (the rate is for the benchmarks; this machine is shared).
+    let connections: std::collections::HashSet<u64> =
+        server.requests().iter().map(|r| r.connection).collect();
+    assert!(connections.len() <= 32, "{} connections", connections.len());
 }
 
 #[tokio::test]
