@@ -56,6 +56,11 @@ pub struct Cli {
     /// Worker threads of the async runtime.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub threads: usize,
+    /// Render only the refs whose URL matches this regular expression and pass the others
+    /// through untouched, for a `rip-fetch` after this stage: `rip-render --only RE |
+    /// rip-fetch` renders some pages and fetches the rest.
+    #[arg(long, value_name = "REGEX")]
+    pub only: Option<regex::Regex>,
 }
 
 /// A resource type `--allow` lets through.

@@ -85,6 +85,10 @@ pub struct Config {
     pub browser_retries: u32,
     /// Worker threads of the async runtime.
     pub threads: usize,
+    /// Only refs whose URL matches are rendered; the others pass through untouched, as
+    /// refs, for a `rip-fetch` after this stage (`rip-render --only RE | rip-fetch`).
+    /// `None`: every ref.
+    pub only: Option<regex::Regex>,
     /// The input's name, strictness and stop flag.
     pub pipe: PipeOptions,
 }
@@ -101,6 +105,7 @@ impl Default for Config {
             browser: BrowserSettings::default(),
             browser_retries: 2,
             threads: 2,
+            only: None,
             pipe: PipeOptions::new(STAGE),
         }
     }

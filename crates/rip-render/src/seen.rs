@@ -27,6 +27,10 @@ struct State {
     last_activity: Option<Instant>,
     load_fired: bool,
     crashed: bool,
+    /// When each of `info.console_errors` happened (the page's clock, ms), in the same
+    /// order: console messages and exceptions come through separate listeners, so they
+    /// are put in the order they happened, not the order they were heard.
+    console_stamps: Vec<f64>,
 }
 
 /// Cuts `text` to [`MESSAGE_CHARS`] characters.
@@ -79,13 +83,18 @@ impl Seen {
         })
     }
 
-    pub fn console_error(&self, error: ConsoleError) {
+    /// A console error or uncaught exception, which happened at `at` (ms, the page's
+    /// clock: CDP's `Runtime.Timestamp`).
+    pub fn console_error(&self, error: ConsoleError, at: f64) {
         self.with(|s| {
             if s.info.console_errors.len() < KEPT {
-                s.info.console_errors.push(ConsoleError {
+                let place = s.console_stamps.partition_point(|&t| t <= at);
+                s.console_stamps.insert(place, at);
+                let error = ConsoleError {
                     text: cut(&error.text),
                     ..error
-                });
+                };
+                s.info.console_errors.insert(place, error);
             } else {
                 s.info.dropped += 1;
             }
@@ -166,15 +175,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn console_errors_are_in_the_order_they_happened() {
+        let seen = Seen::default();
+        let error = |kind: &str| ConsoleError {
+            kind: kind.into(),
+            text: kind.into(),
+            url: None,
+            line: None,
+        };
+        seen.console_error(error("exception"), 20.0);
+        seen.console_error(error("console"), 10.0);
+        seen.console_error(error("later"), 20.0);
+        let kinds: Vec<String> = seen
+            .info()
+            .console_errors
+            .into_iter()
+            .map(|e| e.kind)
+            .collect();
+        assert_eq!(kinds, ["console", "exception", "later"]);
+    }
+
+    #[test]
     fn messages_and_lists_are_bounded() {
         let seen = Seen::default();
         for i in 0..(KEPT + 7) {
-            seen.console_error(ConsoleError {
-                kind: "console".into(),
-                text: "x".repeat(5_000),
-                url: None,
-                line: Some(i as u32),
-            });
+            seen.console_error(
+                ConsoleError {
+                    kind: "console".into(),
+                    text: "x".repeat(5_000),
+                    url: None,
+                    line: Some(i as u32),
+                },
+                i as f64,
+            );
         }
         let info = seen.info();
         assert_eq!(info.console_errors.len(), KEPT);

@@ -129,6 +129,7 @@ fn pump<W: std::io::Write>(
     }
     drop(done_tx);
     let mut open = 0usize;
+    let mut passed = 0u64;
     let mut input_open = true;
     loop {
         while let Ok(record) = done_rx.try_recv() {
@@ -136,6 +137,9 @@ fn pump<W: std::io::Write>(
             open -= 1;
         }
         if !input_open && open == 0 {
+            if passed > 0 {
+                pipe.count("passedOn", passed);
+            }
             return Ok(());
         }
         if !input_open || open >= window {
@@ -150,6 +154,10 @@ fn pump<W: std::io::Write>(
         }
         match pipe.poll_line(Duration::from_millis(20))? {
             Polled::Line(line) if line.kind() == &Kind::Ref => match line.decode() {
+                Ok(Record::Ref(r)) if !renders(config, &r) => {
+                    passed += 1;
+                    pipe.pass(&line)?;
+                }
                 Ok(Record::Ref(r)) => {
                     if r.is_entry() {
                         pipe.enter(&r.url)?;
@@ -167,6 +175,15 @@ fn pump<W: std::io::Write>(
             Polled::End => input_open = false,
         }
     }
+}
+
+/// Whether `r` is for this stage: every ref, or with [`Config::only`] those whose URL
+/// matches it (the others go on untouched, to the rip-fetch after this stage).
+fn renders(config: &Config, r: &Ref) -> bool {
+    config
+        .only
+        .as_ref()
+        .is_none_or(|only| only.is_match(&r.url))
 }
 
 fn write<W: std::io::Write>(pipe: &mut Pipe<W>, record: &Record) -> Result<(), RenderError> {

@@ -340,25 +340,14 @@ async fn watch(
     watchers.spawn(async move {
         while let Some(ev) = console.next().await {
             if ev.r#type == ConsoleApiCalledType::Error {
-                s.console_error(console_error(&ev));
+                s.console_error(console_error(&ev), *ev.timestamp.inner());
             }
         }
     });
     let s = seen.clone();
     watchers.spawn(async move {
         while let Some(ev) = exceptions.next().await {
-            let d = &ev.exception_details;
-            let text = d
-                .exception
-                .as_ref()
-                .and_then(|e| e.description.clone())
-                .unwrap_or_else(|| d.text.clone());
-            s.console_error(ConsoleError {
-                kind: "exception".into(),
-                text,
-                url: d.url.clone(),
-                line: Some(d.line_number as u32 + 1),
-            });
+            s.console_error(exception(&ev), *ev.timestamp.inner());
         }
     });
     let (s, p) = (seen.clone(), page.clone());
@@ -386,6 +375,21 @@ async fn watch(
     // The crash event comes only from an enabled Inspector domain.
     page.execute(inspector::EnableParams::default()).await?;
     Ok(())
+}
+
+fn exception(ev: &EventExceptionThrown) -> ConsoleError {
+    let d = &ev.exception_details;
+    let text = d
+        .exception
+        .as_ref()
+        .and_then(|e| e.description.clone())
+        .unwrap_or_else(|| d.text.clone());
+    ConsoleError {
+        kind: "exception".into(),
+        text,
+        url: d.url.clone(),
+        line: Some(d.line_number as u32 + 1),
+    }
 }
 
 fn console_error(ev: &EventConsoleApiCalled) -> ConsoleError {

@@ -17,7 +17,7 @@
 //! With `urls` there is no discovery: the list enters as `ref` records (a file the run
 //! writes, [`Folder::input_file`]) read by `rip-check`, in `rip-discover`'s place.
 
-use crate::state::{Format, Layout, Queue, State};
+use crate::state::{Format, Layout, Queue, Render, State};
 use crate::validate::Loaded;
 use std::path::{Path, PathBuf};
 
@@ -188,7 +188,12 @@ impl Plan {
         let mut stages = vec![(Role::Source, source)];
         let mut work = Vec::new();
         for round in 1..=rounds {
-            work.push((Role::Fetch(round), fetch(st, &http)));
+            if let Some(r) = &st.render {
+                work.push((Role::Fetch(round), render(st, r, &http)));
+            }
+            if st.render.as_ref().is_none_or(|r| r.urls.is_some()) {
+                work.push((Role::Fetch(round), fetch(st, &http)));
+            }
             work.push((Role::Route(round), route(l, round == rounds)));
         }
         if st.include_raw_content {
@@ -453,6 +458,27 @@ fn fetch(st: &State, http: &HttpFlags) -> Stage {
     http.add(&mut fetch, st.rate_limit_ms, st.jitter_ms);
     fetch.flag("--retry-max", format!("{}ms", st.retry_max_delay_ms));
     fetch
+}
+
+/// A round's `rip-render`: every page, or with `urls` the matching ones (the others go on
+/// to the round's `rip-fetch`).
+fn render(st: &State, r: &Render, http: &HttpFlags) -> Stage {
+    let mut render = Stage::new("rip-render");
+    if let Some(urls) = &r.urls {
+        render.flag("--only", urls.clone());
+    }
+    if let Some(wait) = &r.wait {
+        render.flag("--wait", wait.clone());
+    }
+    if let Some(tabs) = r.tabs {
+        render.flag("-c", tabs.to_string());
+    }
+    if let Some(ms) = r.page_timeout_ms {
+        render.flag("--page-timeout", format!("{ms}ms"));
+    }
+    http.add(&mut render, st.rate_limit_ms, st.jitter_ms);
+    render.flag("--retry-max", format!("{}ms", st.retry_max_delay_ms));
+    render
 }
 
 /// `rip-parse`, with the rules and the output schema.

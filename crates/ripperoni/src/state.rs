@@ -135,6 +135,36 @@ pub struct State {
     /// machines, with this state file and its companions) fetches, parses and routes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<Queue>,
+
+    /// Render pages in headless Chromium (`rip-render`) instead of fetching them: every
+    /// page, or those whose URL matches `urls`, so that pages built by script come out with
+    /// their content. Needs Debian's `chromium`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render: Option<Render>,
+}
+
+/// Which pages go through the browser, and how it waits for them.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Render {
+    /// A regex: only the pages whose URL matches are rendered, the others fetched
+    /// (`rip-render --only`). Default: every page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = ".+"))]
+    pub urls: Option<String>,
+    /// When a page is done: `load`, `network-idle` (the default) or `selector:CSS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^(load|network-idle|selector:.+)$"))]
+    pub wait: Option<String>,
+    /// Pages rendered at once: browser tabs (default 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 64))]
+    pub tabs: Option<u32>,
+    /// The longest a page may take to settle, in milliseconds (default 30000); then it is
+    /// a TIMEOUT failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub page_timeout_ms: Option<u64>,
 }
 
 /// The broker a scrape spread over machines goes through.

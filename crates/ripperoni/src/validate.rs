@@ -467,17 +467,21 @@ fn duplicate_urls(st: &State, urls: &[String]) -> Vec<Problem> {
 }
 
 fn regex_problems(st: &State) -> Vec<Problem> {
-    let Some(c) = &st.crawler else {
-        return Vec::new();
-    };
+    let crawler = st.crawler.as_ref();
+    let field =
+        |f: fn(&crate::state::Crawler) -> &Option<String>| crawler.and_then(|c| f(c).as_ref());
     [
-        ("crawler.domain", &c.domain),
-        ("crawler.delimiter", &c.delimiter),
-        ("crawler.target", &c.target),
+        ("crawler.domain", field(|c| &c.domain)),
+        ("crawler.delimiter", field(|c| &c.delimiter)),
+        ("crawler.target", field(|c| &c.target)),
+        (
+            "render.urls",
+            st.render.as_ref().and_then(|r| r.urls.as_ref()),
+        ),
     ]
     .into_iter()
     .filter_map(|(field, re)| {
-        let re = re.as_ref()?;
+        let re = re?;
         regex::Regex::new(re).err().map(|e| Problem {
             field: field.to_owned(),
             message: format!(

@@ -115,3 +115,42 @@ fn fetch_misses_the_script_built_items_and_render_extracts_every_one() {
         assert_eq!(doc["entries"], fresh["entries"]);
     }
 }
+
+#[test]
+fn only_the_matching_refs_are_rendered_and_rip_fetch_takes_the_rest() {
+    let server = TestServer::builder()
+        .dir(testdata("site-js"))
+        .start_background()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let urls: Vec<String> = [
+        "/market/",
+        "/index.html",
+        "/app/?view=guilds",
+        "/robots.txt",
+    ]
+    .iter()
+    .map(|p| server.url(p))
+    .collect();
+    let only = ["--only", "/(market|app)/"];
+    let rendered = stage("rip-render", dir.path(), &only, &refs(&urls)).run();
+    assert_eq!(rendered.code, 0, "{}", rendered.stderr);
+    assert_eq!(rendered.counter("passedOn"), 2);
+    assert_eq!(rendered.counter("rendered"), 2);
+    let fetched = stage("rip-fetch", dir.path(), &[], &rendered.stdout).run();
+    assert_eq!(fetched.code, 0, "{}", fetched.stderr);
+    let got = one_each(&fetched, &urls);
+    for (i, record) in got.iter().enumerate() {
+        let Record::Page(page) = record else {
+            panic!("{record:?}")
+        };
+        let by_browser = i == 0 || i == 2;
+        assert_eq!(page.render.is_some(), by_browser, "{}", page.url);
+    }
+    assert_eq!(server.count("/index.html"), 1, "fetched once, by rip-fetch");
+    assert_eq!(
+        server.count("/api/products.json"),
+        1,
+        "the market's script ran"
+    );
+}

@@ -160,7 +160,8 @@ fn each_fault_ends_as_one_bounded_record() {
     assert_eq!(
         ran.counter("browserStarts"),
         1,
-        "one browser for every fault"
+        "one browser for every fault: {}",
+        ran.stderr
     );
     assert_eq!(
         ran.counter("renderCrashes") + ran.counter("renderTimeouts"),

@@ -9,6 +9,7 @@ mod keep;
 mod layout;
 mod outcomes;
 mod queue;
+mod render;
 mod schema;
 mod support;
 mod wiki;
