@@ -24,15 +24,24 @@ lint:
 
 # Tests run under cargo-nextest (on this kind of machine from the start; .config/nextest.toml
 # runs them 8 at a time, the long end-to-end ones first) and fall back to cargo test without
-# it. Doc tests are cargo's own. The programs the tests run are built with them (rip-bin's
-# integration tests need them), in the same profile and features, so nothing builds twice.
-test: setup lint
+# it. Doc tests are cargo's own.
+#
+# Clippy runs inside the test build: clippy-driver compiles the workspace's own crates (it is
+# what `cargo clippy` puts in RUSTC_WORKSPACE_WRAPPER for a check build, whose output it then
+# throws away), with the same `-D warnings`, so the dependencies build once instead of once
+# checked for clippy and once built for the tests (measured in a fresh clone: lint 313 s,
+# then the test build 436 s). `make lint` is the same check on its own.
+CLIPPY = RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
+
+test: setup
+	$(CARGO) fmt --all --check
+	$(CLIPPY) $(CARGO) build --locked --workspace --all-targets
 	if $(CARGO) nextest --version >/dev/null 2>&1; then \
-		$(CARGO) nextest run --locked --workspace --no-fail-fast; \
+		$(CLIPPY) $(CARGO) nextest run --locked --workspace --no-fail-fast; \
 	else \
-		$(CARGO) test --locked --workspace --no-fail-fast --lib --bins --tests; \
+		$(CLIPPY) $(CARGO) test --locked --workspace --no-fail-fast --lib --bins --tests; \
 	fi
-	$(CARGO) test --locked --workspace --doc
+	$(CLIPPY) $(CARGO) test --locked --workspace --doc
 
 build:
 	$(CARGO) build --locked --workspace --bins
