@@ -8,6 +8,8 @@ mod wiki;
 use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rip_core::{ErrorCategory, ExpectedSource, Record, Status};
@@ -215,11 +217,11 @@ fn not_before_is_waited_for() {
     assert!(matches!(&recs[0], Record::Page(p) if p.attempt == 1));
 }
 
-#[test]
-fn two_processes_sharing_a_cache_folder_keep_each_hosts_gap() {
-    let server = server(12).start_background().unwrap();
+/// Two rip-fetch processes sharing one cache folder, six refs each to one host with a
+/// 300 ms gap: the smallest gap between two requests as the server received them.
+fn two_processes_sharing_a_cache_folder(server: &TestServer, gap: Duration) -> Duration {
     let dir = tempfile::tempdir().unwrap();
-    let gap = Duration::from_millis(300);
+    let before = server.requests().len();
     let lists: Vec<String> = (0..2)
         .map(|k| {
             let urls: Vec<String> = (0..6)
@@ -228,19 +230,13 @@ fn two_processes_sharing_a_cache_folder_keep_each_hosts_gap() {
             refs(&urls)
         })
         .collect();
+    let delay = format!("{}ms", gap.as_millis());
     let children: Vec<_> = lists
         .iter()
         .map(|input| {
             Stage::new("rip-fetch")
-                .args([
-                    "--delay",
-                    "300ms",
-                    "--jitter",
-                    "0ms",
-                    "--cache",
-                    "off",
-                    "--ignore-robots",
-                ])
+                .args(["--delay", &delay, "--jitter", "0ms"])
+                .args(["--cache", "off", "--ignore-robots"])
                 .arg("--cache-dir")
                 .arg(dir.path())
                 .stdin(input)
@@ -252,13 +248,50 @@ fn two_processes_sharing_a_cache_folder_keep_each_hosts_gap() {
         let out = Ran::wait("rip-fetch", c);
         assert_eq!(out.code, 0, "{}", out.stderr);
     }
-    let reqs = server.requests();
+    let reqs = server.requests().split_off(before);
     assert_eq!(reqs.len(), 12);
-    let g = min_gap(&reqs).unwrap();
-    // Enforced on each client right before sending; a fresh process's first connection
-    // can arrive a few ms later than its slot, hence the small allowance.
-    assert!(g >= gap - Duration::from_millis(25), "requests {g:?} apart");
     assert!(t0.elapsed() >= gap * 11 - Duration::from_millis(100));
+    min_gap(&reqs).unwrap()
+}
+
+/// Busy loops on every core until dropped: a loaded machine, where a process that reserved
+/// a slot can be descheduled before it sends.
+struct CpuLoad(Arc<AtomicBool>, Vec<std::thread::JoinHandle<()>>);
+
+impl CpuLoad {
+    fn start(threads: usize) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let spin = |stop: Arc<AtomicBool>| move || while !stop.load(Ordering::Relaxed) {};
+        let handles = (0..threads)
+            .map(|_| std::thread::spawn(spin(stop.clone())))
+            .collect();
+        Self(stop, handles)
+    }
+}
+
+impl Drop for CpuLoad {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+        for h in self.1.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
+
+#[test]
+fn two_processes_sharing_a_cache_folder_keep_each_hosts_gap_under_load() {
+    let server = server(12).start_background().unwrap();
+    let gap = Duration::from_millis(300);
+    let _load = CpuLoad::start(4);
+    // Repeatedly: the slip the issue saw came in 2 of 11 runs.
+    for round in 0..3 {
+        let g = two_processes_sharing_a_cache_folder(&server, gap);
+        // The server's own clock is the judge (1 ms for the stamps' rounding).
+        assert!(
+            g >= gap - Duration::from_millis(1),
+            "round {round}: requests {g:?} apart"
+        );
+    }
 }
 
 #[test]
