@@ -429,10 +429,7 @@ mod tests {
 
     #[test]
     fn a_host_file_of_an_earlier_version_in_milliseconds_still_holds() {
-        let ms_now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_millis() as u64;
+        let ms_now = now_us() / 1000;
         let held = ms_now + 60_000;
         let dir = tempfile::tempdir().unwrap();
         let text = format!("{held} {ms_now} {held} 0\n");

@@ -129,7 +129,6 @@ fn pump<W: std::io::Write>(
     }
     drop(done_tx);
     let mut open = 0usize;
-    let mut passed = 0u64;
     let mut input_open = true;
     loop {
         while let Ok(record) = done_rx.try_recv() {
@@ -137,9 +136,6 @@ fn pump<W: std::io::Write>(
             open -= 1;
         }
         if !input_open && open == 0 {
-            if passed > 0 {
-                pipe.count("passedOn", passed);
-            }
             return Ok(());
         }
         if !input_open || open >= window {
@@ -154,10 +150,8 @@ fn pump<W: std::io::Write>(
         }
         match pipe.poll_line(Duration::from_millis(20))? {
             Polled::Line(line) if line.kind() == &Kind::Ref => match line.decode() {
-                Ok(Record::Ref(r)) if !renders(config, &r) => {
-                    passed += 1;
-                    pipe.pass(&line)?;
-                }
+                // Counted in the summary's passedThrough, as every line passed on.
+                Ok(Record::Ref(r)) if !renders(config, &r) => pipe.pass(&line)?,
                 Ok(Record::Ref(r)) => {
                     if r.is_entry() {
                         pipe.enter(&r.url)?;

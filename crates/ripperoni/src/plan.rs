@@ -189,7 +189,7 @@ impl Plan {
         let mut work = Vec::new();
         for round in 1..=rounds {
             if let Some(r) = &st.render {
-                work.push((Role::Fetch(round), render(st, r, &http)));
+                work.push((Role::Fetch(round), render(r, &http)));
             }
             if st.render.as_ref().is_none_or(|r| r.urls.is_some()) {
                 work.push((Role::Fetch(round), fetch(st, &http)));
@@ -373,6 +373,14 @@ impl HttpFlags<'_> {
             s.flag("--ttl", format!("{ttl}ms"));
         }
     }
+
+    /// The flags of a round's fetching stage (`rip-fetch`, `rip-render`): the run's rate
+    /// limit and jitter, and its longest retry wait.
+    fn add_round(&self, s: &mut Stage) {
+        let st = self.st;
+        self.add(s, st.rate_limit_ms, st.jitter_ms);
+        s.flag("--retry-max", format!("{}ms", st.retry_max_delay_ms));
+    }
 }
 
 /// The `ref` records of `urls`, the source's input.
@@ -455,14 +463,13 @@ fn fetch(st: &State, http: &HttpFlags) -> Stage {
             .flag("-c", n.to_string())
             .flag("--per-host", n.to_string());
     }
-    http.add(&mut fetch, st.rate_limit_ms, st.jitter_ms);
-    fetch.flag("--retry-max", format!("{}ms", st.retry_max_delay_ms));
+    http.add_round(&mut fetch);
     fetch
 }
 
 /// A round's `rip-render`: every page, or with `urls` the matching ones (the others go on
 /// to the round's `rip-fetch`).
-fn render(st: &State, r: &Render, http: &HttpFlags) -> Stage {
+fn render(r: &Render, http: &HttpFlags) -> Stage {
     let mut render = Stage::new("rip-render");
     if let Some(urls) = &r.urls {
         render.flag("--only", urls.clone());
@@ -476,8 +483,7 @@ fn render(st: &State, r: &Render, http: &HttpFlags) -> Stage {
     if let Some(ms) = r.page_timeout_ms {
         render.flag("--page-timeout", format!("{ms}ms"));
     }
-    http.add(&mut render, st.rate_limit_ms, st.jitter_ms);
-    render.flag("--retry-max", format!("{}ms", st.retry_max_delay_ms));
+    http.add_round(&mut render);
     render
 }
 

@@ -467,17 +467,13 @@ fn duplicate_urls(st: &State, urls: &[String]) -> Vec<Problem> {
 }
 
 fn regex_problems(st: &State) -> Vec<Problem> {
-    let crawler = st.crawler.as_ref();
-    let field =
-        |f: fn(&crate::state::Crawler) -> &Option<String>| crawler.and_then(|c| f(c).as_ref());
+    let c = st.crawler.as_ref();
+    let render = st.render.as_ref();
     [
-        ("crawler.domain", field(|c| &c.domain)),
-        ("crawler.delimiter", field(|c| &c.delimiter)),
-        ("crawler.target", field(|c| &c.target)),
-        (
-            "render.urls",
-            st.render.as_ref().and_then(|r| r.urls.as_ref()),
-        ),
+        ("crawler.domain", c.and_then(|c| c.domain.as_ref())),
+        ("crawler.delimiter", c.and_then(|c| c.delimiter.as_ref())),
+        ("crawler.target", c.and_then(|c| c.target.as_ref())),
+        ("render.urls", render.and_then(|r| r.urls.as_ref())),
     ]
     .into_iter()
     .filter_map(|(field, re)| {

@@ -135,7 +135,7 @@ fn only_the_matching_refs_are_rendered_and_rip_fetch_takes_the_rest() {
     let only = ["--only", "/(market|app)/"];
     let rendered = stage("rip-render", dir.path(), &only, &refs(&urls)).run();
     assert_eq!(rendered.code, 0, "{}", rendered.stderr);
-    assert_eq!(rendered.counter("passedOn"), 2);
+    assert_eq!(rendered.summary().passed_through.get("ref"), Some(&2));
     assert_eq!(rendered.counter("rendered"), 2);
     let fetched = stage("rip-fetch", dir.path(), &[], &rendered.stdout).run();
     assert_eq!(fetched.code, 0, "{}", fetched.stderr);
