@@ -59,8 +59,15 @@ pub struct Cli {
     /// Render only the refs whose URL matches this regular expression and pass the others
     /// through untouched, for a `rip-fetch` after this stage: `rip-render --only RE |
     /// rip-fetch` renders some pages and fetches the rest.
+    /// Refs marked needsBrowser (sent by a rip-route render rule) are rendered whatever
+    /// it says.
     #[arg(long, value_name = "REGEX")]
     pub only: Option<regex::Regex>,
+    /// Render only the refs a rip-route render rule marked needsBrowser and pass the
+    /// others (retries for rip-fetch) through untouched: `rip-fetch | rip-route
+    /// --render-url RE | rip-render --only-marked | rip-fetch | rip-route --final`.
+    #[arg(long, conflicts_with = "only")]
+    pub only_marked: bool,
 }
 
 /// A resource type `--allow` lets through.

@@ -28,6 +28,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         browser_retries: cli.browser_retries,
         threads: cli.threads.max(1),
         only: cli.only.clone(),
+        only_marked: cli.only_marked,
         pipe: rip_core::PipeOptions {
             read_ahead_bytes: 64 << 20,
             ..pipe

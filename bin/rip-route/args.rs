@@ -40,6 +40,12 @@ pub struct Cli {
     #[arg(long = "final")]
     pub final_round: bool,
 
+    /// Send every fetched HTML page whose URL matches this regex on to the browser: a ref
+    /// marked needsBrowser for the rip-render after this stage (repeatable; adds to the
+    /// policy's render rules).
+    #[arg(long, value_name = "REGEX")]
+    pub render_url: Vec<String>,
+
     /// The longest Retry-After hint honoured between rounds, e.g. 90s or 5m
     /// [default: the policy's maxRetryAfter, else 5m].
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]

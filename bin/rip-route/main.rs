@@ -27,6 +27,15 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     if let Some(d) = cli.max_retry_after {
         policy.max_retry_after = d;
     }
+    for url in &cli.render_url {
+        let rule = rip_route::policy::RenderRule::for_url(url).map_err(|field| {
+            rip_route::PolicyError::Invalid {
+                path: "<arguments>".into(),
+                field,
+            }
+        })?;
+        policy.render.push(rule);
+    }
     let (input, pipe) = cli.common.open_pipe("rip-route")?;
     let config = Config {
         policy,

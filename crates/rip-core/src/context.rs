@@ -35,6 +35,18 @@ pub struct Context {
     /// this URL may stand in for. Whatever becomes of this URL accounts for that one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolves: Option<String>,
+    /// The URL needs a browser: a `rip-route` render rule found its fetched page wanting
+    /// (an empty shell its scripts fill in) and sent it on as a `ref` for `rip-render`.
+    /// `rip-fetch` passes such refs through unfetched; `rip-render` renders them whatever
+    /// its `--only`; the flag stays on the URL's later records, so a retry of a failed
+    /// render goes back to the browser. The URL entered the ledger when it was first
+    /// fetched, so a ref carrying it is not an entry ([`crate::Ref::is_entry`]).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub needs_browser: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// One error in a URL's history: `{code, message, operation}` as in the reference.

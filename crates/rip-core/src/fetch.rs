@@ -52,10 +52,11 @@ impl Ref {
         }
     }
 
-    /// True when this ref is a URL entering the pipeline for the first time (not a retry
-    /// and not a resolve candidate): the stage that consumes it records it in a `ledger`.
+    /// True when this ref is a URL entering the pipeline for the first time (not a retry,
+    /// not a resolve candidate, not a fetched page sent on to the browser): the stage that
+    /// consumes it records it in a `ledger`.
     pub fn is_entry(&self) -> bool {
-        self.attempt == 0 && self.context.resolves.is_none()
+        self.attempt == 0 && self.context.resolves.is_none() && !self.context.needs_browser
     }
 }
 

@@ -8,6 +8,10 @@
 //! HTTP stack did (`requests`, `cacheHits`, `revalidated`, `retries`, `robotsDenied`,
 //! `failed.<CATEGORY>`). All HTTP is [`rip_http::Fetcher`]'s.
 //!
+//! A ref marked `needsBrowser` (a page a `rip-route` render rule sent to the browser) is
+//! not this stage's: it passes through unfetched for the `rip-render` after, counted in
+//! `passedToBrowser`.
+//!
 //! Fetches run concurrently; a record is written as soon as its fetch ends, or in input
 //! order with [`Config::ordered`].
 //!

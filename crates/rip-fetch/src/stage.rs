@@ -163,6 +163,8 @@ pub(crate) struct Stage<'c, W: Write> {
     refs: u64,
     done: u64,
     too_far: u64,
+    /// Refs marked `needsBrowser`, passed on to a rip-render unfetched.
+    for_browser: u64,
     start: Instant,
 }
 
@@ -189,6 +191,7 @@ impl<'c, W: Write> Stage<'c, W> {
             refs: 0,
             done: 0,
             too_far: 0,
+            for_browser: 0,
             start,
             config,
         }
@@ -323,6 +326,11 @@ impl<'c, W: Write> Stage<'c, W> {
             return Ok(self.output.emit(seq, Out::Line(line))?);
         }
         match line.decode() {
+            // A page a rip-route render rule sent to the browser: for the rip-render after.
+            Ok(Record::Ref(r)) if r.context.needs_browser => {
+                self.for_browser += 1;
+                Ok(self.output.emit(seq, Out::Line(line))?)
+            }
             Ok(Record::Ref(r)) => self.take(seq, r, line.text().len()),
             Ok(_) => unreachable!("a line of kind ref decodes to a ref"),
             Err(message) => {
@@ -530,6 +538,9 @@ impl<'c, W: Write> Stage<'c, W> {
         }
         if self.too_far > 0 {
             counters.insert("notBeforeTooFar".into(), self.too_far);
+        }
+        if self.for_browser > 0 {
+            counters.insert("passedToBrowser".into(), self.for_browser);
         }
         let queue = self.hosts.stats();
         counters.insert("queuedPeak".into(), queue.peak_queued as u64);

@@ -87,8 +87,11 @@ pub struct Config {
     pub threads: usize,
     /// Only refs whose URL matches are rendered; the others pass through untouched, as
     /// refs, for a `rip-fetch` after this stage (`rip-render --only RE | rip-fetch`).
-    /// `None`: every ref.
+    /// `None`: every ref. A ref marked `needsBrowser` is rendered whatever this says.
     pub only: Option<regex::Regex>,
+    /// Render only refs marked `needsBrowser` (sent by a `rip-route` render rule) and pass
+    /// the others through, for a `rip-fetch` after (`--only-marked`).
+    pub only_marked: bool,
     /// The input's name, strictness and stop flag.
     pub pipe: PipeOptions,
 }
@@ -106,6 +109,7 @@ impl Default for Config {
             browser_retries: 2,
             threads: 2,
             only: None,
+            only_marked: false,
             pipe: PipeOptions::new(STAGE),
         }
     }

@@ -171,13 +171,18 @@ fn pump<W: std::io::Write>(
     }
 }
 
-/// Whether `r` is for this stage: every ref, or with [`Config::only`] those whose URL
-/// matches it (the others go on untouched, to the rip-fetch after this stage).
+/// Whether `r` is for this stage: a ref marked `needsBrowser` always; else every ref, or
+/// with [`Config::only`] those whose URL matches it, or with [`Config::only_marked`] none
+/// (the others go on untouched, to the rip-fetch after this stage).
 fn renders(config: &Config, r: &Ref) -> bool {
-    config
-        .only
-        .as_ref()
-        .is_none_or(|only| only.is_match(&r.url))
+    if r.context.needs_browser {
+        return true;
+    }
+    !config.only_marked
+        && config
+            .only
+            .as_ref()
+            .is_none_or(|only| only.is_match(&r.url))
 }
 
 fn write<W: std::io::Write>(pipe: &mut Pipe<W>, record: &Record) -> Result<(), RenderError> {

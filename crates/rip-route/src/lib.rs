@@ -75,6 +75,17 @@
 //! does not contain the failed link's text (or a doc whose `name` is not that text) counts
 //! as failed (`resolve.mismatch`): an id shared by unrelated pages does not fool it.
 //!
+//! # Render rules: pages that need a browser
+//!
+//! A policy's `render` rules (or `--render-url REGEX`) judge fetched HTML `page`s: one a
+//! rule matches (by URL, by a regex its body has, or one it lacks: an empty shell that
+//! scripts would fill in) is replaced by a `ref` marked `needsBrowser`, for the
+//! `rip-render` after this stage (`rip-fetch | rip-route | rip-render`), counted in
+//! `sentToBrowser`. `rip-fetch` passes such refs through, so rounds can sit between; a
+//! rendered page (its `render` object set) is never judged again, and a failed render
+//! keeps the mark, so its retry goes back to the browser. `--final` does not change them:
+//! no `rip-fetch` follows, but a `rip-render` may.
+//!
 //! This keeps the ledger: the failed URL entered once (candidates are not entries,
 //! [`rip_core::Ref::is_entry`]), and exactly one terminal record accounts for it (a record
 //! with `resolves` set accounts for that URL, not its own). At the end of input, a group
@@ -162,6 +173,7 @@ struct Router<W: Write> {
 fn unfetched_warning(n: u64, first: &Ref) -> String {
     let what = match &first.context.resolves {
         Some(u) => format!("a resolve candidate for {u}"),
+        None if first.context.needs_browser => "a page sent to the browser".to_owned(),
         None => format!("a retry for round {}", first.attempt + 1),
     };
     let (refs, them) = if n == 1 {
@@ -171,8 +183,9 @@ fn unfetched_warning(n: u64, first: &Ref) -> String {
     };
     format!(
         "{n} {refs} reached rip-route unfetched (first: {}, {what}): passed on, but unless a \
-         rip-fetch comes later, nothing fetches {them} (hint: put `rip-fetch |` before this \
-         rip-route, or give the rip-route that wrote {them} --final)",
+         rip-fetch (or, for pages sent to the browser, a rip-render) comes later, nothing \
+         fetches {them} (hint: put `rip-fetch |` or `rip-render |` before this rip-route, or \
+         give the rip-route that wrote {them} --final)",
         first.url
     )
 }
@@ -201,9 +214,11 @@ impl<W: Write> Router<W> {
                         });
                         self.close_if(closed)
                     }
+                    _ if kind == Kind::Page => self.page(line),
                     _ => self.pipe.pass(&line),
                 }
             }
+            Kind::Page => self.page(line),
             Kind::Ref => {
                 if let Ok(Record::Ref(r)) = line.decode()
                     && !r.is_entry()
@@ -221,6 +236,24 @@ impl<W: Write> Router<W> {
             }
             _ => self.pipe.pass(&line),
         }
+    }
+
+    /// A page: sent on to the browser when a render rule says so, else passed through.
+    fn page(&mut self, line: Line) -> Result<(), PipeError> {
+        if self.policy.render.is_empty() {
+            return self.pipe.pass(&line);
+        }
+        let page = match line.decode() {
+            Ok(Record::Page(p)) => p,
+            Ok(_) => return self.pipe.pass(&line),
+            Err(message) => return self.unreadable(&line, message),
+        };
+        let Some(rule) = self.policy.render_rule(&page) else {
+            return self.pipe.pass(&line);
+        };
+        tracing::debug!(url = %page.url, rule = %rule.name, "sent to the browser");
+        self.pipe.count("sentToBrowser", 1);
+        self.pipe.emit(&Record::Ref(records::render_ref(page)))
     }
 
     /// A known kind that does not decode: reported, and passed on so nothing is lost.

@@ -7,8 +7,10 @@ use std::path::Path;
 use std::time::Duration;
 
 mod error;
+mod render;
 
 pub use error::{FieldError, FieldProblem, PolicyError};
+pub use render::RenderRule;
 
 use crate::resolve::ResolveConfig;
 use crate::spec::{OneOrMany, PolicySpec, RouteName, RuleSpec, StatusSpec, Strategy};
@@ -53,6 +55,8 @@ pub struct Policy {
     pub rules: Vec<Rule>,
     /// Candidate generation for the resolve route.
     pub resolve: ResolveConfig,
+    /// Rules sending fetched pages to the browser.
+    pub render: Vec<RenderRule>,
 }
 
 impl Default for Policy {
@@ -62,6 +66,7 @@ impl Default for Policy {
             max_retry_after: DEFAULT_MAX_RETRY_AFTER,
             rules: Vec::new(),
             resolve: ResolveConfig::default(),
+            render: Vec::new(),
         }
     }
 }
@@ -132,11 +137,18 @@ impl Policy {
             .collect::<Result<Vec<_>, _>>()?;
         let resolve =
             ResolveConfig::from_spec(spec.resolve.unwrap_or_default()).map_err(invalid)?;
+        let render = spec
+            .render
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| RenderRule::compile(i, r).map_err(invalid))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
             max_retries: spec.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
             max_retry_after,
             rules,
             resolve,
+            render,
         })
     }
 
@@ -183,6 +195,15 @@ impl Policy {
             route,
             rule: Some(rule.name.clone()),
         }
+    }
+
+    /// The render rule that sends `page` to the browser, if one does (see
+    /// [`RenderRule`]): only HTML text pages not rendered yet are judged.
+    pub fn render_rule(&self, page: &rip_core::Page) -> Option<&RenderRule> {
+        if !render::judged(page) {
+            return None;
+        }
+        self.render.iter().find(|r| r.matches(page))
     }
 }
 

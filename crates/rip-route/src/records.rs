@@ -1,7 +1,7 @@
 //! The records each route writes for a failure.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use rip_core::{ErrorDoc, ErrorEntry, Expected, ExpectedSource, Failure, Ref};
+use rip_core::{ErrorDoc, ErrorEntry, Expected, ExpectedSource, Failure, Page, Ref};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -24,6 +24,18 @@ pub fn candidate_ref(failure: &Failure, url: &str) -> Ref {
     let mut r = failure.to_retry_ref();
     r.url = url.to_owned();
     r.context.resolves = Some(failure.url.clone());
+    r
+}
+
+/// A fetched page sent on to the browser: its URL, context, round and history as a `ref`
+/// marked `needsBrowser` (not a new entry: the URL is in the ledger already).
+pub fn render_ref(page: Page) -> Ref {
+    let mut r = Ref::new(page.url);
+    r.context = page.context;
+    r.context.needs_browser = true;
+    r.attempt = page.attempt;
+    r.errors = page.errors;
+    r.extra = page.extra;
     r
 }
 

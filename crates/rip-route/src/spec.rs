@@ -51,6 +51,42 @@ pub struct PolicySpec {
     /// How the `resolve` route finds candidate URLs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolve: Option<ResolveSpec>,
+    /// Rules over fetched pages: a page any rule matches is an empty shell its scripts
+    /// would fill in, and is sent on to the browser as a `ref` marked `needsBrowser`
+    /// (`rip-fetch | rip-route | rip-render`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub render: Vec<RenderRuleSpec>,
+}
+
+/// A render rule: which fetched HTML pages need a browser (every given matcher must match;
+/// at least one is needed).
+///
+/// ```toml
+/// [[render]]
+/// name = "client-side app"
+/// url = "/app/"                        # a regex searched in the URL
+///
+/// [[render]]
+/// name = "list filled in by script"
+/// bodyLacks = 'class="product"'        # a regex not found in the body
+/// body = '<ul class="products">\s*</ul>' # a regex found in the body
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RenderRuleSpec {
+    /// A name for messages and the summary (default `render[N]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A regular expression searched for in the page's URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// A regular expression that must be found in the page's body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// A regular expression that must not be found in the page's body (the content the
+    /// page should have and does not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_lacks: Option<String>,
 }
 
 /// One rule: what it matches (every given matcher must match) and the route it takes.

@@ -186,16 +186,7 @@ impl Plan {
             (None, None) => (crawl_discover(st, &http, &next.crawl_state()), Vec::new()),
         };
         let mut stages = vec![(Role::Source, source)];
-        let mut work = Vec::new();
-        for round in 1..=rounds {
-            if let Some(r) = &st.render {
-                work.push((Role::Fetch(round), render(r, &http)));
-            }
-            if st.render.as_ref().is_none_or(|r| r.urls.is_some()) {
-                work.push((Role::Fetch(round), fetch(st, &http)));
-            }
-            work.push((Role::Route(round), route(l, round == rounds)));
-        }
+        let mut work = rounds_of(l, &http, rounds);
         if st.include_raw_content {
             let mut raw = write(l, &staging);
             raw.arg("--raw").arg("--no-failures-file");
@@ -455,6 +446,31 @@ fn crawl_discover(st: &State, http: &HttpFlags, state_dir: &Path) -> Stage {
     discover
 }
 
+/// The fetch rounds: in each, the browser (`render`, or the pages a policy's render rules
+/// sent), `rip-fetch` (unless every page is rendered) and `rip-route`, the last one
+/// `--final`; then, with render rules, the browser for the last round's pages.
+fn rounds_of(l: &Loaded, http: &HttpFlags, rounds: u32) -> Vec<(Role, Stage)> {
+    let st = &l.state;
+    let mut work = Vec::new();
+    let marked_only = Render::default();
+    for round in 1..=rounds {
+        if let Some(r) = &st.render {
+            work.push((Role::Fetch(round), render(r, http, false)));
+        } else if l.policy_renders {
+            work.push((Role::Fetch(round), render(&marked_only, http, true)));
+        }
+        if st.render.as_ref().is_none_or(|r| r.urls.is_some()) {
+            work.push((Role::Fetch(round), fetch(st, http)));
+        }
+        work.push((Role::Route(round), route(l, round == rounds)));
+    }
+    if l.policy_renders {
+        let r = st.render.as_ref().unwrap_or(&marked_only);
+        work.push((Role::Fetch(rounds), render(r, http, true)));
+    }
+    work
+}
+
 /// A round's `rip-fetch`.
 fn fetch(st: &State, http: &HttpFlags) -> Stage {
     let mut fetch = Stage::new("rip-fetch");
@@ -468,10 +484,13 @@ fn fetch(st: &State, http: &HttpFlags) -> Stage {
 }
 
 /// A round's `rip-render`: every page, or with `urls` the matching ones (the others go on
-/// to the round's `rip-fetch`).
-fn render(r: &Render, http: &HttpFlags) -> Stage {
+/// to the round's `rip-fetch`), or with `marked_only` those a `rip-route` render rule sent
+/// (the pages of every render always go through it).
+fn render(r: &Render, http: &HttpFlags, marked_only: bool) -> Stage {
     let mut render = Stage::new("rip-render");
-    if let Some(urls) = &r.urls {
+    if marked_only {
+        render.arg("--only-marked");
+    } else if let Some(urls) = &r.urls {
         render.flag("--only", urls.clone());
     }
     if let Some(wait) = &r.wait {

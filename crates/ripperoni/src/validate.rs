@@ -94,6 +94,9 @@ pub struct Loaded {
     pub state: State,
     /// Failure-routing rounds after the first (`maxRetries`, resolved).
     pub max_retries: u32,
+    /// The policy file has render rules: `rip-route` may send fetched pages on to the
+    /// browser, so each round starts with a `rip-render` and one follows the last round.
+    pub policy_renders: bool,
 }
 
 impl Loaded {
@@ -142,7 +145,8 @@ pub fn load_with(path: &Path, base_url: Option<&str>) -> Result<Loaded, StateErr
     })?;
     let base = path.parent().unwrap_or(Path::new(""));
     resolve_paths(&mut st, base);
-    let (max_retries, mut problems) = policy_retries(&st);
+    let policy = st.policy.as_deref().and_then(policy_value);
+    let (max_retries, mut problems) = policy_retries(&st, policy.as_ref());
     problems.extend(contradictions(&st));
     problems.extend(regex_problems(&st));
     problems.extend(file_problems(&st));
@@ -154,6 +158,10 @@ pub fn load_with(path: &Path, base_url: Option<&str>) -> Result<Loaded, StateErr
         target,
         state: st,
         max_retries,
+        policy_renders: policy
+            .as_ref()
+            .and_then(|p| p.get("render")?.as_array().map(|a| !a.is_empty()))
+            .unwrap_or(false),
     })
 }
 
@@ -207,8 +215,10 @@ fn resolve_paths(st: &mut State, base: &Path) {
 
 /// The rounds after the first: the state file's `maxRetries`, else the policy file's,
 /// else the default; both given and different is a contradiction.
-fn policy_retries(st: &State) -> (u32, Vec<Problem>) {
-    let from_policy = st.policy.as_deref().and_then(policy_max_retries);
+fn policy_retries(st: &State, policy: Option<&Value>) -> (u32, Vec<Problem>) {
+    let from_policy = policy
+        .and_then(|p| p.get("maxRetries")?.as_u64())
+        .and_then(|n| u32::try_from(n).ok());
     match (st.max_retries, from_policy) {
         (Some(a), Some(b)) if a != b => (
             a,
@@ -226,19 +236,15 @@ fn policy_retries(st: &State) -> (u32, Vec<Problem>) {
     }
 }
 
-/// `maxRetries` of a policy file, when it sets one (the file is rip-route's to check).
-fn policy_max_retries(path: &Path) -> Option<u32> {
+/// A policy file as a JSON value, when it reads (the file is rip-route's to check).
+fn policy_value(path: &Path) -> Option<Value> {
     let text = std::fs::read_to_string(path).ok()?;
-    let value: Value = if path.extension().is_some_and(|e| e == "json") {
-        serde_json::from_str(&text).ok()?
+    if path.extension().is_some_and(|e| e == "json") {
+        serde_json::from_str(&text).ok()
     } else {
         let t: toml::Value = toml::from_str(&text).ok()?;
-        serde_json::to_value(t).ok()?
-    };
-    value
-        .get("maxRetries")?
-        .as_u64()
-        .and_then(|n| u32::try_from(n).ok())
+        serde_json::to_value(t).ok()
+    }
 }
 
 /// Settings that cannot hold together.

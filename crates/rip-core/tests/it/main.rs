@@ -56,6 +56,7 @@ fn full_context() -> Context {
         title: Some("Item_7".into()),
         wiki_api: Some("http://h/api.php".into()),
         resolves: Some("http://h/wrong/7".into()),
+        needs_browser: true,
     }
 }
 

@@ -1,9 +1,11 @@
 //! The script-built demo site (testdata/site-js): what the server sends has no items;
 //! the rendered DOM has every one. And a rerun replays the renders from the cache.
 
+use std::os::unix::process::ExitStatusExt;
+
 use rip_core::Record;
-use rip_testkit::{Stage, testdata};
-use rip_testserver::TestServer;
+use rip_testkit::{Ran, Stage, testdata};
+use rip_testserver::{Fault, Rule, TestServer};
 use serde_json::Value;
 
 use crate::{one_each, refs, stage};
@@ -37,6 +39,20 @@ fn parse(pages: &str, dir: &std::path::Path) -> Vec<Value> {
         .into_iter()
         .filter(|v| v["_type"] == "doc")
         .collect()
+}
+
+/// A stage's output saved by `tee`, read as a run of `program`.
+fn saved(program: &str, stdout: String) -> Ran {
+    let status = std::process::ExitStatus::from_raw(0);
+    let stdout = stdout.into_bytes();
+    Ran::from_output(
+        program,
+        std::process::Output {
+            status,
+            stdout,
+            stderr: Vec::new(),
+        },
+    )
 }
 
 fn list(doc: &Value, field: &str) -> Vec<String> {
@@ -153,4 +169,125 @@ fn only_the_matching_refs_are_rendered_and_rip_fetch_takes_the_rest() {
         1,
         "the market's script ran"
     );
+}
+
+/// `rip-fetch | rip-route | rip-fetch | rip-render --only-marked | rip-route --final |
+/// rip-parse`, as a shell pipeline: the policy's render rules send the two empty shells
+/// to the browser (one by its body, one by its URL), the round's rip-fetch passes them
+/// by and retries the 503, rip-render renders only them, and the books balance.
+#[test]
+fn a_route_rule_sends_the_empty_shells_to_the_browser() {
+    let server = TestServer::builder()
+        .dir(testdata("site-js"))
+        .file("/flaky.html", "<!doctype html><title>f</title><p>ok</p>")
+        .rule(Rule::path("/flaky.html").times(1, Fault::status(503)))
+        .start_background()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let urls: Vec<String> = [
+        "/market/",
+        "/index.html",
+        "/app/?view=guilds",
+        "/flaky.html",
+    ]
+    .iter()
+    .map(|p| server.url(p))
+    .collect();
+    std::fs::write(dir.path().join("refs.ndjson"), refs(&urls)).unwrap();
+    let policy = testdata("render/shells.policy.toml");
+    let rules = testdata("render/market.rules.toml");
+    let http = "-q --delay 0ms --jitter 0ms --attempts 1 --cache-dir cache";
+    let script = format!(
+        "rip-fetch {http} < refs.ndjson | rip-route -q -p {policy} \
+         | tee routed.ndjson | rip-fetch {http} | rip-render {http} --only-marked \
+         | rip-route -q -p {policy} --final | tee out.ndjson \
+         | rip-parse -q --rules {rules} > docs.ndjson; echo ${{PIPESTATUS[@]}}; \
+         rip-reconcile -q < docs.ndjson | rip-health -q > health.json",
+        policy = policy.display(),
+        rules = rules.display()
+    );
+    let out = rip_testkit::run_shell(&script, Some(dir.path()));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let codes = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        codes.trim(),
+        "2 0 0 0 0 0 0 0",
+        "first fetch partial (503): {stderr}"
+    );
+
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    let routed = saved("rip-route", read("routed.ndjson"));
+    assert_eq!(routed.counter("sentToBrowser"), 2, "{stderr}");
+    assert_eq!(routed.counter("retried"), 1);
+    let mut marked: Vec<&str> = routed
+        .records()
+        .iter()
+        .filter_map(|r| match r {
+            Record::Ref(r) if r.context.needs_browser => Some(r.url.as_str()),
+            _ => None,
+        })
+        .collect();
+    marked.sort();
+    assert_eq!(
+        marked,
+        [urls[2].as_str(), urls[0].as_str()],
+        "/app/ sorts first"
+    );
+
+    let out = saved("rip-route", read("out.ndjson"));
+    for (i, record) in one_each(&out, &urls).into_iter().enumerate() {
+        let Record::Page(page) = record else {
+            panic!("{record:?}")
+        };
+        assert_eq!(page.render.is_some(), i == 0 || i == 2, "{}", page.url);
+        assert_eq!(page.attempt, u32::from(i == 3), "{}", page.url);
+    }
+    let entered: usize = out
+        .of("ledger")
+        .iter()
+        .map(|l| match l {
+            Record::Ledger(l) => l.entered.len(),
+            _ => 0,
+        })
+        .sum();
+    assert_eq!(entered, 4, "each URL entered once, by the first rip-fetch");
+    let round: Vec<u64> = out
+        .of("summary")
+        .iter()
+        .filter_map(|s| match s {
+            Record::Summary(s) if s.stage == "rip-fetch" => {
+                Some(s.counters.get("passedToBrowser").copied().unwrap_or(0))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        round,
+        [0, 2],
+        "the round's rip-fetch passed the marked refs by"
+    );
+    assert_eq!(
+        server.count("/market/"),
+        1,
+        "the browser's document came from the cache"
+    );
+    assert_eq!(server.count("/flaky.html"), 2, "503, then 200 in the round");
+    assert_eq!(
+        server.count("/api/products.json"),
+        1,
+        "the market's script ran"
+    );
+
+    let docs: Vec<Value> = read("docs.ndjson")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["_type"] == "doc")
+        .collect();
+    let market = docs.iter().find(|d| d["url"] == urls[0].as_str()).unwrap();
+    let products = names("site-js/api/products.json", "products", |p| {
+        p["name"].as_str().unwrap().to_owned()
+    });
+    assert_eq!(list(market, "products"), products);
+    let health: Value = serde_json::from_str(&read("health.json")).unwrap();
+    assert_eq!(health["complete"], true, "{health:#}");
 }

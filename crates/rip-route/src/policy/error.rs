@@ -99,6 +99,14 @@ pub enum FieldProblem {
         "`{0}` is not an absolute URL template with `{{q}}` (hint: \"http://host/search?q={{q}}\")"
     )]
     SearchUrl(String),
+    /// A render rule's `body` or `bodyLacks` is not a regex.
+    #[error("not a valid regex: {0}")]
+    BodyRegex(regex::Error),
+    /// A render rule without a matcher.
+    #[error(
+        "a render rule needs `url`, `body` or `bodyLacks` (hint: url = \".\" renders every page)"
+    )]
+    NoRenderMatcher,
     /// `resolve.budget` is 0.
     #[error("must be at least 1 (hint: drop the resolve rule instead)")]
     ZeroBudget,

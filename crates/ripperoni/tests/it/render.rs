@@ -6,6 +6,25 @@ use rip_testkit::testdata;
 use rip_testserver::TestServer;
 use serde_json::{Value, json};
 
+/// Runs the state file at `path`; asserts the run exits 0 and its health report says
+/// complete; returns the docs of its output folder `out` (three of them).
+fn run_complete(path: &std::path::Path, out: &std::path::Path) -> Vec<Value> {
+    let o = run(&["run", "-q", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let health: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("crawl-health.json")).unwrap())
+            .unwrap();
+    assert_eq!(health["complete"], true, "{health:#}");
+    let stream = std::fs::read_to_string(out.join("stream.ndjson")).unwrap();
+    let docs: Vec<Value> = stream
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["_type"] == "doc")
+        .collect();
+    assert_eq!(docs.len(), 3, "{stream}");
+    docs
+}
+
 #[test]
 fn a_state_file_with_render_renders_the_matching_pages_and_fetches_the_rest() {
     let server = TestServer::builder()
@@ -33,20 +52,7 @@ fn a_state_file_with_render_renders_the_matching_pages_and_fetches_the_rest() {
     );
     assert!(script.contains("| rip-fetch "), "the other pages: {script}");
 
-    let o = run(&["run", "-q", path.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let out = dir.path().join("out/market");
-    let health: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("crawl-health.json")).unwrap())
-            .unwrap();
-    assert_eq!(health["complete"], true, "{health:#}");
-    let stream = std::fs::read_to_string(out.join("stream.ndjson")).unwrap();
-    let docs: Vec<Value> = stream
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|v| v["_type"] == "doc")
-        .collect();
-    assert_eq!(docs.len(), 3, "{stream}");
+    let docs = run_complete(&path, &dir.path().join("out/market"));
     let market = docs.iter().find(|d| d["concept"] == "market").unwrap();
     assert_eq!(
         market["products"].as_array().map_or(0, Vec::len),
@@ -56,5 +62,46 @@ fn a_state_file_with_render_renders_the_matching_pages_and_fetches_the_rest() {
     let board = docs.iter().find(|d| d["concept"] == "board").unwrap();
     assert!(!board["entries"].as_array().unwrap().is_empty(), "{board}");
     assert_eq!(server.count("/index.html"), 1);
+    assert_eq!(server.count("/api/products.json"), 1, "rendered once");
+}
+
+/// A policy with render rules and no `render` section: every page is fetched, and the
+/// fetched pages that are empty shells go on to the browser (`rip-render --only-marked`
+/// at the start of each round and after the last), the books still balancing.
+#[test]
+fn a_policy_with_render_rules_sends_the_empty_shells_to_the_browser() {
+    let server = TestServer::builder()
+        .dir(testdata("site-js"))
+        .start_background()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let state = json!({
+        "baseUrl": format!("{}/", server.origin()),
+        "urls": ["/market/", "/app/?view=guilds", "/index.html"],
+        "rateLimitMs": 0,
+        "jitterMs": 0,
+        "maxRetries": 1,
+        "rules": testdata("render/market.rules.toml").display().to_string(),
+        "policy": testdata("render/shells.policy.toml").display().to_string(),
+        "output": {"basePath": dir.path().join("out").display().to_string()},
+    });
+    let path = dir.path().join("market.state.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&state).unwrap()).unwrap();
+
+    let o = run(&["pipeline", path.to_str().unwrap()]);
+    let script = String::from_utf8_lossy(&o.stdout);
+    let renders = script.matches("rip-render --only-marked").count();
+    assert_eq!(renders, 3, "one per round and one after the last: {script}");
+
+    let docs = run_complete(&path, &dir.path().join("out/market"));
+    let market = docs.iter().find(|d| d["concept"] == "market").unwrap();
+    assert_eq!(market["products"].as_array().map_or(0, Vec::len), 12);
+    let board = docs.iter().find(|d| d["concept"] == "board").unwrap();
+    assert!(!board["entries"].as_array().unwrap().is_empty(), "{board}");
+    assert_eq!(
+        server.count("/market/"),
+        1,
+        "the browser read rip-fetch's cache"
+    );
     assert_eq!(server.count("/api/products.json"), 1, "rendered once");
 }
