@@ -15,17 +15,19 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let (input, pipe) = cli.common.open_pipe(rip_render::STAGE)?;
     let config = rip_render::Config {
         http: cli.http.config(),
-        tabs: cli.http.concurrency.max(1),
-        wait: cli.wait.clone(),
-        page_timeout: cli.page_timeout,
-        allow: cli.allow(),
-        max_requests: cli.max_requests,
-        browser: rip_render::BrowserSettings {
-            executable: cli.chromium.clone(),
-            js_heap_mib: cli.js_heap.max(16),
-            ..Default::default()
+        render: rip_render::RenderSettings {
+            tabs: cli.http.concurrency.max(1),
+            wait: cli.wait.clone(),
+            page_timeout: cli.page_timeout,
+            allow: cli.allow(),
+            max_requests: cli.max_requests,
+            browser: rip_render::BrowserSettings {
+                executable: cli.chromium.clone(),
+                js_heap_mib: cli.js_heap.max(16),
+                ..Default::default()
+            },
+            browser_retries: cli.browser_retries,
         },
-        browser_retries: cli.browser_retries,
         threads: cli.threads.max(1),
         only: cli.only.clone(),
         only_marked: cli.only_marked,

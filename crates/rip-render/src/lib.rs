@@ -22,7 +22,7 @@
 //!    goes through the same `Fetcher` ([`intercept`]): Chromium itself asks the network for
 //!    nothing. Images, fonts and media are refused unless allowed ([`Allow`]).
 //! 4. **Done** by [`Wait`]: `load`, `network-idle` (loaded, and no request in flight for
-//!    500 ms) or `selector:CSS`, within [`Config::page_timeout`]; a page that does not
+//!    500 ms) or `selector:CSS`, within [`RenderSettings::page_timeout`]; a page that does not
 //!    settle is a `TIMEOUT` failure (`render.timeout`) naming what it was doing, with the
 //!    DOM seen so far as the failure's body. A renderer that crashes (a script allocating
 //!    without end reaches the heap cap, [`BrowserSettings::js_heap_mib`]) is a `RESOURCE`
@@ -37,7 +37,7 @@
 //!
 //! One Chromium per stage ([`browser`]), started on first need with a profile folder of
 //! its own, `-c` tabs at once. When it dies (killed, crashed) the renders in flight fail
-//! with it and are done again in a new one, up to [`Config::browser_retries`] times per
+//! with it and are done again in a new one, up to [`RenderSettings::browser_retries`] times per
 //! ref; then the ref is a retryable `RESOURCE` failure (`render.browserLost`), for
 //! `rip-route` to send round again. Each page has its own context, so nothing a page
 //! leaves (cookies, storage, a leaking tab) outlives it.
@@ -45,18 +45,18 @@
 pub mod browser;
 pub mod intercept;
 pub mod record;
+pub mod renderer;
 mod seen;
 mod stage;
 mod tab;
 pub mod wait;
-
-use std::time::Duration;
 
 use rip_core::{PipeOptions, Summary};
 use rip_http::HttpConfig;
 
 pub use browser::{BrowserSettings, DEFAULT_CHROMIUM, LaunchError};
 pub use intercept::Allow;
+pub use renderer::{RenderSettings, Renderer};
 pub use stage::summary_line;
 pub use wait::{BadWait, Wait};
 
@@ -68,21 +68,8 @@ pub const STAGE: &str = "rip-render";
 pub struct Config {
     /// The HTTP stack (documents and every subresource).
     pub http: HttpConfig,
-    /// Pages rendered at once: tabs.
-    pub tabs: usize,
-    /// When a page is done.
-    pub wait: Wait,
-    /// The longest a page may take, from its navigation to its DOM read back.
-    pub page_timeout: Duration,
-    /// Resource types let through besides documents, scripts, stylesheets and requests
-    /// made by script.
-    pub allow: Allow,
-    /// Requests one page may make, at most (later ones are refused and noted).
-    pub max_requests: u32,
-    /// How the browser is started.
-    pub browser: BrowserSettings,
-    /// Times a ref is rendered again in a new browser after its browser died.
-    pub browser_retries: u32,
+    /// The browser, the tabs, when a page is done.
+    pub render: RenderSettings,
     /// Worker threads of the async runtime.
     pub threads: usize,
     /// Only refs whose URL matches are rendered; the others pass through untouched, as
@@ -100,13 +87,7 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             http: HttpConfig::default(),
-            tabs: 4,
-            wait: Wait::NetworkIdle,
-            page_timeout: Duration::from_secs(30),
-            allow: Allow::default(),
-            max_requests: 500,
-            browser: BrowserSettings::default(),
-            browser_retries: 2,
+            render: RenderSettings::default(),
             threads: 2,
             only: None,
             only_marked: false,

@@ -1,0 +1,316 @@
+//! The renderer: one browser, at most `tabs` pages in it at once, and the path of a ref
+//! from the rendered cache through the document's fetch to its one record (see the crate
+//! documentation). The `rip-render` stage drives one; so does `rip-discover --render`,
+//! with its own fetcher, to follow the links of the rendered DOM.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use rip_core::{ErrorCategory, Phase, Record, Ref};
+use rip_http::records::record_for;
+use rip_http::{FetchOptions, Fetcher, Outcome, RequestStats, Response};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use crate::browser::{BrowserSettings, Engine};
+use crate::record::{self, RenderFailure};
+use crate::tab::{self, Rendering, TabError, TabSettings};
+use crate::{Allow, STAGE, Wait};
+
+/// How pages are rendered: the browser, the tabs, when a page is done.
+#[derive(Debug, Clone)]
+pub struct RenderSettings {
+    /// Pages rendered at once: tabs.
+    pub tabs: usize,
+    /// When a page is done.
+    pub wait: Wait,
+    /// The longest a page may take, from its navigation to its DOM read back.
+    pub page_timeout: Duration,
+    /// Resource types let through besides documents, scripts, stylesheets and requests
+    /// made by script.
+    pub allow: Allow,
+    /// Requests one page may make, at most (later ones are refused and noted).
+    pub max_requests: u32,
+    /// How the browser is started.
+    pub browser: BrowserSettings,
+    /// Times a ref is rendered again in a new browser after its browser died.
+    pub browser_retries: u32,
+}
+
+impl Default for RenderSettings {
+    fn default() -> Self {
+        Self {
+            tabs: 4,
+            wait: Wait::NetworkIdle,
+            page_timeout: Duration::from_secs(30),
+            allow: Allow::default(),
+            max_requests: 500,
+            browser: BrowserSettings::default(),
+            browser_retries: 2,
+        }
+    }
+}
+
+/// Renders refs in one browser, started on first need and again when it dies.
+pub struct Renderer {
+    fetcher: Fetcher,
+    engine: Engine,
+    tab: TabSettings,
+    tabs: Semaphore,
+    browser_retries: u32,
+    js_heap_mib: u32,
+    counters: Counters,
+}
+
+#[derive(Default)]
+struct Counters {
+    rendered: AtomicU64,
+    from_cache: AtomicU64,
+    not_html: AtomicU64,
+    timeouts: AtomicU64,
+    crashes: AtomicU64,
+    browser_lost: AtomicU64,
+    subrequests: AtomicU64,
+    blocked: AtomicU64,
+    console_errors: AtomicU64,
+}
+
+fn add(c: &AtomicU64, n: u64) {
+    c.fetch_add(n, Ordering::Relaxed);
+}
+
+impl Renderer {
+    /// A renderer whose documents and subresources all go through `fetcher` (its cache,
+    /// robots.txt, politeness and classifier). Give the fetcher room for the tabs'
+    /// subresources: about 8 requests at once per tab. No browser starts until a page
+    /// needs one. Call within a tokio runtime.
+    pub fn new(settings: &RenderSettings, fetcher: Fetcher, max_body: usize) -> Self {
+        Self {
+            tab: TabSettings {
+                fetcher: fetcher.clone(),
+                wait: settings.wait.clone(),
+                timeout: settings.page_timeout,
+                allow: settings.allow,
+                max_requests: settings.max_requests,
+                max_body,
+            },
+            fetcher,
+            engine: Engine::new(settings.browser.clone()),
+            tabs: Semaphore::new(settings.tabs.max(1)),
+            browser_retries: settings.browser_retries,
+            js_heap_mib: settings.browser.js_heap_mib,
+            counters: Counters::default(),
+        }
+    }
+
+    /// The fetcher every request goes through.
+    pub fn fetcher(&self) -> &Fetcher {
+        &self.fetcher
+    }
+
+    /// Browsers started so far.
+    pub fn browser_starts(&self) -> u64 {
+        self.engine.started()
+    }
+
+    /// Closes the browser (when one runs).
+    pub async fn close(&self) {
+        self.engine.close().await;
+    }
+
+    /// The one record of a ref: its rendered variant from the cache, or its document
+    /// fetched and rendered (a document that is not HTML, or a failed fetch, is written as
+    /// `rip-fetch` writes it).
+    pub async fn page(&self, r: &Ref) -> Record {
+        let start = Instant::now();
+        if let Some(page) = self.cached(r).await {
+            return page;
+        }
+        let opts = FetchOptions {
+            not_before: r.not_before,
+            ignore_robots: false,
+        };
+        let fetched = self.fetcher.fetch_with(&r.url, &opts).await;
+        match &fetched.outcome {
+            Outcome::Page(resp) if record::is_html(resp) => {
+                self.render(r, Arc::new(resp.clone()), fetched.stats.clone(), start)
+                    .await
+            }
+            Outcome::Page(_) => {
+                add(&self.counters.not_html, 1);
+                record_for(r, &fetched, Phase::Fetch, STAGE)
+            }
+            _ => record_for(r, &fetched, Phase::Fetch, STAGE),
+        }
+    }
+
+    /// The record of an HTML document already fetched (`doc`, at a cost of `stats`): its
+    /// rendered variant from the cache, or the document rendered now.
+    pub async fn fetched(&self, r: &Ref, doc: Arc<Response>, stats: RequestStats) -> Record {
+        let start = Instant::now();
+        match self.cached(r).await {
+            Some(page) => page,
+            None => self.render(r, doc, stats, start).await,
+        }
+    }
+
+    /// The rendered variant of `r` in the cache, as its page.
+    async fn cached(&self, r: &Ref) -> Option<Record> {
+        let (resp, site) = self.fetcher.cached(&record::cache_key(&r.url)).await?;
+        let page = record::cached_page(r, &resp, site)?;
+        add(&self.counters.from_cache, 1);
+        Some(Record::Page(page))
+    }
+
+    /// Renders `doc` in a tab, in a new browser when the one it was in died.
+    async fn render(
+        &self,
+        r: &Ref,
+        doc: Arc<Response>,
+        mut stats: RequestStats,
+        start: Instant,
+    ) -> Record {
+        let _tab = self.tabs.acquire().await;
+        let mut last = String::new();
+        for _ in 0..=self.browser_retries {
+            let chromium = match self.engine.get().await {
+                Ok(c) => c,
+                Err(e) => {
+                    last = e.to_string();
+                    break;
+                }
+            };
+            let url = doc.final_url.clone();
+            match tab::render(&chromium, &self.tab, &url, doc.clone()).await {
+                Ok(rendering) => {
+                    stats.elapsed = start.elapsed();
+                    return self
+                        .rendered(r, &doc, &stats, rendering, &chromium.version)
+                        .await;
+                }
+                Err(TabError::Lost(why)) => {
+                    add(&self.counters.browser_lost, 1);
+                    tracing::warn!("{}: the browser was lost rendering it: {why}", r.url);
+                    self.engine.lost(chromium.generation).await;
+                    last = why;
+                }
+            }
+        }
+        stats.elapsed = start.elapsed();
+        let f = RenderFailure {
+            category: ErrorCategory::Resource,
+            retryable: true,
+            code: "render.browserLost",
+            message: format!(
+                "the browser was lost {} times rendering this page: {last}",
+                self.browser_retries + 1
+            ),
+            seen: None,
+            info: None,
+        };
+        record::failure(r, Some(&doc), &stats, f)
+    }
+
+    /// The record of a render that ended in this browser.
+    async fn rendered(
+        &self,
+        r: &Ref,
+        doc: &Response,
+        stats: &RequestStats,
+        rendering: Rendering,
+        version: &str,
+    ) -> Record {
+        let c = &self.counters;
+        let info_of = |mut info: rip_core::Rendered| {
+            info.browser = version.to_owned();
+            add(&c.subrequests, u64::from(info.requests));
+            add(&c.blocked, u64::from(info.blocked));
+            add(&c.console_errors, info.console_errors.len() as u64);
+            info
+        };
+        let f = match rendering {
+            Rendering::Done {
+                html,
+                truncated,
+                info,
+            } => {
+                add(&c.rendered, 1);
+                let page = record::rendered_page(r, doc, stats, html, truncated, info_of(info));
+                record::remember(&self.fetcher, r, doc, stats, &page).await;
+                return Record::Page(page);
+            }
+            Rendering::TimedOut { why, seen, info } => {
+                add(&c.timeouts, 1);
+                RenderFailure {
+                    category: ErrorCategory::Timeout,
+                    retryable: true,
+                    code: "render.timeout",
+                    message: why,
+                    seen,
+                    info: Some(info_of(info)),
+                }
+            }
+            Rendering::Crashed { info } => {
+                add(&c.crashes, 1);
+                RenderFailure {
+                    category: ErrorCategory::Resource,
+                    retryable: false,
+                    code: "render.crashed",
+                    message: format!(
+                        "the page's renderer crashed (most often out of memory: a page's script \
+                         heap is capped at {} MiB, --js-heap)",
+                        self.js_heap_mib
+                    ),
+                    seen: None,
+                    info: Some(info_of(info)),
+                }
+            }
+            Rendering::NavigationFailed { why, info } => RenderFailure {
+                category: ErrorCategory::Network,
+                retryable: true,
+                code: "render.navigation",
+                message: why,
+                seen: None,
+                info: Some(info_of(info)),
+            },
+        };
+        record::failure(r, Some(doc), stats, f)
+    }
+
+    /// The renderer's counters and its fetcher's, for a summary: the fetcher's failures
+    /// left out (those of subresources are no failure of a ref: they are on their pages;
+    /// the refs' own are counted from the records).
+    pub fn counters(&self) -> Vec<(String, u64)> {
+        let mut out: Vec<(String, u64)> = self
+            .fetcher
+            .stats()
+            .counters()
+            .into_iter()
+            .filter(|(k, v)| {
+                !k.starts_with("failed.")
+                    && (*v > 0 || matches!(k.as_str(), "cacheHits" | "retries" | "requests"))
+            })
+            .collect();
+        let c = &self.counters;
+        let ours = [
+            ("rendered", &c.rendered),
+            ("renderCacheHits", &c.from_cache),
+            ("notHtml", &c.not_html),
+            ("renderTimeouts", &c.timeouts),
+            ("renderCrashes", &c.crashes),
+            ("browserLost", &c.browser_lost),
+            ("subrequests", &c.subrequests),
+            ("blockedRequests", &c.blocked),
+            ("consoleErrors", &c.console_errors),
+        ];
+        for (k, v) in ours {
+            let v = v.load(Ordering::Relaxed);
+            if v > 0 || k == "rendered" {
+                out.push((k.to_owned(), v));
+            }
+        }
+        out.push(("browserStarts".to_owned(), self.engine.started()));
+        out
+    }
+}
