@@ -34,6 +34,9 @@ pub struct Cli {
     #[command(flatten)]
     pub shared: crate::shared_args::SharedArgs,
 
+    #[command(flatten)]
+    pub render: crate::render_args::RenderArgs,
+
     /// Start URLs (without any, `ref` records are read from stdin).
     #[arg(value_name = "URL")]
     pub urls: Vec<String>,
@@ -159,6 +162,7 @@ impl Cli {
             state_dir: self.state.clone(),
             frontier_memory: self.frontier_memory,
             concurrency: self.http.concurrency.max(1),
+            render: self.render.settings()?,
             ..Default::default()
         })
     }

@@ -2,6 +2,7 @@
 //! run.
 
 mod args;
+mod render_args;
 mod shared_args;
 mod wiki_args;
 

@@ -52,6 +52,17 @@
 //! written at the end, deduplicated, in numeric-aware order ([`rip_url::natural_cmp`]:
 //! `item-9` before `item-10`), as the reference returns its results.
 //!
+//! # Rendered links
+//!
+//! With [`Config::render`] each HTML page's links are read from its DOM after headless
+//! Chromium ran its scripts: a [`rip_render::Renderer`] driven with this crawl's own
+//! fetcher, so the page's document is not fetched twice and its script's requests keep the
+//! crawl's politeness. The render is cached as `rip-render`'s variant (a `rip-render`
+//! after the crawl replays it). A page whose render fails gives the links of the HTML as
+//! sent (`renderFallbacks`, and a note naming it). The summary adds `renderedPages` and the
+//! renderer's counters (`rendered`, `renderTimeouts`, `browserStarts`, …). Rendering is part
+//! of a state folder's parameters: a crawl resumed with the flag changed is refused.
+//!
 //! # Resuming
 //!
 //! With a state folder ([`journal`]), the frontier and visited set are journalled as the
@@ -161,6 +172,9 @@ pub struct Config {
     pub pipe: PipeOptions,
     /// Called about ten times a second with the counters so far.
     pub on_progress: Option<ProgressFn>,
+    /// `--render`: read each page's links from its DOM after headless Chromium ran its
+    /// scripts (`None`: from the HTML as sent).
+    pub render: Option<rip_render::RenderSettings>,
     /// Share the crawl with other processes through a broker (`None`: alone).
     pub shared: Option<SharedConfig>,
 }
@@ -220,6 +234,7 @@ impl Default for Config {
             concurrency: 64,
             pipe: PipeOptions::new(STAGE),
             on_progress: None,
+            render: None,
             shared: None,
         }
     }
@@ -294,7 +309,7 @@ pub(crate) fn params_json(cfg: &Config, context: Option<&ContextRules>) -> Strin
             rip_url::ParamPattern::Prefix(p) => format!("{p}*"),
         })
         .collect();
-    serde_json::json!({
+    let mut params = serde_json::json!({
         "version": 1,
         "starts": cfg.starts,
         "scope": scope.describe(),
@@ -304,8 +319,12 @@ pub(crate) fn params_json(cfg: &Config, context: Option<&ContextRules>) -> Strin
         "robots": cfg.http.robots,
         "dropParams": dropped,
         "context": context.map(ContextRules::describe),
-    })
-    .to_string()
+    });
+    if cfg.render.is_some() {
+        // Only when on, so that state folders written before the flag existed resume.
+        params["render"] = serde_json::Value::Bool(true);
+    }
+    params.to_string()
 }
 
 /// Runs the crawl: reads start refs from `input` (when given), writes records to

@@ -26,6 +26,8 @@ pub(crate) struct Counters {
     pub(crate) non_html: u64,
     pub(crate) resumed: u64,
     pub(crate) max_depth: u32,
+    pub(crate) rendered_pages: u64,
+    pub(crate) render_fallbacks: u64,
 }
 
 impl Counters {
@@ -36,10 +38,12 @@ impl Counters {
         self.not_followed += s.not_followed;
         self.nofollow += s.nofollow;
         self.links_dropped += s.dropped;
+        self.rendered_pages += s.rendered;
+        self.render_fallbacks += s.render_failed;
     }
 
     /// The counters under their names in the summary record.
-    pub(crate) fn named(&self) -> [(&'static str, u64); 19] {
+    pub(crate) fn named(&self) -> [(&'static str, u64); 21] {
         [
             ("fetched", self.fetched),
             ("targets", self.targets),
@@ -60,6 +64,8 @@ impl Counters {
             ("sitemapUrls", self.sitemap_urls),
             ("maxDepth", u64::from(self.max_depth)),
             ("resumed", self.resumed),
+            ("renderedPages", self.rendered_pages),
+            ("renderFallbacks", self.render_fallbacks),
         ]
     }
 }

@@ -25,6 +25,8 @@ pub(crate) struct Shared {
     pub context: Option<ContextRules>,
     pub max_depth: Option<u32>,
     pub sitemap_limits: Limits,
+    /// `--render`: pages' links are read from their DOM after a browser ran their scripts.
+    pub renderer: Option<rip_render::Renderer>,
 }
 
 /// A link worth the crawl loop's attention: canonical, in the domain and followed.
@@ -46,6 +48,10 @@ pub(crate) struct LinkStats {
     pub not_followed: u64,
     pub nofollow: u64,
     pub dropped: u64,
+    /// Pages whose links were read from the rendered DOM.
+    pub rendered: u64,
+    /// Pages whose render failed: their links were read from the HTML as sent.
+    pub render_failed: u64,
 }
 
 #[derive(Debug)]
@@ -60,6 +66,8 @@ pub(crate) enum PageResult {
         links: Vec<Found>,
         stats: LinkStats,
         html: bool,
+        /// Why the render failed (`--render`): the links are the HTML's as sent.
+        render_failed: Option<String>,
     },
 }
 
@@ -159,19 +167,22 @@ async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
     } else {
         None
     };
-    let ct = resp.content_type();
-    let html = links::is_html(ct, &resp.body);
+    let html = links::is_html(resp.content_type(), &resp.body);
     let wants_links = shared.max_depth.is_none_or(|m| item.depth() < m);
     let mut stats = LinkStats::default();
     let mut found = Vec::new();
+    let mut render_failed = None;
     if html && wants_links {
-        let encoding = links::charset_for(ct, &resp.body);
-        let extracted = match &shared.context {
-            Some(rules) if rules.applies(&item.record.url) => {
-                let (text, _, _) = encoding.decode(&resp.body);
-                rules.extract(&text)
+        let extracted = match &shared.renderer {
+            Some(renderer) => {
+                let (extracted, failed) =
+                    rendered_links(shared, renderer, item, resp, fetched.stats).await;
+                stats.rendered += u64::from(failed.is_none());
+                stats.render_failed += u64::from(failed.is_some());
+                render_failed = failed;
+                extracted
             }
-            _ => links::extract(&resp.body, encoding),
+            None => page_links(shared, item, resp.content_type(), &resp.body),
         };
         found = sort_links(shared, scope, &final_url, extracted, &mut stats);
     }
@@ -180,6 +191,55 @@ async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
         links: found,
         stats,
         html,
+        render_failed,
+    }
+}
+
+/// The links of a page's body as the server sent it (or through the context rules).
+fn page_links(shared: &Shared, item: &Item, ct: Option<&str>, body: &[u8]) -> Extracted {
+    let encoding = links::charset_for(ct, body);
+    match &shared.context {
+        Some(rules) if rules.applies(&item.record.url) => {
+            let (text, _, _) = encoding.decode(body);
+            rules.extract(&text)
+        }
+        _ => links::extract(body, encoding),
+    }
+}
+
+/// The links of a page's DOM after the browser ran its scripts (the rendered variant is
+/// cached, so a `rip-render` after replays it); when the render fails, the links of the
+/// HTML as sent and why it failed.
+async fn rendered_links(
+    shared: &Shared,
+    renderer: &rip_render::Renderer,
+    item: &Item,
+    resp: rip_http::Response,
+    stats: RequestStats,
+) -> (Extracted, Option<String>) {
+    let doc = Arc::new(resp);
+    match renderer.fetched(&item.record, doc.clone(), stats).await {
+        rip_core::Record::Page(page) if page.render.is_some() => {
+            let body = page.body.as_bytes();
+            (
+                page_links(shared, item, Some("text/html; charset=utf-8"), body),
+                None,
+            )
+        }
+        other => {
+            let why = match &other {
+                rip_core::Record::Failure(f) => f
+                    .errors
+                    .last()
+                    .map(|e| format!("{}: {}", e.code, e.message))
+                    .unwrap_or_default(),
+                r => format!("no rendered page ({})", r.kind().as_str()),
+            };
+            (
+                page_links(shared, item, doc.content_type(), &doc.body),
+                Some(why),
+            )
+        }
     }
 }
 

@@ -63,6 +63,15 @@ pub struct Renderer {
     counters: Counters,
 }
 
+impl std::fmt::Debug for Renderer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Renderer")
+            .field("tabs", &self.tabs.available_permits())
+            .field("browser_starts", &self.engine.started())
+            .finish_non_exhaustive()
+    }
+}
+
 #[derive(Default)]
 struct Counters {
     rendered: AtomicU64,
@@ -292,6 +301,14 @@ impl Renderer {
                     && (*v > 0 || matches!(k.as_str(), "cacheHits" | "retries" | "requests"))
             })
             .collect();
+        out.extend(self.render_counters());
+        out
+    }
+
+    /// The renderer's own counters (`rendered`, `renderCacheHits`, `renderTimeouts`, …,
+    /// `browserStarts`), without its fetcher's.
+    pub fn render_counters(&self) -> Vec<(String, u64)> {
+        let mut out = Vec::new();
         let c = &self.counters;
         let ours = [
             ("rendered", &c.rendered),

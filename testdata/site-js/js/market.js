@@ -1,4 +1,5 @@
 // Fills the market's product list from the JSON endpoint: the server sends an empty list.
+// Each product links to its page, so the links exist only in the rendered DOM.
 (async () => {
   const list = document.querySelector("ul.products");
   const status = document.querySelector("p.status");
@@ -13,7 +14,8 @@
     const li = document.createElement("li");
     li.className = "product";
     li.dataset.id = p.id;
-    li.innerHTML = '<span class="name"></span> <span class="price"></span> <span class="rarity"></span>';
+    li.innerHTML = '<a class="name"></a> <span class="price"></span> <span class="rarity"></span>';
+    li.querySelector(".name").href = "/market/product.html?id=" + p.id;
     li.querySelector(".name").textContent = p.name;
     li.querySelector(".price").textContent = p.price;
     li.querySelector(".rarity").textContent = p.rarity;

@@ -324,11 +324,21 @@ impl Input {
 impl<W: Write> Crawl<W> {
     /// A crawl with nothing done yet: the fetcher, what its tasks share, the scope.
     fn new(mut cfg: Config, output: W) -> Result<Self, DiscoverError> {
-        let fetcher = Fetcher::new(HttpConfig {
+        let mut http = HttpConfig {
             stage: STAGE.into(),
             ..cfg.http.clone()
-        })?;
+        };
+        if let Some(r) = &cfg.render {
+            // Each tab's page asks for its subresources at once: room for them.
+            let room = r.tabs.max(1) * 8;
+            http.politeness.total_concurrency = http.politeness.total_concurrency.max(room);
+        }
+        let fetcher = Fetcher::new(http)?;
+        let max_body = cfg.http.client.max_body;
+        let renderer =
+            (cfg.render.as_ref()).map(|r| rip_render::Renderer::new(r, fetcher.clone(), max_body));
         let shared = Arc::new(Shared {
+            renderer,
             fetcher,
             canon: cfg.canon.clone(),
             follow_nofollow: cfg.follow_nofollow,
@@ -522,6 +532,9 @@ impl<W: Write> Crawl<W> {
     async fn finish(mut self, interrupted: bool) -> Result<Summary, DiscoverError> {
         self.tasks.abort_all();
         while self.tasks.join_next().await.is_some() {}
+        if let Some(renderer) = &self.shared.renderer {
+            renderer.close().await;
+        }
         self.leave_share().await?;
         if self.cfg.sorted {
             let mut refs = std::mem::take(&mut self.sorted);

@@ -45,6 +45,11 @@ impl<W: Write> Crawl<W> {
         if let Some(share) = &self.share {
             put("partitionsTakenOver", share.taken_over);
         }
+        if let Some(renderer) = &self.shared.renderer {
+            for (k, v) in renderer.render_counters() {
+                put(&k, v);
+            }
+        }
         let http = self.shared.fetcher.stats();
         for (k, v) in http.counters() {
             if k != "robotsDenied" {

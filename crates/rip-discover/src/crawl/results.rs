@@ -130,8 +130,16 @@ impl<W: Write> Crawl<W> {
                 links,
                 stats,
                 html,
+                render_failed,
             } => {
                 self.counters.fetched += 1;
+                if let Some(why) = render_failed {
+                    tracing::warn!(url = %item.record.url, "render failed: {why}");
+                    self.notes.push(format!(
+                        "{}: render failed ({why}): its links were read from the HTML as sent",
+                        item.record.url
+                    ));
+                }
                 self.counters.max_depth = self.counters.max_depth.max(item.depth());
                 if !html {
                     self.counters.non_html += 1;

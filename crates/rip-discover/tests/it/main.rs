@@ -6,6 +6,7 @@ mod failures;
 mod graph;
 mod hosts;
 mod progress;
+mod render;
 mod resume;
 mod shared;
 mod sitemaps;

@@ -39,12 +39,18 @@ const PLAN: &str = r#"{"rules": [
 ]}"#;
 
 /// Text replaced in commands before they run: (what, by what, why). `{origin}` is the
-/// server's `http://127.0.0.1:PORT`, `{dir}` the test's folder, `{broker}` the test's broker.
+/// server's `http://127.0.0.1:PORT` (`{js_origin}` the script-built demo's), `{dir}` the
+/// test's folder, `{broker}` the test's broker.
 const SUBSTITUTIONS: &[(&str, &str, &str)] = &[
     (
         "http://127.0.0.1:8080",
         "{origin}",
         "the README's server address; the test's server binds port 0",
+    ),
+    (
+        "http://127.0.0.1:8090",
+        "{js_origin}",
+        "the script-built demo's address; the test's server for it binds port 0",
     ),
     (
         "ripperoni scaffold mysite",
@@ -86,6 +92,10 @@ const SKIPPED: &[(&str, &str)] = &[
     (
         "rip-testserver --dir testdata/site --bind 127.0.0.1:8080 &",
         "the test's own server (the same site, with the fault plan, on port 0) stands in for it",
+    ),
+    (
+        "rip-testserver --dir testdata/site-js --bind 127.0.0.1:8090 &",
+        "the test's own server for the script-built demo (on port 0) stands in for it",
     ),
 ];
 
@@ -306,6 +316,11 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
         .start_background()
         .expect("the test server starts");
     let origin = server.origin();
+    let js_server = TestServer::builder()
+        .dir(testdata().join("site-js"))
+        .start_background()
+        .expect("the script-built demo's server starts");
+    let js_origin = js_server.origin();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     std::os::unix::fs::symlink(testdata().canonicalize().unwrap(), dir.join("testdata")).unwrap();
@@ -326,6 +341,7 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
         for (from, to, _) in SUBSTITUTIONS {
             let to = to
                 .replace("{origin}", &origin)
+                .replace("{js_origin}", &js_origin)
                 .replace("{broker}", &broker.url())
                 .replace("{dir}", &dir.display().to_string());
             script = script.replace(from, &to);
