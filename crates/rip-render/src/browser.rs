@@ -145,6 +145,11 @@ impl Engine {
         }
     }
 
+    /// The running browser, if one runs (none is started).
+    pub async fn running(&self) -> Option<Arc<Chromium>> {
+        self.current.lock().await.clone().filter(|c| c.is_alive())
+    }
+
     /// Closes the browser, if one runs.
     pub async fn close(&self) {
         let taken = self.current.lock().await.take();

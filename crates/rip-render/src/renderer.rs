@@ -3,8 +3,8 @@
 //! documentation). The `rip-render` stage drives one; so does `rip-discover --render`,
 //! with its own fetcher, to follow the links of the rendered DOM.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rip_core::{ErrorCategory, Phase, Record, Ref};
@@ -13,9 +13,9 @@ use rip_http::{FetchOptions, Fetcher, Outcome, RequestStats, Response};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use crate::browser::{BrowserSettings, Engine};
+use crate::browser::{BrowserSettings, Chromium, Engine};
 use crate::record::{self, RenderFailure};
-use crate::tab::{self, Rendering, TabError, TabSettings};
+use crate::tab::{self, Blank, Rendering, TabError, TabSettings};
 use crate::{Allow, STAGE, Wait};
 
 /// How pages are rendered: the browser, the tabs, when a page is done.
@@ -58,6 +58,7 @@ pub struct Renderer {
     engine: Engine,
     tab: TabSettings,
     tabs: Semaphore,
+    spares: Arc<Spares>,
     browser_retries: u32,
     js_heap_mib: u32,
     counters: Counters,
@@ -69,6 +70,49 @@ impl std::fmt::Debug for Renderer {
             .field("tabs", &self.tabs.available_permits())
             .field("browser_starts", &self.engine.started())
             .finish_non_exhaustive()
+    }
+}
+
+/// Blank tabs (each in a fresh context) opened ahead, while other pages settle: a page
+/// then starts in one at once instead of waiting the ~0.3 s a context and a tab take to
+/// open (a new renderer process). At most one per tab.
+struct Spares {
+    ready: Mutex<Vec<Blank>>,
+    opening: AtomicUsize,
+    most: usize,
+}
+
+impl Spares {
+    /// A blank tab of the browser of `generation`; those of an earlier browser (dead) are
+    /// dropped.
+    fn take(&self, generation: u64) -> Option<Blank> {
+        let mut ready = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+        ready.retain(|b| b.generation == generation);
+        ready.pop()
+    }
+
+    /// Opens one more blank tab in the background, unless enough are ready or one is
+    /// opening (one at a time: opening is a burst of browser work, and one every ~0.3 s
+    /// keeps up with every tab).
+    fn refill(self: &Arc<Self>, chromium: Arc<Chromium>) {
+        let ready = self.ready.lock().unwrap_or_else(|e| e.into_inner()).len();
+        if ready >= self.most || self.opening.load(Ordering::Relaxed) > 0 {
+            return;
+        }
+        self.opening.fetch_add(1, Ordering::Relaxed);
+        let spares = self.clone();
+        tokio::spawn(async move {
+            let opened = tab::open(&chromium).await;
+            spares.opening.fetch_sub(1, Ordering::Relaxed);
+            match opened {
+                Ok(blank) => spares
+                    .ready
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(blank),
+                Err(TabError::Lost(why)) => tracing::debug!("no blank tab ahead: {why}"),
+            }
+        });
     }
 }
 
@@ -107,6 +151,11 @@ impl Renderer {
             fetcher,
             engine: Engine::new(settings.browser.clone()),
             tabs: Semaphore::new(settings.tabs.max(1)),
+            spares: Arc::new(Spares {
+                ready: Mutex::new(Vec::new()),
+                opening: AtomicUsize::new(0),
+                most: settings.tabs.max(1),
+            }),
             browser_retries: settings.browser_retries,
             js_heap_mib: settings.browser.js_heap_mib,
             counters: Counters::default(),
@@ -123,8 +172,17 @@ impl Renderer {
         self.engine.started()
     }
 
-    /// Closes the browser (when one runs).
+    /// Closes the browser (when one runs), and the blank tabs opened ahead in it.
     pub async fn close(&self) {
+        let patience = Instant::now() + Duration::from_secs(5);
+        while self.spares.opening.load(Ordering::Relaxed) > 0 && Instant::now() < patience {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if let Some(chromium) = self.engine.running().await {
+            while let Some(blank) = self.spares.take(chromium.generation) {
+                tab::discard(&chromium, blank).await;
+            }
+        }
         self.engine.close().await;
     }
 
@@ -190,8 +248,27 @@ impl Renderer {
                     break;
                 }
             };
+            let blank = match self.spares.take(chromium.generation) {
+                Some(blank) => blank,
+                None => match tab::open(&chromium).await {
+                    Ok(blank) => blank,
+                    // A browser still connected is busy, not lost: the pages in its other
+                    // tabs go on; this ref tries again.
+                    Err(TabError::Lost(why)) if chromium.is_alive() => {
+                        last = why;
+                        continue;
+                    }
+                    Err(TabError::Lost(why)) => {
+                        add(&self.counters.browser_lost, 1);
+                        self.engine.lost(chromium.generation).await;
+                        last = why;
+                        continue;
+                    }
+                },
+            };
+            self.spares.refill(chromium.clone());
             let url = doc.final_url.clone();
-            match tab::render(&chromium, &self.tab, &url, doc.clone()).await {
+            match tab::render(&chromium, &self.tab, &url, doc.clone(), blank).await {
                 Ok(rendering) => {
                     stats.elapsed = start.elapsed();
                     return self

@@ -85,13 +85,17 @@ fn lost(chromium: &Chromium, e: CdpError) -> TabError {
     TabError::Lost(format!("{e} ({alive})"))
 }
 
-/// Renders `doc` (already fetched, served from `url`) in a fresh context of `chromium`.
-pub(crate) async fn render(
-    chromium: &Chromium,
-    settings: &TabSettings,
-    url: &str,
-    doc: Arc<Response>,
-) -> Result<Rendering, TabError> {
+/// A fresh browser context with one blank tab in it: opened ahead of the page it will
+/// show (the renderer keeps some ready while other pages settle), used for one page only.
+pub(crate) struct Blank {
+    /// The browser it was opened in ([`Chromium::generation`]).
+    pub generation: u64,
+    context: BrowserContextId,
+    page: Page,
+}
+
+/// Opens a fresh context and a blank tab in it.
+pub(crate) async fn open(chromium: &Chromium) -> Result<Blank, TabError> {
     let browser = &chromium.browser;
     let context = tokio::time::timeout(
         QUICK,
@@ -100,8 +104,42 @@ pub(crate) async fn render(
     .await
     .map_err(|_| TabError::Lost("no answer to creating a browser context".into()))?
     .map_err(|e| lost(chromium, e))?;
-    let result = render_in(chromium, settings, url, doc, context.clone()).await;
-    let disposed = tokio::time::timeout(QUICK, browser.dispose_browser_context(context)).await;
+    let mut target = CreateTargetParams::new("about:blank");
+    target.browser_context_id = Some(context.clone());
+    let failed = match tokio::time::timeout(QUICK * 2, browser.new_page(target)).await {
+        Ok(Ok(page)) => {
+            return Ok(Blank {
+                generation: chromium.generation,
+                context,
+                page,
+            });
+        }
+        Ok(Err(e)) => lost(chromium, e),
+        Err(_) => TabError::Lost("no answer to opening a tab".into()),
+    };
+    let _ = tokio::time::timeout(QUICK, browser.dispose_browser_context(context)).await;
+    Err(failed)
+}
+
+/// Closes a blank tab that will show nothing (its context disposed).
+pub(crate) async fn discard(chromium: &Chromium, blank: Blank) {
+    let dispose = chromium.browser.dispose_browser_context(blank.context);
+    let _ = tokio::time::timeout(QUICK, dispose).await;
+}
+
+/// Renders `doc` (already fetched, served from `url`) in `blank` (a fresh context of
+/// `chromium`), then disposes of the context, whatever happened.
+pub(crate) async fn render(
+    chromium: &Chromium,
+    settings: &TabSettings,
+    url: &str,
+    doc: Arc<Response>,
+    blank: Blank,
+) -> Result<Rendering, TabError> {
+    let Blank { context, page, .. } = blank;
+    let result = render_in(chromium, settings, url, doc, page).await;
+    let dispose = chromium.browser.dispose_browser_context(context);
+    let disposed = tokio::time::timeout(QUICK, dispose).await;
     if !matches!(disposed, Ok(Ok(()))) && result.is_ok() {
         tracing::debug!("could not dispose of the browser context of {url}");
     }
@@ -113,14 +151,8 @@ async fn render_in(
     settings: &TabSettings,
     url: &str,
     doc: Arc<Response>,
-    context: BrowserContextId,
+    page: Page,
 ) -> Result<Rendering, TabError> {
-    let mut target = CreateTargetParams::new("about:blank");
-    target.browser_context_id = Some(context);
-    let page = tokio::time::timeout(QUICK * 2, chromium.browser.new_page(target))
-        .await
-        .map_err(|_| TabError::Lost("no answer to opening a tab".into()))?
-        .map_err(|e| lost(chromium, e))?;
     let seen = Seen::default();
     let mut watchers = JoinSet::new();
     watch(&page, &seen, settings, doc, &mut watchers)
