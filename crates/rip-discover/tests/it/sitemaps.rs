@@ -220,5 +220,8 @@ fn entity_expansion_and_gzip_bomb_sitemaps_are_bounded() {
     let said =
         r.failures().iter().any(|f| f.url.ends_with("/bomb.xml")) || notes.contains("bomb.xml");
     assert!(said, "{notes}\n{:?}", r.failures());
-    assert_eq!(requests(&server).get("/bomb.xml"), Some(&1));
+    // Asked once; twice when the first read timed out (a loaded CI machine inflating the
+    // bomb up to its bound: a timeout is retryable). Never more: the bound ends it.
+    let asked = requests(&server).get("/bomb.xml").copied().unwrap_or(0);
+    assert!((1..=2).contains(&asked), "{asked} requests for the bomb");
 }

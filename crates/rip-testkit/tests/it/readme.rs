@@ -108,8 +108,10 @@ const FAILED: &[&str] = &[
 ];
 const EXPECTED: &[&str] = &["/images/logo.png", "/private/secret.html"];
 
-/// The whole run may take this long at most.
-const BUDGET: Duration = Duration::from_secs(120);
+/// The whole run may take this long at most. It took 118 s alone and 133 s with the rest
+/// of a fresh clone's suite beside it on 2 cores (2026-12-04), 14 s of that headless
+/// Chromium rendering the script-built demo (`rip-discover --render`, 16 pages, debug).
+const BUDGET: Duration = Duration::from_secs(180);
 
 /// One command of the README: its first line's number and its text (continuation lines
 /// joined).
