@@ -38,6 +38,16 @@ pub struct RenderSettings {
     pub browser_retries: u32,
 }
 
+impl RenderSettings {
+    /// Makes room in `http` for the tabs' subresources: each tab's page asks for them at
+    /// once, about 8 requests a tab beside the documents. For the fetcher a [`Renderer`]
+    /// is given.
+    pub fn make_room(&self, http: &mut rip_http::HttpConfig) {
+        let room = self.tabs.max(1) * 8;
+        http.politeness.total_concurrency = http.politeness.total_concurrency.max(room);
+    }
+}
+
 impl Default for RenderSettings {
     fn default() -> Self {
         Self {
@@ -135,8 +145,8 @@ fn add(c: &AtomicU64, n: u64) {
 
 impl Renderer {
     /// A renderer whose documents and subresources all go through `fetcher` (its cache,
-    /// robots.txt, politeness and classifier). Give the fetcher room for the tabs'
-    /// subresources: about 8 requests at once per tab. No browser starts until a page
+    /// robots.txt, politeness and classifier), made with room for the tabs' subresources
+    /// ([`RenderSettings::make_room`]). No browser starts until a page
     /// needs one. Call within a tokio runtime.
     pub fn new(settings: &RenderSettings, fetcher: Fetcher, max_body: usize) -> Self {
         Self {
@@ -230,6 +240,30 @@ impl Renderer {
         Some(Record::Page(page))
     }
 
+    /// A fresh context and tab in `chromium`: one opened ahead, or one opened now; else
+    /// why not (a browser no longer connected is given up for another).
+    async fn blank(&self, chromium: &Chromium) -> Result<Blank, String> {
+        if let Some(blank) = self.spares.take(chromium.generation) {
+            return Ok(blank);
+        }
+        match tab::open(chromium).await {
+            Ok(blank) => Ok(blank),
+            // A browser still connected is busy, not lost: the pages in its other tabs go
+            // on; this ref tries again.
+            Err(TabError::Lost(why)) if chromium.is_alive() => Err(why),
+            Err(TabError::Lost(why)) => {
+                self.browser_lost(chromium).await;
+                Err(why)
+            }
+        }
+    }
+
+    /// Gives up `chromium`: the next page starts another browser.
+    async fn browser_lost(&self, chromium: &Chromium) {
+        add(&self.counters.browser_lost, 1);
+        self.engine.lost(chromium.generation).await;
+    }
+
     /// Renders `doc` in a tab, in a new browser when the one it was in died.
     async fn render(
         &self,
@@ -248,23 +282,12 @@ impl Renderer {
                     break;
                 }
             };
-            let blank = match self.spares.take(chromium.generation) {
-                Some(blank) => blank,
-                None => match tab::open(&chromium).await {
-                    Ok(blank) => blank,
-                    // A browser still connected is busy, not lost: the pages in its other
-                    // tabs go on; this ref tries again.
-                    Err(TabError::Lost(why)) if chromium.is_alive() => {
-                        last = why;
-                        continue;
-                    }
-                    Err(TabError::Lost(why)) => {
-                        add(&self.counters.browser_lost, 1);
-                        self.engine.lost(chromium.generation).await;
-                        last = why;
-                        continue;
-                    }
-                },
+            let blank = match self.blank(&chromium).await {
+                Ok(blank) => blank,
+                Err(why) => {
+                    last = why;
+                    continue;
+                }
             };
             self.spares.refill(chromium.clone());
             let url = doc.final_url.clone();
@@ -276,9 +299,8 @@ impl Renderer {
                         .await;
                 }
                 Err(TabError::Lost(why)) => {
-                    add(&self.counters.browser_lost, 1);
                     tracing::warn!("{}: the browser was lost rendering it: {why}", r.url);
-                    self.engine.lost(chromium.generation).await;
+                    self.browser_lost(&chromium).await;
                     last = why;
                 }
             }

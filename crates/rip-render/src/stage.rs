@@ -45,13 +45,11 @@ where
 
 /// The stage's renderer, its fetcher with room for the tabs' subresources.
 fn renderer(config: &Config) -> Result<Renderer, RenderError> {
-    let tabs = config.render.tabs.max(1);
     let mut http = HttpConfig {
         stage: STAGE.into(),
         ..config.http.clone()
     };
-    // Each tab's page asks for its subresources at once: room for them beside the tabs.
-    http.politeness.total_concurrency = http.politeness.total_concurrency.max(tabs * 8);
+    config.render.make_room(&mut http);
     let fetcher = Fetcher::new(http)?;
     Ok(Renderer::new(
         &config.render,

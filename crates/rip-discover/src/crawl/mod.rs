@@ -329,9 +329,7 @@ impl<W: Write> Crawl<W> {
             ..cfg.http.clone()
         };
         if let Some(r) = &cfg.render {
-            // Each tab's page asks for its subresources at once: room for them.
-            let room = r.tabs.max(1) * 8;
-            http.politeness.total_concurrency = http.politeness.total_concurrency.max(room);
+            r.make_room(&mut http);
         }
         let fetcher = Fetcher::new(http)?;
         let max_body = cfg.http.client.max_body;
