@@ -13,7 +13,9 @@
 //!
 //! A program that fails on a batch (any other exit, or killed) gets its records back one at a
 //! time, so one record that breaks it cannot hold back the others; a record it fails on every
-//! delivery ends as a `failure` of its URL (`queue.workFailed`) after `max_deliver` tries.
+//! delivery ends as a `failure` of its URL (`queue.workFailed`) when it fails on a delivery
+//! numbered `max_deliver` or later. The count is JetStream's, so deliveries that never reached
+//! a program (a worker killed first) count too; the broker itself never drops a record.
 
 mod batch;
 mod partitioned;
@@ -195,7 +197,11 @@ async fn consumer(
         durable_name: Some(name.clone()),
         ack_policy: AckPolicy::Explicit,
         ack_wait: options.ack_wait,
-        max_deliver: options.max_deliver + 1,
+        // No cap on the broker's side: a record past the cap would be dropped there without
+        // a word (a delivery lost with a dead worker or an expired pull counts too). The
+        // worker gives a record up itself, as a `failure`, once the program has failed on a
+        // delivery numbered `max_deliver` or more.
+        max_deliver: -1,
         filter_subject,
         ..Default::default()
     };

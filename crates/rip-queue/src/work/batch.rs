@@ -223,8 +223,9 @@ async fn hand_back(
         outcome.given_up += 1;
         let line = String::from_utf8_lossy(&message.payload);
         let why = format!(
-            "`{}` failed on this record {delivered} times (last: {status})",
-            program_name(options)
+            "`{}` failed on this record's delivery {delivered} (--max-deliver {}; last: {status})",
+            program_name(options),
+            options.max_deliver
         );
         match gave_up(&line, &why) {
             Some(failure) => publisher.send(&failure).await?,

@@ -223,7 +223,7 @@ fn a_record_the_program_always_fails_on_becomes_a_failure_and_the_others_go_thro
         failure["errors"][0]["message"]
             .as_str()
             .unwrap()
-            .contains("3 times"),
+            .contains("(--max-deliver 3;"),
         "{failure}"
     );
 }

@@ -283,11 +283,12 @@ async fn trickled_body_is_slow_but_whole() {
     let headers_after = started.elapsed();
     assert_eq!(response.text().await.unwrap(), body);
     let total = started.elapsed();
+    // The headers come before the trickle: the body's ten 50 ms gaps follow them (a busy
+    // machine only stretches the gaps, so this holds under load too).
     assert!(
-        headers_after < Duration::from_millis(400),
-        "{headers_after:?}"
+        total - headers_after >= Duration::from_millis(400),
+        "headers after {headers_after:?}, body done after {total:?}"
     );
-    assert!(total >= Duration::from_millis(500), "{total:?}");
 }
 
 #[tokio::test]
