@@ -371,8 +371,8 @@ async fn circuit_opens_after_consecutive_failures() {
     assert!(x.class.retryable);
     assert!(x.class.retry_after.unwrap() > Duration::from_secs(25));
     assert!(
-        t0.elapsed() < Duration::from_millis(500),
-        "an open circuit must not hang"
+        t0.elapsed() < Duration::from_secs(3),
+        "an open circuit must not hang (its recovery is 30 s)"
     );
     assert_eq!(
         server.count("/down/3"),
