@@ -7,39 +7,46 @@ use proptest::prelude::*;
 use rip_wikitext::parse;
 
 /// Wikitext-ish tokens, so random strings hit the interesting paths.
+const TOKENS: &[&str] = &[
+    "{{",
+    "}}",
+    "{{{",
+    "}}}",
+    "[[",
+    "]]",
+    "[",
+    "]",
+    "|",
+    "=",
+    "==",
+    "\n",
+    "<!--",
+    "-->",
+    "<ref>",
+    "<ref name=a/>",
+    "</ref>",
+    "<nowiki>",
+    "'''",
+    "''",
+    "{|",
+    "|}",
+    "Category:",
+    "Infobox x",
+    "https://e.invalid ",
+    "&amp;",
+    "#REDIRECT",
+    "é",
+    "ḱ",
+];
+
+/// A token, a short run of letters or any character, in the proportions of a union of all
+/// 31 (one `select` instead of 29 strategies: proptest seeding each arm's generator was
+/// most of this test's time).
 fn token() -> impl Strategy<Value = String> {
     prop_oneof![
-        Just("{{".to_owned()),
-        Just("}}".to_owned()),
-        Just("{{{".to_owned()),
-        Just("}}}".to_owned()),
-        Just("[[".to_owned()),
-        Just("]]".to_owned()),
-        Just("[".to_owned()),
-        Just("]".to_owned()),
-        Just("|".to_owned()),
-        Just("=".to_owned()),
-        Just("==".to_owned()),
-        Just("\n".to_owned()),
-        Just("<!--".to_owned()),
-        Just("-->".to_owned()),
-        Just("<ref>".to_owned()),
-        Just("<ref name=a/>".to_owned()),
-        Just("</ref>".to_owned()),
-        Just("<nowiki>".to_owned()),
-        Just("'''".to_owned()),
-        Just("''".to_owned()),
-        Just("{|".to_owned()),
-        Just("|}".to_owned()),
-        Just("Category:".to_owned()),
-        Just("Infobox x".to_owned()),
-        Just("https://e.invalid ".to_owned()),
-        Just("&amp;".to_owned()),
-        Just("#REDIRECT".to_owned()),
-        Just("é".to_owned()),
-        Just("ḱ".to_owned()),
-        "[a-z ]{0,5}",
-        any::<char>().prop_map(String::from),
+        29 => prop::sample::select(TOKENS).prop_map(str::to_owned),
+        1 => "[a-z ]{0,5}",
+        1 => any::<char>().prop_map(String::from),
     ]
 }
 
