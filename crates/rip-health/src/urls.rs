@@ -4,7 +4,7 @@
 //! A URL is known by its 128-bit xxh3 hash, and what was seen of it is one byte
 //! ([`State`]): entered 0, 1 or more times; 0, 1 or more terminal records and the kind of
 //! the first; the last non-terminal kind seen. The keys and bytes are kept by a
-//! [`store::Store`]. The texts are not kept in memory:
+//! [`rip_keystore::Store`]. The texts are not kept in memory:
 //!
 //! - each URL's text is written once, when it is first seen, to a temporary file (an
 //!   anonymous file in `$TMPDIR`, gone when the process ends; about as many bytes as the
@@ -19,14 +19,12 @@
 //! million URLs) would share one book, so one's outcome could account for the other, or
 //! the two would show as one URL entered twice.
 
-pub mod store;
-
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 
-use store::Store;
+use rip_keystore::Store;
 use xxhash_rust::xxh3::xxh3_128;
 
 /// Bytes of texts kept in memory before they are written to the file.
@@ -86,7 +84,7 @@ impl State {
 /// Every URL seen, and the few named as they happen (see the module docs).
 #[derive(Debug, Default)]
 pub struct Urls {
-    states: Store,
+    states: Store<u8>,
     /// Texts not yet written to `file`.
     pending: Vec<u8>,
     /// The texts written so far (created with the first full buffer).

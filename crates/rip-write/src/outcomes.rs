@@ -3,8 +3,8 @@
 //! failures no `rip-route` captured and refs no `rip-fetch` fetched.
 
 use crate::failures::{UnfetchedEntry, UnroutedEntry};
+use rip_keystore::Store;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 
 /// The first terminal record of a URL in this run.
 #[derive(Debug, Clone, Copy)]
@@ -15,11 +15,19 @@ pub(crate) struct First {
     pub line: u64,
 }
 
-/// Terminal records by the URL they account for (128 bits of its SHA-256: 24 bytes an
-/// entry, where the URL itself would take a hundred).
+/// The terminal kinds, by the number packed in an entry's top bits.
+const KINDS: [&str; 3] = ["doc", "error", "expected"];
+
+/// Bits of an entry below the kind: the line (a line past 2^62 would share its top bits
+/// with the kind; no input is that long).
+const LINE_BITS: u32 = 62;
+
+/// Terminal records by the URL they account for: 128 bits of its SHA-256, with the first
+/// record's kind and line in one u64, in a [`Store`] (about 26 bytes a URL, where a hash
+/// map of the URLs themselves would take a few hundred).
 #[derive(Debug, Default)]
 pub(crate) struct Outcomes {
-    seen: HashMap<[u8; 16], First>,
+    seen: Store<u64>,
 }
 
 impl Outcomes {
@@ -29,13 +37,24 @@ impl Outcomes {
         let digest = Sha256::digest(identity.as_bytes());
         let mut key = [0u8; 16];
         key.copy_from_slice(&digest[..16]);
-        match self.seen.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(First { kind, line });
-                None
-            }
+        let key = u128::from_be_bytes(key);
+        if let Some(packed) = self.seen.get(key) {
+            return Some(unpack(packed));
         }
+        self.seen.insert(key, pack(kind, line));
+        None
+    }
+}
+
+fn pack(kind: &str, line: u64) -> u64 {
+    let k = KINDS.iter().position(|&k| k == kind).unwrap_or(2) as u64;
+    (k << LINE_BITS) | (line & ((1 << LINE_BITS) - 1))
+}
+
+fn unpack(packed: u64) -> First {
+    First {
+        kind: KINDS[(packed >> LINE_BITS) as usize],
+        line: packed & ((1 << LINE_BITS) - 1),
     }
 }
 
@@ -94,6 +113,11 @@ mod tests {
         let first = o.terminal("http://h/a", "error", 3).unwrap();
         assert_eq!((first.kind, first.line), ("doc", 1));
         assert_eq!(o.terminal("http://h/a", "doc", 4).unwrap().line, 1);
+        let first = o.terminal("http://h/b", "expected", 5).unwrap();
+        assert_eq!((first.kind, first.line), ("doc", 2));
+        assert!(o.terminal("http://h/c", "expected", 1 << 40).is_none());
+        let first = o.terminal("http://h/c", "doc", 6).unwrap();
+        assert_eq!((first.kind, first.line), ("expected", 1 << 40));
     }
 
     #[test]

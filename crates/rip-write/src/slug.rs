@@ -16,8 +16,8 @@
 //! URL written in it (another URL takes a hashed name instead), and a URL that now shares
 //! its readable part leaves no plain-named file of its own behind ([`Assigned::stale`]).
 
+use rip_keystore::Store;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 
 /// The longest readable part, in bytes; a longer one is cut and always hashed.
 pub const MAX_READABLE: usize = 120;
@@ -80,13 +80,30 @@ pub fn readable(url: &str) -> (String, bool) {
 
 /// 16 hex digits of the SHA-256 of `identity`.
 pub fn hash16(identity: &str) -> String {
-    hex16(&Sha256::digest(identity.as_bytes()).into())
+    hex16(&id_of(identity))
 }
 
-type Id = [u8; 32];
+/// A URL as the names know it: the first 128 bits of its SHA-256.
+type Id = [u8; 16];
+
+fn id_of(identity: &str) -> Id {
+    let mut id = [0; 16];
+    id.copy_from_slice(&Sha256::digest(identity.as_bytes())[..16]);
+    id
+}
 
 fn hex16(id: &Id) -> String {
     id[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The key of a name in [`Slugs`]: 128 bits of its SHA-256. Two names with one key (a
+/// chance of n²/2¹²⁹) would only cost a URL its plain name: an entry that is not the
+/// URL's own always sends it on to another name, never onto another URL's file.
+fn name_key(name: &str) -> u128 {
+    let digest = Sha256::digest(name.as_bytes());
+    let mut k = [0; 16];
+    k.copy_from_slice(&digest[..16]);
+    u128::from_be_bytes(k)
 }
 
 /// What [`Slugs::assign`] decided for a URL.
@@ -121,8 +138,8 @@ pub struct Moved {
     pub to: String,
 }
 
-/// Who a name belongs to in this run.
-#[derive(Debug)]
+/// Who a name belongs to in this run (19 bytes).
+#[derive(Debug, Clone, Copy)]
 enum Entry {
     /// A readable part: its one URL while it has one (and whether that URL holds the plain
     /// name, which a file of an earlier run may forbid), or `None` once URLs share it.
@@ -133,10 +150,11 @@ enum Entry {
     Foreign,
 }
 
-/// The slugs handed out in one run.
+/// The slugs handed out in one run: each name by its [`name_key`], in a [`Store`] (about
+/// 35 bytes a name; the names themselves are not kept).
 #[derive(Debug, Default)]
 pub struct Slugs {
-    names: HashMap<String, Entry>,
+    names: Store<Entry>,
 }
 
 impl Slugs {
@@ -151,29 +169,25 @@ impl Slugs {
         identity: &str,
         mut on_disk: impl FnMut(&str) -> Option<Option<String>>,
     ) -> Assigned {
-        let id: Id = Sha256::digest(identity.as_bytes()).into();
+        let id = id_of(identity);
         let (base, plain) = readable(identity);
         let mut moved = None;
         let mut stale = None;
         if plain {
-            let displaced = match self.names.get_mut(&base) {
+            let key = name_key(&base);
+            let displaced = match self.names.get(key) {
                 None => {
                     let held = disk_allows(&mut on_disk, &base, &id);
-                    self.names.insert(
-                        base.clone(),
-                        Entry::Readable {
-                            alone: Some(id),
-                            held,
-                        },
-                    );
+                    let alone = Some(id);
+                    self.names.insert(key, Entry::Readable { alone, held });
                     if held {
                         return Assigned::plain(base);
                     }
                     None
                 }
-                Some(Entry::Readable { alone, held }) => match *alone {
+                Some(Entry::Readable { alone, held }) => match alone {
                     Some(first) if first == id => {
-                        if *held {
+                        if held {
                             return Assigned::plain(base);
                         }
                         None
@@ -181,8 +195,12 @@ impl Slugs {
                     // The readable part is shared from now on: its first URL loses the
                     // plain name if it had it.
                     Some(first) => {
-                        *alone = None;
-                        std::mem::take(held).then_some(first)
+                        let shared = Entry::Readable {
+                            alone: None,
+                            held: false,
+                        };
+                        self.names.insert(key, shared);
+                        held.then_some(first)
                     }
                     None => None,
                 },
@@ -198,8 +216,8 @@ impl Slugs {
                 });
             }
             let known = matches!(
-                self.names.get(&format!("{base}~{}", hex16(&id))),
-                Some(Entry::Hashed(owner)) if *owner == id
+                self.names.get(name_key(&format!("{base}~{}", hex16(&id)))),
+                Some(Entry::Hashed(owner)) if owner == id
             );
             if !known && on_disk(&base).flatten().as_deref() == Some(identity) {
                 stale = Some(base.clone());
@@ -223,16 +241,17 @@ impl Slugs {
         let hashed = format!("{base}~{}", hex16(&id));
         let counted = (2u64..).map(|n| format!("{hashed}~{n}"));
         for slug in std::iter::once(hashed.clone()).chain(counted) {
-            match self.names.get(&slug) {
-                Some(Entry::Hashed(owner)) if *owner == id => return slug,
+            let key = name_key(&slug);
+            match self.names.get(key) {
+                Some(Entry::Hashed(owner)) if owner == id => return slug,
                 Some(_) => continue,
                 None => {}
             }
             if disk_allows(on_disk, &slug, &id) {
-                self.names.insert(slug.clone(), Entry::Hashed(id));
+                self.names.insert(key, Entry::Hashed(id));
                 return slug;
             }
-            self.names.insert(slug, Entry::Foreign);
+            self.names.insert(key, Entry::Foreign);
         }
         unreachable!("an endless iterator of names")
     }
@@ -246,7 +265,7 @@ fn disk_allows(
 ) -> bool {
     match on_disk(slug) {
         None => true,
-        Some(Some(owner)) => <Id>::from(Sha256::digest(owner.as_bytes())) == *id,
+        Some(Some(owner)) => id_of(&owner) == *id,
         Some(None) => false,
     }
 }

@@ -1,5 +1,6 @@
 use super::*;
 use proptest::prelude::*;
+use std::collections::HashMap;
 use std::path::{Component, Path};
 
 fn no_disk(_: &str) -> Option<Option<String>> {
