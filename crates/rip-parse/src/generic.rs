@@ -94,46 +94,51 @@ impl Generic {
             );
         }
         if !self.headings.is_empty() {
-            put(
-                "headings",
-                self.headings
-                    .into_iter()
-                    .map(|h| {
-                        let mut o = Map::new();
-                        o.insert("level".into(), Value::from(h.level));
-                        o.insert("text".into(), Value::String(h.text));
-                        if let Some(id) = h.id {
-                            o.insert("id".into(), Value::String(id));
-                        }
-                        Value::Object(o)
-                    })
-                    .collect(),
-            );
+            put("headings", values(&self.headings));
         }
         if !self.text.is_empty() {
             put("text", Value::String(self.text));
         }
         if !self.links.is_empty() {
-            put(
-                "links",
-                self.links
-                    .into_iter()
-                    .map(|l| {
-                        let mut o = Map::new();
-                        o.insert("href".into(), Value::String(l.href));
-                        o.insert("text".into(), Value::String(l.text));
-                        if let Some(rel) = l.rel {
-                            o.insert("rel".into(), Value::String(rel));
-                        }
-                        Value::Object(o)
-                    })
-                    .collect(),
-            );
+            put("links", links_value(self.links));
         }
         if let Some(md) = self.markdown {
             put("markdown", Value::String(md));
         }
         fields
+    }
+
+    /// The doc fields without `links`, and the links, typed. A page's links can be most of
+    /// its doc (74,411 on the largest page of the Rust documentation), and as JSON values
+    /// each is a map of its own: about 475 bytes a link against 150 typed, 35 MB on that
+    /// page. The stage writes them typed, in their place ([`put_links`] puts them back
+    /// where a doc must be whole, for a schema).
+    pub fn into_fields_and_links(mut self) -> (Map<String, Value>, Vec<Link>) {
+        let links = std::mem::take(&mut self.links);
+        (self.into_fields(), links)
+    }
+}
+
+/// Links as the doc's `links` value.
+pub fn links_value(links: Vec<Link>) -> Value {
+    values(&links)
+}
+
+/// Headings or links as JSON: their fields in declaration order, empty options left out.
+fn values<T: serde::Serialize>(items: &[T]) -> Value {
+    serde_json::to_value(items).expect("headings and links serialise")
+}
+
+/// Puts `links` into `fields` as [`Generic::into_fields`] orders them: before `markdown`,
+/// the one field that follows them.
+pub fn put_links(fields: &mut Map<String, Value>, links: Vec<Link>) {
+    if links.is_empty() {
+        return;
+    }
+    let markdown = fields.remove("markdown");
+    fields.insert("links".into(), links_value(links));
+    if let Some(md) = markdown {
+        fields.insert("markdown".into(), md);
     }
 }
 

@@ -93,6 +93,10 @@ pub enum Outcome {
     Doc {
         /// The doc.
         doc: Box<Doc>,
+        /// Its `links`, when they are kept typed, out of `doc.fields`, until it is written
+        /// ([`generic::Generic::into_fields_and_links`]); [`Outcome::into_doc`] puts them
+        /// back.
+        links: Vec<generic::Link>,
         /// Messages for stderr.
         warnings: Vec<String>,
     },
@@ -107,6 +111,19 @@ pub enum Outcome {
     /// The line is not a page record and has no `url` to account it under: reported
     /// as a bad input line.
     BadRecord(String),
+}
+
+impl Outcome {
+    /// A doc as a whole (its typed links in its fields), if the outcome is one.
+    pub fn into_doc(self) -> Option<Doc> {
+        match self {
+            Outcome::Doc { mut doc, links, .. } => {
+                generic::put_links(&mut doc.fields, links);
+                Some(*doc)
+            }
+            _ => None,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -224,7 +241,12 @@ pub fn page_outcome(opts: &ExtractOptions, page: Page) -> Outcome {
         content_type: page.content_type.clone(),
     };
     match outcome(opts, page) {
-        Outcome::Doc { doc, warnings } => {
+        Outcome::Doc {
+            mut doc,
+            links,
+            warnings,
+        } => {
+            generic::put_links(&mut doc.fields, links);
             let what = format!(
                 "concept `{}`: the doc breaks the output schema {}",
                 doc.concept,
@@ -303,8 +325,10 @@ fn outcome(opts: &ExtractOptions, page: Page) -> Outcome {
 /// The doc of generic extraction.
 fn generic_doc(page: Page, mut g: generic::Generic) -> Outcome {
     let title = g.title.take();
+    let (fields, links) = g.into_fields_and_links();
     Outcome::Doc {
-        doc: Box::new(doc(page, GENERIC_CONCEPT, None, title, g.into_fields())),
+        doc: Box::new(doc(page, GENERIC_CONCEPT, None, title, fields)),
+        links,
         warnings: Vec::new(),
     }
 }
@@ -326,6 +350,7 @@ fn other_outcome(opts: &ExtractOptions, page: Page, media_type: String, bytes: u
     fields.insert("bytes".into(), Value::from(bytes));
     Outcome::Doc {
         doc: Box::new(doc(page, crate::rules::UNKNOWN, None, None, fields)),
+        links: Vec::new(),
         warnings: Vec::new(),
     }
 }
@@ -471,6 +496,7 @@ fn wiki_outcome(opts: &ExtractOptions, mut page: Page, wikitext: &str) -> Outcom
         let fields = wiki::generic(&parsed, &page);
         return Outcome::Doc {
             doc: Box::new(doc(page, GENERIC_CONCEPT, None, Some(title), fields)),
+            links: Vec::new(),
             warnings: Vec::new(),
         };
     };
@@ -523,6 +549,7 @@ fn validate(concept: &Concept, doc: Doc, meta: Meta) -> Outcome {
     let Some(schema) = &concept.schema else {
         return Outcome::Doc {
             doc: Box::new(doc),
+            links: Vec::new(),
             warnings: Vec::new(),
         };
     };
@@ -552,6 +579,7 @@ fn check(
     if violations.is_empty() {
         return Outcome::Doc {
             doc: Box::new(doc),
+            links: Vec::new(),
             warnings,
         };
     }
@@ -564,6 +592,7 @@ fn check(
             warnings.push(format!("{}: {message}", doc.url));
             Outcome::Doc {
                 doc: Box::new(doc),
+                links: Vec::new(),
                 warnings,
             }
         }

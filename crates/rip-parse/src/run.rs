@@ -7,7 +7,9 @@
 //! at most `window` pages (and `window_bytes` of page records) are in flight, so memory
 //! does not grow with the length of the input.
 
-use rip_core::{Kind, Line, Pipe, PipeError, PipeOptions, Polled, Record, Status, Summary};
+use rip_core::{Doc, Kind, Line, Pipe, PipeError, PipeOptions, Polled, Record, Status, Summary};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -15,6 +17,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
+use crate::generic::Link;
 use crate::process::{self, ExtractOptions, Outcome, ParsePaths};
 use std::sync::atomic::Ordering;
 
@@ -161,6 +164,38 @@ enum Written {
     Bad { line: Line, message: String },
 }
 
+/// A doc's line: as [`Record::Doc`] writes it, its typed `links` (if any) in the place
+/// they have among its fields, before `markdown`.
+fn doc_line(mut doc: Doc, links: &[Link]) -> Line {
+    if links.is_empty() {
+        return serialised(&Record::Doc(doc));
+    }
+    let mut after = Map::new();
+    if let Some(md) = doc.fields.remove("markdown") {
+        after.insert("markdown".to_owned(), md);
+    }
+    let line = DocLine {
+        kind: "doc",
+        doc: &doc,
+        links,
+        after: &after,
+    };
+    let text = serde_json::to_string(&line).expect("a doc serialises");
+    Line::from_text(text).expect("a record written by serde is a valid line")
+}
+
+/// A `doc` record with its links written from their typed form.
+#[derive(Serialize)]
+struct DocLine<'a> {
+    #[serde(rename = "_type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    doc: &'a Doc,
+    links: &'a [Link],
+    #[serde(flatten)]
+    after: &'a Map<String, Value>,
+}
+
 fn serialised(record: &Record) -> Line {
     let text = serde_json::to_string(record).expect("a record serialises");
     Line::from_text(text).expect("a record written by serde is a valid line")
@@ -168,11 +203,19 @@ fn serialised(record: &Record) -> Line {
 
 impl Written {
     fn from(outcome: Outcome, input: Line) -> Self {
+        // The page's line is needed only to report it as bad: free it before a doc or a
+        // failure is serialised, so a large page is not held twice (its record and its
+        // doc's line) at the stage's peak.
+        let input = matches!(outcome, Outcome::BadRecord(_)).then_some(input);
         match outcome {
-            Outcome::Doc { doc, warnings } => {
+            Outcome::Doc {
+                doc,
+                links,
+                warnings,
+            } => {
                 let concept = doc.concept.clone();
                 Self::Doc {
-                    line: serialised(&Record::Doc(*doc)),
+                    line: doc_line(*doc, &links),
                     concept,
                     warnings,
                 }
@@ -191,7 +234,7 @@ impl Written {
                 }
             }
             Outcome::BadRecord(message) => Self::Bad {
-                line: input,
+                line: input.expect("kept for a bad record"),
                 message,
             },
         }

@@ -359,7 +359,7 @@ fn generated_pages_stream_the_same_or_go_to_the_tree() {
 fn outcome_json(opts: &rip_parse::ExtractOptions, page: &serde_json::Value) -> serde_json::Value {
     let line = page.to_string();
     let mut v = match rip_parse::process::page_line(opts, &line) {
-        rip_parse::Outcome::Doc { doc, .. } => serde_json::to_value(doc).unwrap(),
+        o @ rip_parse::Outcome::Doc { .. } => serde_json::to_value(o.into_doc()).unwrap(),
         rip_parse::Outcome::Failure { failure, .. } => serde_json::to_value(failure).unwrap(),
         rip_parse::Outcome::BadRecord(m) => serde_json::Value::String(m),
     };
