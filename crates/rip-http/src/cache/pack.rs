@@ -41,14 +41,16 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use rip_keystore::Store;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
 /// Pack files kept open for reading at most; past this they are closed and reopened
 /// as needed.
 const MAX_OPEN_PACKS: usize = 256;
 
-/// Where an entry's bytes are: 16 bytes, so a key and its place take 32 (a million
-/// entries, ~37-73 MB with the table's slack).
+/// Where an entry's bytes are: 16 bytes, so a key and its place take 32 in a
+/// [`Store`] (a million entries, ~36 MB; a hash map took 70-100 MB with its slack and its
+/// growth, measured in rip-fetch at a million pages).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Loc {
     pub offset: u64,
@@ -95,7 +97,7 @@ impl Writer {
 
 #[derive(Debug, Default)]
 struct State {
-    map: HashMap<u128, Loc>,
+    map: Store<Loc>,
     /// Pack names by id, and the open ones.
     packs: PackNames,
     open: HashMap<u32, Arc<File>>,
@@ -175,7 +177,7 @@ impl PackStore {
             // Every lookup first reads what other processes appended (one `fstat` when
             // nothing was), so it sees their latest entry, as a file per URL did.
             self.catch_up(&mut st)?;
-            let Some(loc) = st.map.get(&key).copied() else {
+            let Some(loc) = st.map.get(key) else {
                 return Ok(None);
             };
             let file = self.pack_file(&mut st, loc.pack)?;
@@ -198,7 +200,7 @@ impl PackStore {
         let key = xxh3_128(url.as_bytes());
         let mut st = self.lock();
         self.catch_up(&mut st)?;
-        Ok(st.map.get(&key).map(|l| {
+        Ok(st.map.get(key).map(|l| {
             (
                 self.dir.join(st.packs.name(l.pack)),
                 l.offset,
