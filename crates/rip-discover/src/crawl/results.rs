@@ -42,27 +42,27 @@ impl<W: Write> Crawl<W> {
     /// row context if only one has it, else the parent first in BFS order; so parent, link
     /// text and raw do not depend on which fetch ended first.
     fn maybe_reparent(&mut self, parent: &Item, f: Found, depth: u32) {
-        let Some(waiting) = self.frontier.get_mut(f.key) else {
-            return;
-        };
-        if waiting.depth() != depth || waiting.kind != ItemKind::Page || waiting.is_start {
-            return;
-        }
-        let better = match (f.raw.is_empty(), waiting.record.context.raw.is_empty()) {
-            (false, true) => true,
-            (true, false) => false,
-            _ => parent.dispatch_order < waiting.dispatch_order,
-        };
-        if !better {
-            return;
-        }
-        waiting.dispatch_order = parent.dispatch_order;
-        waiting.record.context.parent = Some(parent.record.url.clone());
-        waiting.record.context.link_text = (!f.text.is_empty()).then_some(f.text);
-        waiting.record.context.raw = f.raw;
-        if let Some(j) = &mut self.journal {
-            j.enqueued(waiting);
-        }
+        let journal = &mut self.journal;
+        self.frontier.update(f.key, |waiting| {
+            if waiting.depth() != depth || waiting.kind != ItemKind::Page || waiting.is_start {
+                return;
+            }
+            let better = match (f.raw.is_empty(), waiting.record.context.raw.is_empty()) {
+                (false, true) => true,
+                (true, false) => false,
+                _ => parent.dispatch_order < waiting.dispatch_order,
+            };
+            if !better {
+                return;
+            }
+            waiting.dispatch_order = parent.dispatch_order;
+            waiting.record.context.parent = Some(parent.record.url.clone());
+            waiting.record.context.link_text = (!f.text.is_empty()).then_some(f.text);
+            waiting.record.context.raw = f.raw;
+            if let Some(j) = journal {
+                j.enqueued(waiting);
+            }
+        });
     }
 
     /// A sitemap file to read (once per run), found at `level` of the index tree;
