@@ -351,7 +351,10 @@ impl Frontier {
                     return None;
                 };
                 let r = f(&mut item);
+                // Written back, not spilled again: `spilled` counts items, not writes.
+                let written = self.spill.written;
                 let back = self.slot_for(item);
+                self.spill.written = written;
                 let slot = self.levels.get_mut(&depth)?.items.get_mut(i as usize)?;
                 *slot = back;
                 Some(r)
@@ -597,6 +600,11 @@ mod tests {
             .unwrap();
         }
         assert_eq!(f.held, held, "items updated on disk stay on disk");
+        let spilled = f.spilled();
+        assert!(
+            (95..=100).contains(&spilled),
+            "each item counted once: {spilled}"
+        );
         let mut seen = 0;
         while let Some(it) = f.pop_up_to(9) {
             let i: u64 = it.record.url.rsplit('p').next().unwrap().parse().unwrap();
