@@ -277,25 +277,18 @@ impl Frontier {
 
     /// Queues an item at its depth (replacing a waiting item with the same key).
     pub fn push(&mut self, item: Item) {
-        let target = usize::from(item.is_target);
-        if self.index.contains_key(&item.key) {
-            let mut item = Some(item);
-            let replaced = self.update(item.as_ref().expect("set").key, |waiting| {
-                let was = usize::from(waiting.is_target);
-                *waiting = item.take().expect("replaced once");
-                was
-            });
-            match (replaced, item) {
-                (Some(was), _) => {
-                    self.targets = self.targets + target - was;
-                    return;
-                }
-                // Its slot was lost (the spill file failed): queued again below.
-                (None, Some(again)) => return self.push_new(again),
-                (None, None) => return,
-            }
+        let (key, target) = (item.key, usize::from(item.is_target));
+        let mut item = Some(item);
+        let replaced = self.update(key, |waiting| {
+            let was = usize::from(waiting.is_target);
+            *waiting = item.take().expect("replaced once");
+            was
+        });
+        match replaced {
+            Some(was) => self.targets = self.targets + target - was,
+            // Not waiting (or its slot was lost: the spill file failed): queued anew.
+            None => self.push_new(item.expect("not taken when not replaced")),
         }
-        self.push_new(item);
     }
 
     /// Queues an item whose key is not waiting.

@@ -180,8 +180,7 @@ fn doc_line(mut doc: Doc, links: &[Link]) -> Line {
         links,
         after: &after,
     };
-    let text = serde_json::to_string(&line).expect("a doc serialises");
-    Line::from_text(text).expect("a record written by serde is a valid line")
+    serialised(&line)
 }
 
 /// A `doc` record with its links written from their typed form.
@@ -196,7 +195,7 @@ struct DocLine<'a> {
     after: &'a Map<String, Value>,
 }
 
-fn serialised(record: &Record) -> Line {
+fn serialised(record: &impl Serialize) -> Line {
     let text = serde_json::to_string(record).expect("a record serialises");
     Line::from_text(text).expect("a record written by serde is a valid line")
 }

@@ -4,7 +4,6 @@
 
 use crate::failures::{UnfetchedEntry, UnroutedEntry};
 use rip_keystore::Store;
-use sha2::{Digest, Sha256};
 
 /// The first terminal record of a URL in this run.
 #[derive(Debug, Clone, Copy)]
@@ -34,10 +33,7 @@ impl Outcomes {
     /// Notes a terminal record for `identity`; returns the first one when there was one
     /// already (a conflict: the new one must not replace it).
     pub fn terminal(&mut self, identity: &str, kind: &'static str, line: u64) -> Option<First> {
-        let digest = Sha256::digest(identity.as_bytes());
-        let mut key = [0u8; 16];
-        key.copy_from_slice(&digest[..16]);
-        let key = u128::from_be_bytes(key);
+        let key = u128::from_be_bytes(crate::slug::id_of(identity));
         if let Some(packed) = self.seen.get(key) {
             return Some(unpack(packed));
         }

@@ -86,7 +86,7 @@ pub fn hash16(identity: &str) -> String {
 /// A URL as the names know it: the first 128 bits of its SHA-256.
 type Id = [u8; 16];
 
-fn id_of(identity: &str) -> Id {
+pub(crate) fn id_of(identity: &str) -> Id {
     let mut id = [0; 16];
     id.copy_from_slice(&Sha256::digest(identity.as_bytes())[..16]);
     id
@@ -100,10 +100,7 @@ fn hex16(id: &Id) -> String {
 /// chance of n²/2¹²⁹) would only cost a URL its plain name: an entry that is not the
 /// URL's own always sends it on to another name, never onto another URL's file.
 fn name_key(name: &str) -> u128 {
-    let digest = Sha256::digest(name.as_bytes());
-    let mut k = [0; 16];
-    k.copy_from_slice(&digest[..16]);
-    u128::from_be_bytes(k)
+    u128::from_be_bytes(id_of(name))
 }
 
 /// What [`Slugs::assign`] decided for a URL.
