@@ -3,8 +3,8 @@
 //! URLS items as a crawl enqueues them (one start page linking to LISTINGS listing pages,
 //! each linking to its share of the URLS item pages over HOSTS hosts: the whole item level
 //! waits at once, the worst case for a breadth-first frontier), each key added to the
-//! visited set, then every item taken in the frontier's order, with a budget of MEMORY
-//! bytes for waiting items in memory (the rest on disk).
+//! visited set (the frontier's, as in the crawl), then every item taken in the frontier's
+//! order, with a budget of MEMORY bytes for waiting items in memory (the rest on disk).
 //!
 //! Prints one JSON line: items, items spilled, seconds to enqueue and to take, peak RSS.
 //!
@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use rip_core::Ref;
-use rip_discover::frontier::{Frontier, Item, ItemKind, Visited, key};
+use rip_discover::frontier::{Frontier, Item, ItemKind, key};
 
 fn main() {
     let args: Vec<u64> = std::env::args()
@@ -25,7 +25,6 @@ fn main() {
         std::process::exit(1);
     };
     let mut frontier = Frontier::with_memory(memory as usize);
-    let mut visited = Visited::default();
     let started = Instant::now();
     for i in 0..urls {
         let host = i % hosts;
@@ -41,7 +40,7 @@ fn main() {
         ));
         r.context.link_text = Some(format!("Item {i}: a product of section {}", i % 97));
         let k = key(&url);
-        if visited.insert(k) {
+        if frontier.visit(k) {
             let mut item = Item::new(r, k, ItemKind::Page);
             item.is_target = true;
             item.dispatch_order = i / 1000;

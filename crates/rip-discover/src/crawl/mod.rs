@@ -19,7 +19,7 @@ use rip_url::{Url, natural_cmp};
 use tokio::sync::mpsc;
 use tokio::task::{JoinError, JoinSet};
 
-use crate::frontier::{Frontier, Item, ItemKind, Visited, key, key_in};
+use crate::frontier::{Frontier, Item, ItemKind, key, key_in};
 use crate::journal::Journal;
 use crate::scope::{Domain, Scope};
 use crate::summary::Counters;
@@ -42,7 +42,7 @@ struct Crawl<W: Write> {
     journal: Option<Journal>,
     /// This process's part in a crawl shared through the broker (`--broker`).
     share: Option<share::Share>,
-    visited: Visited,
+    /// The waiting items and the visited set.
     frontier: Frontier,
     tasks: JoinSet<Done>,
     /// In-flight items by depth (the breadth-first barrier).
@@ -119,14 +119,14 @@ impl<W: Write> Crawl<W> {
         if self.cfg.sitemaps {
             let origin = canonical.origin().ascii_serialization();
             let k = key_in("seed", &origin);
-            if self.visited.insert(k) {
+            if self.frontier.visit(k) {
                 let mut seed = Ref::new(String::from(canonical.clone()));
                 seed.context.depth = 0;
                 self.enqueue(Item::new(seed, k, ItemKind::Seed));
             }
         }
         let k = key(canonical.as_str());
-        if !self.visited.insert(k) {
+        if !self.frontier.visit(k) {
             self.counters.duplicates += 1;
             return Ok(());
         }
@@ -361,7 +361,6 @@ impl<W: Write> Crawl<W> {
             out: NdjsonWriter::new(output).with_flush_interval(Duration::from_secs(24 * 3600)),
             journal: None,
             share: None,
-            visited: Visited::default(),
             frontier: Frontier::with_memory(cfg.frontier_memory),
             tasks: JoinSet::new(),
             inflight: BTreeMap::new(),
@@ -391,7 +390,11 @@ impl<W: Write> Crawl<W> {
         let params = crate::params_json(&self.cfg, self.shared.context.as_ref());
         let (journal, replay) = Journal::open(&dir, &params, self.cfg.sorted)?;
         self.journal = Some(journal);
-        self.visited = replay.visited;
+        debug_assert!(
+            self.frontier.is_empty(),
+            "resumed before anything is queued"
+        );
+        self.frontier = Frontier::with_visited(self.cfg.frontier_memory, replay.visited);
         self.counters.resumed = replay.pending.len() as u64;
         if replay.done > 0 || !replay.pending.is_empty() {
             self.notes.push(format!(

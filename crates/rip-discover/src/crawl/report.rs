@@ -37,7 +37,7 @@ impl<W: Write> Crawl<W> {
         for (k, v) in self.counters.named() {
             put(k, v);
         }
-        put("visited", self.visited.len() as u64);
+        put("visited", self.frontier.visited().len() as u64);
         put("frontierLeft", self.frontier.len() as u64);
         put("frontierSpilled", self.frontier.spilled());
         put("frontierLost", self.frontier.lost());

@@ -15,7 +15,7 @@ use crate::{DiscoverError, STAGE};
 impl<W: Write> Crawl<W> {
     fn add_children(&mut self, parent: &Item, found: Vec<Found>, depth: u32) {
         for f in found {
-            if !self.visited.insert(f.key) {
+            if !self.frontier.visit(f.key) {
                 self.counters.duplicates += 1;
                 self.maybe_reparent(parent, f, depth);
                 continue;
@@ -69,7 +69,7 @@ impl<W: Write> Crawl<W> {
     /// `declared` when robots.txt or an index named it (else it is a guessed location).
     fn enqueue_sitemap(&mut self, parent: &Item, url: String, level: u32, declared: bool) {
         let k = key_in("sitemap", &url);
-        if self.visited.insert(k) {
+        if self.frontier.visit(k) {
             self.sitemap_files += 1;
             let mut r = Ref::new(url);
             r.context.parent = Some(parent.record.url.clone());
@@ -145,7 +145,7 @@ impl<W: Write> Crawl<W> {
                     self.counters.non_html += 1;
                 }
                 if let Some(k) = final_key {
-                    if !self.visited.insert(k) {
+                    if !self.frontier.visit(k) {
                         // A redirect to a page already known: one page, one URL.
                         self.counters.redirect_duplicates += 1;
                         self.done(&item, false);

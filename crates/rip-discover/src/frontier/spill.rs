@@ -1,7 +1,8 @@
 //! Waiting items past the frontier's memory budget, on disk: one anonymous temporary file
 //! (in `TMPDIR`, removed by the system however the process ends), each item as JSON at a
-//! [`Place`] the frontier keeps (its slot: 24 bytes in memory instead of the item). Emptied when no
-//! item waits in it any more, so it holds at most what waits at once.
+//! [`Place`] the frontier keeps (61 bits of its key's entry in the visited map instead of
+//! the item). Emptied when no item waits in it any more, so it holds at most what waits at
+//! once.
 
 use std::fs::File;
 use std::io;
@@ -9,13 +10,56 @@ use std::os::unix::fs::FileExt;
 
 use super::Item;
 
-/// Where a spilled item is, and what the frontier must know of it without reading it.
+/// Where a spilled item is, and what the frontier must know of it without reading it (a
+/// target: the frontier counts them), in [`Place::BITS`] bits: its offset in the file
+/// ([`AT_BITS`] bits) and its length ([`LEN_BITS`] bits). An item that would lie past the
+/// file's first TiB, or whose JSON takes a MiB or more, has no place: it is not written, and
+/// waits in memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Place {
-    at: u64,
-    len: u32,
-    /// The item is a target (the frontier counts them).
-    pub target: bool,
+pub(super) struct Place(u64);
+
+/// Bits of a place's offset: the file's first TiB.
+const AT_BITS: u32 = 40;
+/// Bits of a place's length: under a MiB.
+const LEN_BITS: u32 = 20;
+
+impl Place {
+    /// Bits a place takes: offset, length and the target bit.
+    pub const BITS: u32 = AT_BITS + LEN_BITS + 1;
+
+    /// The place of `len` bytes at `at`, if both fit.
+    fn new(at: u64, len: usize, target: bool) -> Option<Self> {
+        let len = u64::try_from(len).ok()?;
+        if at >> AT_BITS != 0 || len >> LEN_BITS != 0 {
+            return None;
+        }
+        Some(Self(
+            at | len << AT_BITS | u64::from(target) << (AT_BITS + LEN_BITS),
+        ))
+    }
+
+    fn at(self) -> u64 {
+        self.0 & ((1 << AT_BITS) - 1)
+    }
+
+    fn len(self) -> usize {
+        (self.0 >> AT_BITS) as usize & ((1 << LEN_BITS) - 1)
+    }
+
+    /// The item is a target.
+    pub fn target(self) -> bool {
+        self.0 >> (AT_BITS + LEN_BITS) & 1 == 1
+    }
+
+    /// The place as its [`Place::BITS`] low bits.
+    pub fn bits(self) -> u64 {
+        self.0
+    }
+
+    /// The place of bits from [`Place::bits`] (bits above [`Place::BITS`] ignored).
+    pub fn from_bits(bits: u64) -> Self {
+        Self(bits & ((1 << Self::BITS) - 1))
+    }
 }
 
 /// Bytes before an item's JSON in the file: its `dispatch_order` (not in its JSON).
@@ -35,25 +79,23 @@ pub(super) struct Spill {
 }
 
 impl Spill {
-    /// Writes `item`; where it is.
-    pub fn write(&mut self, item: &Item) -> io::Result<Place> {
+    /// Writes `item`; where it is, or `None` (nothing written) when it would have no
+    /// [`Place`]: too long, or past the file's first TiB.
+    pub fn write(&mut self, item: &Item) -> io::Result<Option<Place>> {
         let mut json = item.dispatch_order.to_le_bytes().to_vec();
         serde_json::to_writer(&mut json, item).map_err(io::Error::other)?;
-        let len = u32::try_from(json.len()).map_err(io::Error::other)?;
+        let Some(place) = Place::new(self.len, json.len(), item.is_target) else {
+            return Ok(None);
+        };
         let file = match &mut self.file {
             Some(f) => f,
             None => self.file.insert(tempfile::tempfile()?),
         };
         file.write_all_at(&json, self.len)?;
-        let place = Place {
-            at: self.len,
-            len,
-            target: item.is_target,
-        };
-        self.len += u64::from(len);
+        self.len += json.len() as u64;
         self.waiting += 1;
         self.written += 1;
-        Ok(place)
+        Ok(Some(place))
     }
 
     /// The item at `place` (each place once); `None`, logged and counted in
@@ -74,8 +116,8 @@ impl Spill {
             .file
             .as_ref()
             .ok_or_else(|| io::Error::other("no spill file"))?;
-        let mut json = vec![0; place.len as usize];
-        file.read_exact_at(&mut json, place.at)?;
+        let mut json = vec![0; place.len()];
+        file.read_exact_at(&mut json, place.at())?;
         self.waiting = self.waiting.saturating_sub(1);
         if self.waiting == 0 {
             file.set_len(0)?;
@@ -93,5 +135,48 @@ impl Spill {
     /// The file's length.
     pub fn len_for_tests(&self) -> u64 {
         self.len
+    }
+
+    /// Empties the file under the items waiting in it: none can be read back.
+    pub fn break_for_tests(&self) {
+        let file = self.file.as_ref().expect("a spill file");
+        file.set_len(0).expect("truncated");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontier::ItemKind;
+
+    #[test]
+    fn a_place_keeps_its_parts_up_to_its_bounds() {
+        let (at_max, len_max) = ((1u64 << AT_BITS) - 1, (1usize << LEN_BITS) - 1);
+        for (at, len, target) in [(0, 9, false), (at_max, len_max, true), (12345, 678, true)] {
+            let place = Place::new(at, len, target).expect("fits");
+            let back = Place::from_bits(place.bits() | 7 << Place::BITS);
+            assert_eq!((back.at(), back.len(), back.target()), (at, len, target));
+            assert!(place.bits() >> Place::BITS == 0, "{:#x}", place.bits());
+        }
+        assert_eq!(Place::new(at_max + 1, 9, false), None, "past the first TiB");
+        assert_eq!(Place::new(0, len_max + 1, false), None, "a MiB long");
+    }
+
+    #[test]
+    fn an_item_without_a_place_is_not_written() {
+        let item = Item::new(rip_core::Ref::new("http://h/a"), 1, ItemKind::Page);
+        let mut spill = Spill::default();
+        let place = spill.write(&item).unwrap().expect("a place");
+        let long = Item::new(
+            rip_core::Ref::new("x".repeat(1 << LEN_BITS)),
+            2,
+            ItemKind::Page,
+        );
+        assert_eq!(spill.write(&long).unwrap(), None, "too long");
+        spill.len = 1 << AT_BITS;
+        assert_eq!(spill.write(&item).unwrap(), None, "past the first TiB");
+        assert_eq!((spill.written, spill.waiting), (1, 1), "nothing written");
+        spill.len = place.len() as u64;
+        assert_eq!(spill.take(place), Some(item));
     }
 }
