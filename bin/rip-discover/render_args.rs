@@ -39,6 +39,10 @@ pub struct RenderArgs {
     /// sent.
     #[arg(help_heading = "Rendering", long, value_name = "DURATION", default_value = "30s", value_parser = humantime::parse_duration, requires = "render")]
     pub render_timeout: Duration,
+    /// Rendered pages share one browser session, as `rip-render --session`: cookies and
+    /// storage a page leaves are seen by the pages after it (a sign-in done once).
+    #[arg(help_heading = "Rendering", long, requires = "render")]
+    pub render_session: bool,
     /// The Chromium executable.
     #[arg(help_heading = "Rendering", long, env = "RIP_CHROMIUM", default_value = rip_render::DEFAULT_CHROMIUM, value_name = "PATH")]
     pub chromium: PathBuf,
@@ -60,6 +64,7 @@ impl RenderArgs {
             tabs: self.render_tabs.max(1),
             wait: self.render_wait.clone(),
             page_timeout: self.render_timeout,
+            session: self.render_session,
             browser: rip_render::BrowserSettings {
                 executable: self.chromium.clone(),
                 ..Default::default()

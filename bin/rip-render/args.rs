@@ -53,6 +53,11 @@ pub struct Cli {
     /// Times a page is rendered again in a new browser after its browser died.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub browser_retries: u32,
+    /// Pages share one browser session: cookies and storage left by a page (its scripts,
+    /// its responses' Set-Cookie) are seen by the pages after it, until the browser is
+    /// restarted. Without it each page has a fresh context. Either way a tab shows one page.
+    #[arg(long)]
+    pub session: bool,
     /// Worker threads of the async runtime.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub threads: usize,

@@ -27,6 +27,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
                 ..Default::default()
             },
             browser_retries: cli.browser_retries,
+            session: cli.session,
         },
         threads: cli.threads.max(1),
         only: cli.only.clone(),

@@ -42,7 +42,10 @@
 //! with it and are done again in a new one, up to [`RenderSettings::browser_retries`] times per
 //! ref; then the ref is a retryable `RESOURCE` failure (`render.browserLost`), for
 //! `rip-route` to send round again. Each page has its own context, so nothing a page
-//! leaves (cookies, storage, a leaking tab) outlives it.
+//! leaves (cookies, storage, a leaking tab) outlives it; with
+//! [`RenderSettings::session`] the pages share the browser's default context instead, so
+//! cookies and storage carry over (a sign-in done once), and each page still has a tab of
+//! its own, closed after it.
 
 pub mod browser;
 pub mod intercept;

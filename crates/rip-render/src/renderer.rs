@@ -36,6 +36,11 @@ pub struct RenderSettings {
     pub browser: BrowserSettings,
     /// Times a ref is rendered again in a new browser after its browser died.
     pub browser_retries: u32,
+    /// Pages share one session: the browser's default context, whose cookies and storage
+    /// a page's scripts (and the `Set-Cookie` of its responses) leave for the pages after
+    /// it, until the browser is restarted. Off: each page has a fresh context of its own.
+    /// Either way a tab shows one page only.
+    pub session: bool,
 }
 
 impl RenderSettings {
@@ -58,6 +63,7 @@ impl Default for RenderSettings {
             max_requests: 500,
             browser: BrowserSettings::default(),
             browser_retries: 2,
+            session: false,
         }
     }
 }
@@ -83,13 +89,15 @@ impl std::fmt::Debug for Renderer {
     }
 }
 
-/// Blank tabs (each in a fresh context) opened ahead, while other pages settle: a page
+/// Blank tabs (each in a fresh context, or in the shared session) opened ahead, while other pages settle: a page
 /// then starts in one at once instead of waiting the ~0.3 s a context and a tab take to
 /// open (a new renderer process). At most one per tab.
 struct Spares {
     ready: Mutex<Vec<Blank>>,
     opening: AtomicUsize,
     most: usize,
+    /// Tabs open in the shared session ([`RenderSettings::session`]).
+    session: bool,
 }
 
 impl Spares {
@@ -112,7 +120,7 @@ impl Spares {
         self.opening.fetch_add(1, Ordering::Relaxed);
         let spares = self.clone();
         tokio::spawn(async move {
-            let opened = tab::open(&chromium).await;
+            let opened = tab::open(&chromium, spares.session).await;
             spares.opening.fetch_sub(1, Ordering::Relaxed);
             match opened {
                 Ok(blank) => spares
@@ -165,6 +173,7 @@ impl Renderer {
                 ready: Mutex::new(Vec::new()),
                 opening: AtomicUsize::new(0),
                 most: settings.tabs.max(1),
+                session: settings.session,
             }),
             browser_retries: settings.browser_retries,
             js_heap_mib: settings.browser.js_heap_mib,
@@ -246,7 +255,7 @@ impl Renderer {
         if let Some(blank) = self.spares.take(chromium.generation) {
             return Ok(blank);
         }
-        match tab::open(chromium).await {
+        match tab::open(chromium, self.spares.session).await {
             Ok(blank) => Ok(blank),
             // A browser still connected is busy, not lost: the pages in its other tabs go
             // on; this ref tries again.

@@ -26,6 +26,15 @@ struct State {
     /// When the last request started or ended.
     last_activity: Option<Instant>,
     load_fired: bool,
+    /// The browser's own `networkIdle` lifecycle event fired for the page's document since
+    /// its navigation began: no request of the page's in flight for 500 ms, as its renderer
+    /// counts them. A request a script starts reaches the interception some time later
+    /// (much later on a loaded machine), so the interception alone can look quiet while
+    /// the page still waits for its data.
+    browser_idle: bool,
+    /// The loader of the page's document: the main frame's first `init` once watched (a
+    /// blank tab's own late events have another).
+    document_loader: Option<String>,
     crashed: bool,
     /// When each of `info.console_errors` happened (the page's clock, ms), in the same
     /// order: console messages and exceptions come through separate listeners, so they
@@ -124,6 +133,22 @@ impl Seen {
         self.with(|s| s.load_fired)
     }
 
+    /// A lifecycle event of the page's main frame, of the document of `loader`: the first
+    /// `init` names the page's document; its `networkIdle` says its renderer has had no
+    /// request in flight for 500 ms.
+    pub fn lifecycle(&self, name: &str, loader: &str) {
+        self.with(|s| match name {
+            "init" if s.document_loader.is_none() => s.document_loader = Some(loader.to_owned()),
+            "networkIdle" if s.document_loader.as_deref() == Some(loader) => s.browser_idle = true,
+            _ => {}
+        })
+    }
+
+    /// True when the browser said the page's network is idle ([`Seen::lifecycle`]).
+    pub fn is_browser_idle(&self) -> bool {
+        self.with(|s| s.browser_idle)
+    }
+
     pub fn crash(&self) {
         self.with(|s| s.crashed = true)
     }
@@ -151,6 +176,9 @@ impl Seen {
                 if s.load_fired { "fired" } else { "not fired" },
                 s.info.requests
             );
+            if s.load_fired && !s.browser_idle {
+                line.push_str(", the browser's network not idle");
+            }
             if !s.in_flight.is_empty() {
                 let shown: Vec<&str> = s.in_flight.iter().take(3).map(String::as_str).collect();
                 line.push_str(&format!(
@@ -216,6 +244,25 @@ mod tests {
             info.console_errors[0].text.chars().count(),
             MESSAGE_CHARS + 1
         );
+    }
+
+    #[test]
+    fn the_browser_is_idle_when_it_says_so_of_the_pages_document() {
+        let seen = Seen::default();
+        seen.lifecycle("networkIdle", "blank");
+        assert!(!seen.is_browser_idle(), "the blank tab's late word");
+        seen.lifecycle("init", "doc");
+        seen.lifecycle("load", "doc");
+        seen.lifecycle("networkAlmostIdle", "doc");
+        assert!(!seen.is_browser_idle(), "almost is not idle");
+        seen.load_fired();
+        assert!(seen.state_line().contains("network not idle"));
+        seen.lifecycle("init", "error page");
+        seen.lifecycle("networkIdle", "error page");
+        assert!(!seen.is_browser_idle(), "another document");
+        seen.lifecycle("networkIdle", "doc");
+        assert!(seen.is_browser_idle());
+        assert!(!seen.state_line().contains("network not idle"));
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! One page in one tab: a fresh browser context (no cookies, storage or cache from any
-//! other page), a tab in it with every request intercepted ([`crate::intercept`]), the
-//! page's script errors, dialogs and crash watched, the navigation, the wait, the DOM read
-//! back, and the context disposed (which closes the tab and ends its renderer), whatever
-//! happened.
+//! other page; with a session, the browser's one context that every page shares), a tab in
+//! it with every request intercepted ([`crate::intercept`]), the page's script errors,
+//! dialogs and crash watched, the navigation, the wait, the DOM read back, and the tab
+//! closed (its fresh context disposed, which ends its renderer), whatever happened. A tab
+//! shows one page only, in either case: nothing a page's script leaked lives on in a tab.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +13,8 @@ use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::fetch::{self, RequestPattern, RequestStage};
 use chromiumoxide::cdp::browser_protocol::inspector::{self, EventTargetCrashed};
 use chromiumoxide::cdp::browser_protocol::page::{
-    EventJavascriptDialogOpening, EventLoadEventFired, HandleJavaScriptDialogParams, NavigateParams,
+    EventJavascriptDialogOpening, EventLifecycleEvent, EventLoadEventFired,
+    HandleJavaScriptDialogParams, NavigateParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::{
     CreateBrowserContextParams, CreateTargetParams,
@@ -30,12 +32,16 @@ use tokio::time::Instant;
 use crate::browser::Chromium;
 use crate::intercept::{Allow, Interceptor};
 use crate::seen::{Seen, cut};
-use crate::wait::{IDLE, Wait};
+use crate::wait::{GRACE, IDLE, Wait};
 
 /// How often the wait looks at the page.
 const POLL: Duration = Duration::from_millis(50);
 /// The longest a DevTools command that should be quick may take (closing, reading back).
 const QUICK: Duration = Duration::from_secs(5);
+/// The longest reading a page that did not settle may take (what was seen, for its
+/// failure): past the page timeout already, so shorter than [`QUICK`], but room for a
+/// renderer on a loaded machine.
+const SEEN_READ: Duration = Duration::from_secs(3);
 
 /// What the tabs share.
 pub(crate) struct TabSettings {
@@ -85,28 +91,28 @@ fn lost(chromium: &Chromium, e: CdpError) -> TabError {
     TabError::Lost(format!("{e} ({alive})"))
 }
 
-/// A fresh browser context with one blank tab in it: opened ahead of the page it will
-/// show (the renderer keeps some ready while other pages settle), used for one page only.
+/// A blank tab, opened ahead of the page it will show (the renderer keeps some ready while
+/// other pages settle), used for one page only: in a fresh browser context of its own, or
+/// in the browser's default context when pages share a session.
 pub(crate) struct Blank {
     /// The browser it was opened in ([`Chromium::generation`]).
     pub generation: u64,
-    context: BrowserContextId,
+    /// Its own context (disposed with it); `None` in a shared session.
+    context: Option<BrowserContextId>,
     page: Page,
 }
 
-/// Opens a fresh context and a blank tab in it.
-pub(crate) async fn open(chromium: &Chromium) -> Result<Blank, TabError> {
-    let browser = &chromium.browser;
-    let context = tokio::time::timeout(
-        QUICK,
-        browser.create_browser_context(CreateBrowserContextParams::default()),
-    )
-    .await
-    .map_err(|_| TabError::Lost("no answer to creating a browser context".into()))?
-    .map_err(|e| lost(chromium, e))?;
+/// Opens a blank tab: in a fresh context, or with `session` in the browser's default
+/// context, whose cookies and storage every page of the session shares.
+pub(crate) async fn open(chromium: &Chromium, session: bool) -> Result<Blank, TabError> {
+    let context = match session {
+        true => None,
+        false => Some(fresh_context(chromium).await?),
+    };
     let mut target = CreateTargetParams::new("about:blank");
-    target.browser_context_id = Some(context.clone());
-    let failed = match tokio::time::timeout(QUICK * 2, browser.new_page(target)).await {
+    target.browser_context_id = context.clone();
+    let opened = tokio::time::timeout(QUICK * 2, chromium.browser.new_page(target)).await;
+    let failed = match opened {
         Ok(Ok(page)) => {
             return Ok(Blank {
                 generation: chromium.generation,
@@ -117,18 +123,47 @@ pub(crate) async fn open(chromium: &Chromium) -> Result<Blank, TabError> {
         Ok(Err(e)) => lost(chromium, e),
         Err(_) => TabError::Lost("no answer to opening a tab".into()),
     };
-    let _ = tokio::time::timeout(QUICK, browser.dispose_browser_context(context)).await;
+    if let Some(context) = context {
+        let dispose = chromium.browser.dispose_browser_context(context);
+        let _ = tokio::time::timeout(QUICK, dispose).await;
+    }
     Err(failed)
 }
 
-/// Closes a blank tab that will show nothing (its context disposed).
-pub(crate) async fn discard(chromium: &Chromium, blank: Blank) {
-    let dispose = chromium.browser.dispose_browser_context(blank.context);
-    let _ = tokio::time::timeout(QUICK, dispose).await;
+async fn fresh_context(chromium: &Chromium) -> Result<BrowserContextId, TabError> {
+    let create = chromium
+        .browser
+        .create_browser_context(CreateBrowserContextParams::default());
+    tokio::time::timeout(QUICK, create)
+        .await
+        .map_err(|_| TabError::Lost("no answer to creating a browser context".into()))?
+        .map_err(|e| lost(chromium, e))
 }
 
-/// Renders `doc` (already fetched, served from `url`) in `blank` (a fresh context of
-/// `chromium`), then disposes of the context, whatever happened.
+/// Closes a tab: disposes of its own context (which closes it and ends its renderer), or
+/// closes the tab alone in a shared session. False when the browser did not confirm it.
+async fn close(chromium: &Chromium, context: Option<BrowserContextId>, page: Page) -> bool {
+    let closed = match context {
+        Some(context) => {
+            let dispose = chromium.browser.dispose_browser_context(context);
+            tokio::time::timeout(QUICK, dispose)
+                .await
+                .map(|r| r.is_ok())
+        }
+        None => tokio::time::timeout(QUICK, page.close())
+            .await
+            .map(|r| r.is_ok()),
+    };
+    closed.unwrap_or(false)
+}
+
+/// Closes a blank tab that will show nothing.
+pub(crate) async fn discard(chromium: &Chromium, blank: Blank) {
+    close(chromium, blank.context, blank.page).await;
+}
+
+/// Renders `doc` (already fetched, served from `url`) in `blank`, then closes the tab
+/// (disposing of its fresh context), whatever happened.
 pub(crate) async fn render(
     chromium: &Chromium,
     settings: &TabSettings,
@@ -137,11 +172,9 @@ pub(crate) async fn render(
     blank: Blank,
 ) -> Result<Rendering, TabError> {
     let Blank { context, page, .. } = blank;
-    let result = render_in(chromium, settings, url, doc, page).await;
-    let dispose = chromium.browser.dispose_browser_context(context);
-    let disposed = tokio::time::timeout(QUICK, dispose).await;
-    if !matches!(disposed, Ok(Ok(()))) && result.is_ok() {
-        tracing::debug!("could not dispose of the browser context of {url}");
+    let result = render_in(chromium, settings, url, doc, page.clone()).await;
+    if !close(chromium, context, page).await && result.is_ok() {
+        tracing::debug!("could not close the tab of {url}");
     }
     result
 }
@@ -170,7 +203,7 @@ async fn render_in(
     let rendering = match outcome {
         Settled::Done => read_back(&page, &seen, settings, start).await,
         Settled::TimedOut => {
-            let dom = tokio::time::timeout(Duration::from_secs(1), page.content()).await;
+            let dom = tokio::time::timeout(SEEN_READ, page.content()).await;
             Rendering::TimedOut {
                 why: format!(
                     "the page did not settle ({}) within {}: {}",
@@ -300,7 +333,10 @@ async fn settle(
         let done = match &settings.wait {
             Wait::Load => seen.is_loaded(),
             Wait::NetworkIdle => {
-                seen.is_loaded() && seen.quiet_since().is_some_and(|t| t.elapsed() >= IDLE)
+                let quiet = seen.quiet_since().map(|t| t.elapsed());
+                seen.is_loaded()
+                    && quiet
+                        .is_some_and(|q| q >= IDLE && (seen.is_browser_idle() || q >= IDLE + GRACE))
             }
             Wait::Selector(_) => match &probe {
                 Some(p) => matches_now(page, p).await,
@@ -338,7 +374,7 @@ async fn matches_now(page: &Page, probe: &str) -> bool {
 }
 
 /// Starts the page's watchers: the interception of its requests, its load event, script
-/// errors, dialogs and crash.
+/// errors, dialogs, lifecycle and crash.
 async fn watch(
     page: &Page,
     seen: &Seen,
@@ -347,13 +383,8 @@ async fn watch(
     watchers: &mut JoinSet<()>,
 ) -> Result<(), CdpError> {
     let paused = page.event_listener::<fetch::EventRequestPaused>().await?;
-    let mut loads = page.event_listener::<EventLoadEventFired>().await?;
-    let mut console = page.event_listener::<EventConsoleApiCalled>().await?;
-    let mut exceptions = page.event_listener::<EventExceptionThrown>().await?;
-    let mut dialogs = page
-        .event_listener::<EventJavascriptDialogOpening>()
-        .await?;
-    let mut crashes = page.event_listener::<EventTargetCrashed>().await?;
+    watch_page_events(page, seen, watchers).await?;
+    watch_script_events(page, seen, watchers).await?;
     let ctx = Arc::new(Interceptor::new(
         settings.fetcher.clone(),
         seen.clone(),
@@ -362,12 +393,64 @@ async fn watch(
         settings.max_requests,
     ));
     watchers.spawn(crate::intercept::serve(page.clone(), paused, ctx));
+    let enable = fetch::EnableParams {
+        patterns: Some(vec![RequestPattern {
+            url_pattern: Some("*".into()),
+            resource_type: None,
+            request_stage: Some(RequestStage::Request),
+        }]),
+        handle_auth_requests: None,
+    };
+    page.execute(enable).await?;
+    // The crash event comes only from an enabled Inspector domain.
+    page.execute(inspector::EnableParams::default()).await?;
+    Ok(())
+}
+
+/// The page's load event, its main frame's lifecycle and its crash.
+async fn watch_page_events(
+    page: &Page,
+    seen: &Seen,
+    watchers: &mut JoinSet<()>,
+) -> Result<(), CdpError> {
+    let mut loads = page.event_listener::<EventLoadEventFired>().await?;
+    let mut crashes = page.event_listener::<EventTargetCrashed>().await?;
+    let mut lifecycle = page.event_listener::<EventLifecycleEvent>().await?;
+    let main_frame = page.mainframe().await?;
     let s = seen.clone();
     watchers.spawn(async move {
         while loads.next().await.is_some() {
             s.load_fired();
         }
     });
+    let s = seen.clone();
+    watchers.spawn(async move {
+        while let Some(ev) = lifecycle.next().await {
+            if main_frame.as_ref().is_none_or(|f| *f == ev.frame_id) {
+                s.lifecycle(&ev.name, ev.loader_id.inner());
+            }
+        }
+    });
+    let s = seen.clone();
+    watchers.spawn(async move {
+        if crashes.next().await.is_some() {
+            s.crash();
+        }
+    });
+    Ok(())
+}
+
+/// The page's console errors, uncaught exceptions and dialogs (dismissed).
+async fn watch_script_events(
+    page: &Page,
+    seen: &Seen,
+    watchers: &mut JoinSet<()>,
+) -> Result<(), CdpError> {
+    let mut console = page.event_listener::<EventConsoleApiCalled>().await?;
+    let mut exceptions = page.event_listener::<EventExceptionThrown>().await?;
+    let mut dialogs = page
+        .event_listener::<EventJavascriptDialogOpening>()
+        .await?;
     let s = seen.clone();
     watchers.spawn(async move {
         while let Some(ev) = console.next().await {
@@ -389,23 +472,6 @@ async fn watch(
             let _ = p.execute(HandleJavaScriptDialogParams::new(false)).await;
         }
     });
-    let s = seen.clone();
-    watchers.spawn(async move {
-        if crashes.next().await.is_some() {
-            s.crash();
-        }
-    });
-    let enable = fetch::EnableParams {
-        patterns: Some(vec![RequestPattern {
-            url_pattern: Some("*".into()),
-            resource_type: None,
-            request_stage: Some(RequestStage::Request),
-        }]),
-        handle_auth_requests: None,
-    };
-    page.execute(enable).await?;
-    // The crash event comes only from an enabled Inspector domain.
-    page.execute(inspector::EnableParams::default()).await?;
     Ok(())
 }
 

@@ -6,6 +6,10 @@ use std::time::Duration;
 
 /// How long without a request in flight makes a loaded page idle.
 pub const IDLE: Duration = Duration::from_millis(500);
+/// How much longer a page whose requests are all answered waits for the browser to say
+/// its network is idle, before it is taken as idle anyway (a page on which Chromium's
+/// `networkIdle` never comes must not time out for it).
+pub const GRACE: Duration = Duration::from_secs(2);
 
 /// The rule that says a page is rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,7 +17,10 @@ pub enum Wait {
     /// The `load` event fired (the document and its synchronous subresources are in).
     Load,
     /// The `load` event fired and no request has been in flight for [`IDLE`] (what a page
-    /// that fills itself from a JSON endpoint needs).
+    /// that fills itself from a JSON endpoint needs), as both the browser (its
+    /// `networkIdle` lifecycle event) and the interception count them: a request a script
+    /// starts reaches the interception later than the page's renderer knows of it (on a
+    /// loaded machine, seconds later). Without the browser's word, [`GRACE`] longer.
     NetworkIdle,
     /// An element matches this CSS selector.
     Selector(String),

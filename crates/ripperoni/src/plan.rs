@@ -502,6 +502,9 @@ fn render(r: &Render, http: &HttpFlags, marked_only: bool) -> Stage {
     if let Some(ms) = r.page_timeout_ms {
         render.flag("--page-timeout", format!("{ms}ms"));
     }
+    if r.session {
+        render.arg("--session");
+    }
     http.add_round(&mut render);
     render
 }

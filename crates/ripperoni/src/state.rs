@@ -165,6 +165,10 @@ pub struct Render {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1))]
     pub page_timeout_ms: Option<u64>,
+    /// Pages share one browser session (`rip-render --session`): cookies and storage a
+    /// page leaves are seen by the pages after it. Default: a fresh context per page.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub session: bool,
 }
 
 /// The broker a scrape spread over machines goes through.

@@ -92,7 +92,7 @@ fn budgets_hold_a_failed_render_falls_back_and_a_changed_flag_is_refused_on_resu
         start.as_str(),
         "--render",
         "--render-timeout",
-        "5s",
+        "10s",
         "--max-pages",
         "6",
         "--state",

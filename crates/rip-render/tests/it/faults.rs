@@ -250,7 +250,7 @@ fn a_killed_browser_is_started_again_and_every_ref_still_ends_once() {
     let child = stage("rip-render", dir.path(), &["-c", "3"], &refs(&urls)).spawn();
     let pid = child.id();
     assert!(
-        server.wait_for_count_blocking("/api/1.json", 1, Duration::from_secs(30)),
+        server.wait_for_count_blocking("/api/1.json", 1, Duration::from_secs(90)),
         "pages in flight"
     );
     let browsers = children(pid, "chromium");

@@ -39,7 +39,7 @@ fn a_state_file_with_render_renders_the_matching_pages_and_fetches_the_rest() {
         "jitterMs": 0,
         "rules": testdata("render/market.rules.toml").display().to_string(),
         "output": {"basePath": dir.path().join("out").display().to_string()},
-        "render": {"urls": "/(market|app)/", "tabs": 2, "wait": "network-idle"},
+        "render": {"urls": "/(market|app)/", "tabs": 2, "wait": "network-idle", "session": true},
     });
     let path = dir.path().join("market.state.json");
     std::fs::write(&path, serde_json::to_string_pretty(&state).unwrap()).unwrap();
@@ -47,7 +47,7 @@ fn a_state_file_with_render_renders_the_matching_pages_and_fetches_the_rest() {
     let o = run(&["pipeline", path.to_str().unwrap()]);
     let script = String::from_utf8_lossy(&o.stdout);
     assert!(
-        script.contains("rip-render --only '/(market|app)/' --wait network-idle -c 2"),
+        script.contains("rip-render --only '/(market|app)/' --wait network-idle -c 2 --session"),
         "{script}"
     );
     assert!(script.contains("| rip-fetch "), "the other pages: {script}");
