@@ -68,7 +68,7 @@
 //! With a state folder ([`journal`]), the frontier and visited set are journalled as the
 //! crawl goes; after a `kill -9` the same command continues: nothing done is redone,
 //! nothing is lost. The visited set holds 64-bit hashes ([`frontier`]): a million URLs
-//! in about 17 MB.
+//! in about 17 MB, in the same map that says where each waiting URL's item is.
 
 //!
 //! # Shared crawl
