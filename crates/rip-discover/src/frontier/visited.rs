@@ -133,7 +133,7 @@ mod tests {
 
     #[test]
     fn a_mark_keeps_visited_and_waiting_apart() {
-        assert_eq!(size_of::<Mark>(), 8);
+        assert_eq!((size_of::<Mark>(), size_of::<([u8; 8], Mark)>()), (8, 16));
         let place = Place::from_bits(u64::MAX);
         for visited in [Mark(0), Mark(VISITED)] {
             for waiting in [Waiting::No, Waiting::Here(0), Waiting::Here(1 << 60)] {
