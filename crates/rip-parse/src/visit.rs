@@ -11,7 +11,7 @@ use ego_tree::iter::Edge;
 use scraper::Node;
 
 /// An attribute as the streaming pass read it: name (lower case) and value (decoded).
-pub type Attr<'a> = (std::borrow::Cow<'a, str>, std::borrow::Cow<'a, str>);
+pub type Attr<'a> = rip_html::Attr<'a>;
 
 /// An element on the streaming pass's stack of open elements.
 #[derive(Debug)]

@@ -12,59 +12,8 @@
 
 use html5gum::{Emitter, Error, State};
 
-use super::{
-    Extracted, MAX_LINK_TEXT, MAX_LINKS_PER_PAGE, RawLink, collapse_ws, meta_nofollow, rel_nofollow,
-};
-
-/// Tag names are compared only against short names; longer ones are all "other".
-const MAX_NAME: usize = 32;
-/// Nesting of `<svg>`/`<math>` and their integration points tracked at most (deeper is
-/// treated as the deepest: a hostile page cannot grow the stack).
-const MAX_FOREIGN_DEPTH: usize = 256;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-enum Tag {
-    #[default]
-    Other,
-    A,
-    Base,
-    Meta,
-    Img,
-}
-
-/// The attributes kept; the rest are skipped without being copied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Attr {
-    Href,
-    Rel,
-    Title,
-    Alt,
-    Name,
-    Content,
-}
-
-impl Attr {
-    fn of(tag: Tag, name: &[u8]) -> Option<Attr> {
-        Some(match (tag, name) {
-            (Tag::A | Tag::Base, b"href") => Attr::Href,
-            (Tag::A, b"rel") => Attr::Rel,
-            (Tag::A, b"title") => Attr::Title,
-            (Tag::Img, b"alt") => Attr::Alt,
-            (Tag::Meta, b"name") => Attr::Name,
-            (Tag::Meta, b"content") => Attr::Content,
-            _ => return None,
-        })
-    }
-}
-
-/// Where the tokenizer is, as far as raw text goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ns {
-    /// Inside `<svg>` or `<math>`: no raw-text elements.
-    Foreign,
-    /// Inside an HTML integration point within foreign content.
-    Html,
-}
+use super::Extracted;
+use super::collect::{Attr, Collector, MAX_NAME, RawContent, Tag, Values};
 
 /// The tag being read.
 #[derive(Debug, Default)]
@@ -80,7 +29,7 @@ struct CurrentTag {
     /// The current attribute is one of the kept ones: its value is being copied.
     keep_value: bool,
     in_attr: bool,
-    values: [Option<String>; 6],
+    values: Values,
 }
 
 impl CurrentTag {
@@ -92,15 +41,7 @@ impl CurrentTag {
         self.kind = Tag::Other;
         self.in_attr = false;
         self.keep_value = false;
-        self.values = Default::default();
-    }
-
-    fn slot(a: Attr) -> usize {
-        a as usize
-    }
-
-    fn take(&mut self, a: Attr) -> Option<String> {
-        self.values[Self::slot(a)].take()
+        self.values = Values::default();
     }
 
     /// Files the attribute just read, if it is kept (the first of a name wins, as in HTML).
@@ -112,10 +53,9 @@ impl CurrentTag {
         if !self.end
             && let Some(a) = Attr::of(self.kind, &self.attr_name)
         {
-            let slot = &mut self.values[Self::slot(a)];
-            if slot.is_none() {
-                *slot = Some(String::from_utf8_lossy(&self.attr_value).into_owned());
-            }
+            let value = &self.attr_value;
+            self.values
+                .keep(a, || String::from_utf8_lossy(value).into_owned());
         }
         self.attr_name.clear();
         self.attr_value.clear();
@@ -123,133 +63,29 @@ impl CurrentTag {
     }
 }
 
-/// The link whose text is being collected.
-#[derive(Debug, Default)]
-struct OpenLink {
-    index: usize,
-    text: Vec<u8>,
-    alt: Option<String>,
-    title: Option<String>,
-}
-
 #[derive(Debug, Default)]
 pub(super) struct Scanner {
-    out: Extracted,
+    found: Collector,
     tag: CurrentTag,
     last_start: Vec<u8>,
     /// In a raw-text element's content (script, style, textarea, …).
     raw: bool,
-    ns: Vec<(Ns, Vec<u8>)>,
-    open: Option<OpenLink>,
     done: bool,
 }
 
 impl Scanner {
-    fn close_link(&mut self) {
-        let Some(open) = self.open.take() else { return };
-        let mut text = collapse_ws(&String::from_utf8_lossy(&open.text));
-        if text.is_empty() {
-            text = open
-                .alt
-                .or(open.title)
-                .map(|s| collapse_ws(&s))
-                .unwrap_or_default();
-        }
-        self.out.links[open.index].text = text;
-    }
-
-    fn foreign(&self) -> bool {
-        self.ns.last().is_some_and(|(ns, _)| *ns == Ns::Foreign)
-    }
-
     fn start_tag(&mut self) -> Option<State> {
         // The name becomes the last start tag; its buffer is reused for the next tag.
         std::mem::swap(&mut self.last_start, &mut self.tag.name);
-        self.take_attributes();
+        self.found.start_tag(self.tag.kind, &mut self.tag.values);
         if self.tag.long {
             self.raw = false;
             return None;
         }
-        self.enter_content()
-    }
-
-    /// What a start tag tells: a link opens, the base URL, a page-wide nofollow, an
-    /// image's alt text for the open link.
-    fn take_attributes(&mut self) {
-        match self.tag.kind {
-            Tag::A => {
-                // An `<a>` closes any open one, as the tree builder does.
-                self.close_link();
-                if let Some(href) = self.tag.take(Attr::Href) {
-                    if self.out.links.len() >= MAX_LINKS_PER_PAGE {
-                        self.out.dropped += 1;
-                    } else {
-                        let nofollow = rel_nofollow(self.tag.take(Attr::Rel).as_deref());
-                        self.out.links.push(RawLink {
-                            href,
-                            nofollow,
-                            ..RawLink::default()
-                        });
-                        self.open = Some(OpenLink {
-                            index: self.out.links.len() - 1,
-                            title: self.tag.take(Attr::Title),
-                            ..OpenLink::default()
-                        });
-                    }
-                }
-            }
-            Tag::Base => {
-                if self.out.base.is_none() {
-                    self.out.base = self.tag.take(Attr::Href);
-                }
-            }
-            Tag::Meta => {
-                let robots = self
-                    .tag
-                    .take(Attr::Name)
-                    .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"));
-                if robots
-                    && self
-                        .tag
-                        .take(Attr::Content)
-                        .is_some_and(|c| meta_nofollow(&c))
-                {
-                    self.out.nofollow_page = true;
-                }
-            }
-            Tag::Img => {
-                if let Some(open) = &mut self.open
-                    && open.alt.is_none()
-                {
-                    open.alt = self.tag.take(Attr::Alt);
-                }
-            }
-            Tag::Other => {}
-        }
-    }
-
-    /// How the element's content is read: raw text (`<script>`, `<textarea>`, …) or
-    /// markup, and whether it enters foreign content (SVG, MathML) or leaves it.
-    fn enter_content(&mut self) -> Option<State> {
-        let name = self.last_start.as_slice();
-        let (state, enters) = if self.foreign() {
-            let enters = match name {
-                b"svg" | b"math" => Some(Ns::Foreign),
-                b"foreignobject" | b"desc" | b"title" | b"annotation-xml" => Some(Ns::Html),
-                _ => None,
-            };
-            (None, enters)
-        } else if matches!(name, b"svg" | b"math") {
-            (None, Some(Ns::Foreign))
-        } else {
-            (raw_text_state(name), None)
-        };
-        if let Some(ns) = enters
-            && !self.tag.self_closing
-            && self.ns.len() < MAX_FOREIGN_DEPTH
-        {
-            self.ns.push((ns, self.last_start.clone()));
-        }
+        let state = self
+            .found
+            .enter_content(&self.last_start, self.tag.self_closing)
+            .map(tokenizer_state);
         self.raw = state.is_some();
         state
     }
@@ -258,27 +94,17 @@ impl Scanner {
         if self.raw && !self.tag.long && self.tag.name == self.last_start {
             self.raw = false;
         }
-        if self.tag.kind == Tag::A {
-            self.close_link();
-        }
-        if let Some((_, name)) = self.ns.last()
-            && *name == self.tag.name
-        {
-            self.ns.pop();
-        }
+        self.found.end_tag(self.tag.kind, &self.tag.name);
     }
 }
 
-/// The tokenizer state an HTML element's content is read in, when it is not markup.
-fn raw_text_state(name: &[u8]) -> Option<State> {
-    match name {
-        b"textarea" | b"title" => Some(State::RcData),
-        b"plaintext" => Some(State::PlainText),
-        b"script" => Some(State::ScriptData),
-        b"style" | b"iframe" | b"xmp" | b"noembed" | b"noframes" | b"noscript" => {
-            Some(State::RawText)
-        }
-        _ => None,
+/// The tokenizer state for a raw-text element's content.
+fn tokenizer_state(raw: RawContent) -> State {
+    match raw {
+        RawContent::RcData => State::RcData,
+        RawContent::PlainText => State::PlainText,
+        RawContent::ScriptData => State::ScriptData,
+        RawContent::RawText => State::RawText,
     }
 }
 
@@ -290,7 +116,6 @@ impl Emitter for Scanner {
     }
 
     fn emit_eof(&mut self) {
-        self.close_link();
         self.done = true;
     }
 
@@ -304,18 +129,15 @@ impl Emitter for Scanner {
     fn pop_token(&mut self) -> Option<Extracted> {
         if self.done {
             self.done = false;
-            Some(std::mem::take(&mut self.out))
+            Some(self.found.finish())
         } else {
             None
         }
     }
 
     fn emit_string(&mut self, s: &[u8]) {
-        if !self.raw
-            && let Some(open) = &mut self.open
-            && open.text.len() < MAX_LINK_TEXT * 8
-        {
-            open.text.extend_from_slice(s);
+        if !self.raw {
+            self.found.text(s);
         }
     }
 
@@ -357,13 +179,7 @@ impl Emitter for Scanner {
             return;
         }
         t.name.extend_from_slice(s);
-        t.kind = match t.name.as_slice() {
-            b"a" => Tag::A,
-            b"base" => Tag::Base,
-            b"meta" => Tag::Meta,
-            b"img" => Tag::Img,
-            _ => Tag::Other,
-        };
+        t.kind = Tag::of(&t.name);
     }
 
     fn push_comment(&mut self, _: &[u8]) {}
@@ -416,6 +232,6 @@ impl Emitter for Scanner {
     }
 
     fn adjusted_current_node_present_but_not_in_html_namespace(&mut self) -> bool {
-        self.foreign()
+        self.found.foreign()
     }
 }

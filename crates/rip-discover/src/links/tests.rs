@@ -1,6 +1,8 @@
 use super::*;
 
+/// The links of `html`, checked to be the same by the streaming scan and html5gum.
 fn links(html: &str) -> Extracted {
+    super::differential::assert_agree(html.as_bytes());
     extract(html.as_bytes(), encoding_rs::UTF_8)
 }
 

@@ -15,9 +15,9 @@ use super::Bail;
 use super::kind::{
     CLOSES_P, FORMATTING, HEADING, IMPLIED_END, MARKER, SCOPE, SPECIAL, TABLE_MODE, VOID, kind,
 };
-use super::scan::{Quirks, Scanner, Token};
 use crate::dom::ParseLimits;
 use crate::visit::{Attr, Elem, OpenElem, Path, Visitor};
+use rip_html::{Quirks, Scanner, Token};
 
 mod body;
 

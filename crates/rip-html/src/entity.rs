@@ -1,12 +1,12 @@
 //! Character references (`&amp;`, `&#233;`, `&eacute`), decoded as the HTML
-//! tokenizer decodes them, or a [`Bail`] where the rule is subtle enough that the
-//! tree path should read the page.
+//! tokenizer decodes them, or a [`Bail`] where the rule is subtle enough that a
+//! complete parser should read the page.
 
 use std::borrow::Cow;
 
 use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};
 
-use super::Bail;
+use crate::Bail;
 
 /// Longest entity name the table holds (`&CounterClockwiseContourIntegral;`).
 const LONGEST_NAME: usize = 32;

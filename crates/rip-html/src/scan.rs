@@ -1,15 +1,14 @@
-//! The tokenizer of the streaming pass: tags, text, comments and the doctype of
-//! ordinary HTML, read straight from the page text with `memchr`. What it does not
-//! read the way the HTML tokenizer would (bogus comments, CDATA, an unfinished tag,
-//! a script with `<!--` in it) is a [`Bail`]: the page goes to the tree path.
+//! The tokenizer: tags, text, comments and the doctype of ordinary HTML, read
+//! straight from the page text with `memchr`. What it does not read the way the HTML
+//! tokenizer would (bogus comments, CDATA, an unfinished tag, a raw text element left
+//! open) is a [`Bail`]: the caller reads the page with a complete parser.
 
 use std::borrow::Cow;
 
-use super::{Bail, entity};
-use crate::visit::Attr;
+use crate::{Attr, Bail, entity};
 
-/// Attributes on one element past which the page goes to the tree path (which has
-/// a time budget for such pages).
+/// Attributes on one element past which the page goes to the complete parser (which
+/// has a time budget for such pages).
 const MAX_ATTRS: usize = 256;
 
 /// What the page's doctype says of its mode.
@@ -213,7 +212,8 @@ impl<'a> Scanner<'a> {
             self.pos += 4 + len;
             return Ok(Token::Comment);
         }
-        if rest.len() >= 9 && rest[2..9].eq_ignore_ascii_case("doctype") {
+        // Bytes, not `&rest[2..9]`: a character may straddle byte 9 (`<!abcdef€`).
+        if rest.len() >= 9 && rest.as_bytes()[2..9].eq_ignore_ascii_case(b"doctype") {
             let end =
                 memchr::memchr(b'>', rest.as_bytes()).ok_or(Bail("the page ends in a doctype"))?;
             self.pos += end + 1;
@@ -342,5 +342,21 @@ fn doctype_quirks(body: &str) -> Quirks {
         Quirks::Yes
     } else {
         Quirks::Unknown
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_character_across_a_doctype_sized_prefix_is_a_bail_not_a_panic() {
+        let mut attrs = Vec::new();
+        let err = Scanner::new("<!abcdef\u{20ac}>")
+            .next(&mut attrs)
+            .unwrap_err();
+        assert_eq!(err, Bail("a bogus comment or CDATA section"));
+        let doctype = Scanner::new("<!DocType html>").next(&mut attrs).unwrap();
+        assert!(matches!(doctype, Token::Doctype(Quirks::No)));
     }
 }
