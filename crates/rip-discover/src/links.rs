@@ -8,8 +8,9 @@
 //! html5lib's tokenizer tests) with an emitter that keeps only the tokens links need
 //! (`links/scan.rs`). Both hand their tokens to one collector (`links/collect.rs`), and
 //! a test checks that they give the same [`Extracted`] on every page the fast path reads.
-//! On the Rust documentation the fast path reads ~97 µs a page where html5gum took
-//! ~265 µs.
+//! On the Rust std documentation (2,475 pages, ~300 links each) extraction went from
+//! ~304 to ~196 µs a page (`examples/extract_speed.rs`); over the whole Rust
+//! documentation no page fell back and none differed.
 //!
 //! Character references are decoded as the spec says (the attribute-value rules
 //! included). Links inside `<script>`, `<style>`, `<textarea>`, `<noscript>` and other

@@ -48,6 +48,10 @@ pub enum Token<'a> {
 pub struct Scanner<'a> {
     src: &'a str,
     pos: usize,
+    /// Text tokens have their references decoded (see [`Scanner::set_decode_text`]).
+    decode_text: bool,
+    /// The start tags whose attributes are read (see [`Scanner::set_attributes_of`]).
+    attributes_of: fn(&str) -> bool,
 }
 
 fn is_space(c: u8) -> bool {
@@ -65,7 +69,32 @@ fn lower(s: &str) -> Cow<'_, str> {
 impl<'a> Scanner<'a> {
     /// A scanner at the start of `src`.
     pub fn new(src: &'a str) -> Self {
-        Self { src, pos: 0 }
+        Self {
+            src,
+            pos: 0,
+            decode_text: true,
+            attributes_of: |_| true,
+        }
+    }
+
+    /// With `false`, text tokens are the text as written, references not decoded (for
+    /// a caller that ignores the text at this point of the page). On by default.
+    pub fn set_decode_text(&mut self, on: bool) {
+        self.decode_text = on;
+    }
+
+    /// Only start tags whose (lower case) name passes `wanted` get their attributes
+    /// read into the caller's stack; the others' are read past. All by default.
+    pub fn set_attributes_of(&mut self, wanted: fn(&str) -> bool) {
+        self.attributes_of = wanted;
+    }
+
+    fn text(&self, text: &'a str) -> Result<Token<'a>, Bail> {
+        if self.decode_text {
+            Ok(Token::Text(entity::decode(text, false)?))
+        } else {
+            Ok(Token::Text(Cow::Borrowed(text)))
+        }
     }
 
     fn rest(&self) -> &'a str {
@@ -84,11 +113,11 @@ impl<'a> Scanner<'a> {
         }
         let Some(lt) = memchr::memchr(b'<', rest.as_bytes()) else {
             self.pos = self.src.len();
-            return Ok(Token::Text(entity::decode(rest, false)?));
+            return self.text(rest);
         };
         if lt > 0 {
             self.pos += lt;
-            return Ok(Token::Text(entity::decode(&rest[..lt], false)?));
+            return self.text(&rest[..lt]);
         }
         match self.peek(1) {
             Some(c) if c.is_ascii_alphabetic() => self.start_tag(attrs),
@@ -119,8 +148,12 @@ impl<'a> Scanner<'a> {
     fn start_tag(&mut self, attrs: &mut Vec<Attr<'a>>) -> Result<Token<'a>, Bail> {
         self.pos += 1;
         let name = lower(self.name()?);
-        let first = attrs.len();
-        let self_closing = self.attributes(attrs, first)?;
+        let self_closing = if (self.attributes_of)(&name) {
+            let first = attrs.len();
+            self.attributes(attrs, first)?
+        } else {
+            self.skip_attributes()?
+        };
         Ok(Token::Start { name, self_closing })
     }
 
@@ -136,30 +169,49 @@ impl<'a> Scanner<'a> {
     /// A repeated attribute is left out (the first one counts).
     fn attributes(&mut self, attrs: &mut Vec<Attr<'a>>, first: usize) -> Result<bool, Bail> {
         loop {
+            if let Some(self_closing) = self.tag_end()? {
+                return Ok(self_closing);
+            }
+            let (name, value) = self.attribute()?;
+            if attrs.len() - first >= MAX_ATTRS {
+                return Err(Bail("an element with very many attributes"));
+            }
+            if !attrs[first..].iter().any(|(n, _)| *n == name) {
+                attrs.push((name, value));
+            }
+        }
+    }
+
+    /// Reads past attributes to the tag's `>`; returns whether it closed with `/>`.
+    fn skip_attributes(&mut self) -> Result<bool, Bail> {
+        loop {
+            if let Some(self_closing) = self.tag_end()? {
+                return Ok(self_closing);
+            }
+            self.raw_attribute()?;
+        }
+    }
+
+    /// Skips white space and stray `/`s to the next attribute (`None`) or past the
+    /// tag's end (whether it was `/>`).
+    fn tag_end(&mut self) -> Result<Option<bool>, Bail> {
+        loop {
             self.skip_space();
             match self.peek(0) {
                 None => return Err(Bail("the page ends in a tag")),
                 Some(b'>') => {
                     self.pos += 1;
-                    return Ok(false);
+                    return Ok(Some(false));
                 }
                 Some(b'/') => {
                     self.pos += 1;
                     if self.peek(0) == Some(b'>') {
                         self.pos += 1;
-                        return Ok(true);
+                        return Ok(Some(true));
                     }
                 }
                 Some(b'=') => return Err(Bail("an attribute name starting with `=`")),
-                Some(_) => {
-                    let (name, value) = self.attribute()?;
-                    if attrs.len() - first >= MAX_ATTRS {
-                        return Err(Bail("an element with very many attributes"));
-                    }
-                    if !attrs[first..].iter().any(|(n, _)| *n == name) {
-                        attrs.push((name, value));
-                    }
-                }
+                Some(_) => return Ok(None),
             }
         }
     }
@@ -170,16 +222,22 @@ impl<'a> Scanner<'a> {
     }
 
     fn attribute(&mut self) -> Result<Attr<'a>, Bail> {
+        let (name, raw) = self.raw_attribute()?;
+        Ok((lower(name), entity::decode(raw, true)?))
+    }
+
+    /// An attribute's name and value as written (`""` without a value).
+    fn raw_attribute(&mut self) -> Result<(&'a str, &'a str), Bail> {
         let rest = self.rest();
         let len = rest
             .bytes()
             .position(|c| is_space(c) || matches!(c, b'/' | b'>' | b'='))
             .ok_or(Bail("the page ends in a tag"))?;
-        let name = lower(&rest[..len]);
+        let name = &rest[..len];
         self.pos += len;
         self.skip_space();
         if self.peek(0) != Some(b'=') {
-            return Ok((name, Cow::Borrowed("")));
+            return Ok((name, ""));
         }
         self.pos += 1;
         self.skip_space();
@@ -202,7 +260,7 @@ impl<'a> Scanner<'a> {
                 &rest[..end]
             }
         };
-        Ok((name, entity::decode(raw, true)?))
+        Ok((name, raw))
     }
 
     fn markup_declaration(&mut self) -> Result<Token<'a>, Bail> {

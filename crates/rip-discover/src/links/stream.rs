@@ -15,10 +15,13 @@ use super::collect::{Attr, Collector, MAX_NAME, MAX_RAW_TEXT, RawContent, Tag, V
 pub(super) fn scan(text: &str) -> Result<Extracted, Bail> {
     let text = rip_html::preprocess(text)?;
     let mut scan = Scanner::new(&text);
+    // Only these tags' attributes, and only a link's text, are of use.
+    scan.set_attributes_of(|name| Tag::of(name.as_bytes()) != Tag::Other);
     let mut found = Collector::default();
     let mut attrs = Vec::new();
     loop {
         attrs.clear();
+        scan.set_decode_text(found.in_link());
         match scan.next(&mut attrs)? {
             Token::Eof => return Ok(found.finish()),
             Token::Text(t) => text_in(&mut found, t.as_bytes())?,
