@@ -8,6 +8,7 @@ use std::sync::Arc;
 const PROGRAM: &str = "rip-parse";
 
 fn main() -> ExitCode {
+    rip_cli::malloc::return_large_allocations();
     let mut cli: args::Cli = rip_cli::parse();
     cli.common.init_logging();
     let quiet = cli.common.quiet;

@@ -114,3 +114,46 @@ fn each_program_says_its_own_name_and_version() {
         );
     }
 }
+
+/// The `MALLOC_MMAP_THRESHOLD_` in the environment of a running rip-parse started with
+/// `user` (none: the variable removed), read from `/proc` while it waits for input.
+fn threshold_seen_by_rip_parse(user: Option<&str>) -> Option<String> {
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rip-parse"));
+    cmd.arg("-q").stdin(Stdio::piped()).stdout(Stdio::null());
+    match user {
+        Some(v) => cmd.env("MALLOC_MMAP_THRESHOLD_", v),
+        None => cmd.env_remove("MALLOC_MMAP_THRESHOLD_"),
+    };
+    let mut child = cmd.spawn().unwrap();
+    let environ = format!("/proc/{}/environ", child.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let seen = loop {
+        // After the start again the same process holds the new environment.
+        let text = std::fs::read(&environ).unwrap_or_default();
+        let vars = String::from_utf8_lossy(&text).into_owned();
+        let seen = vars
+            .split('\0')
+            .find_map(|v| v.strip_prefix("MALLOC_MMAP_THRESHOLD_="))
+            .map(str::to_owned);
+        if seen.is_some() || std::time::Instant::now() > deadline {
+            break seen;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    seen
+}
+
+#[test]
+fn rip_parse_runs_with_a_fixed_mmap_threshold_unless_the_user_set_one() {
+    assert_eq!(
+        threshold_seen_by_rip_parse(None).as_deref(),
+        Some(rip_cli::malloc::THRESHOLD)
+    );
+    assert_eq!(
+        threshold_seen_by_rip_parse(Some("1048576")).as_deref(),
+        Some("1048576")
+    );
+}

@@ -22,6 +22,7 @@ use std::sync::atomic::AtomicBool;
 
 pub mod broker;
 pub mod http;
+pub mod malloc;
 pub mod progress;
 pub mod size;
 pub mod usage;

@@ -133,7 +133,6 @@ fn start(
         for v in CLEARED_ENV {
             cmd.env_remove(v);
         }
-        large_allocations_returned(&mut cmd, &stage.program);
         cmd.stdin(std::mem::replace(&mut next_stdin, Stdio::null()))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -296,16 +295,4 @@ fn stderr_thread(
             let _ = f.flush();
         }
     })
-}
-
-/// glibc's malloc serves a large buffer from `mmap` and gives it back when freed, until
-/// the first such free: then it raises its threshold to that size and keeps later large
-/// buffers (a page record, its body, its doc) in the heap for good. For rip-parse, whose
-/// largest pages are megabytes, a fixed threshold lowers the peak (178 → 136 MB on 20,000
-/// Rust-docs pages, same CPU). The user's own setting wins; other C libraries ignore it.
-fn large_allocations_returned(cmd: &mut Command, program: &str) {
-    const VAR: &str = "MALLOC_MMAP_THRESHOLD_";
-    if program == "rip-parse" && std::env::var_os(VAR).is_none() {
-        cmd.env(VAR, "262144");
-    }
 }
