@@ -287,6 +287,8 @@ impl PackStore {
 
     /// Reads the index lines appended since the last look.
     fn catch_up(&self, st: &mut State) -> io::Result<()> {
+        // The index's length, when the open reader's look at it stands.
+        let mut known_len = None;
         if let Some((f, offset)) = &st.reader {
             let m = f.metadata()?;
             if m.nlink() > 0 && m.len() == *offset {
@@ -296,6 +298,8 @@ impl PackStore {
                 // The folder was removed, or the index cut short: what we knew of it
                 // went with it (our pack too: the next write starts a new one).
                 *st = State::default();
+            } else {
+                known_len = Some(m.len());
             }
         }
         if st.reader.is_none() {
@@ -306,9 +310,13 @@ impl PackStore {
             }
         }
         let (file, start) = st.reader.take().expect("opened above");
+        let len = match known_len {
+            Some(len) => len,
+            None => file.metadata()?.len(),
+        };
         let mut bad = 0u64;
         let mut buf = std::mem::take(&mut st.line_buf);
-        let end = read_lines_into(&file, start, &mut buf, |line| match parse_line(line) {
+        let end = read_lines_into(&file, start, len, &mut buf, |line| match parse_line(line) {
             Some((key, name, offset, len)) => {
                 let pack = st.packs.id(name);
                 st.map.insert(key, Loc { pack, offset, len });
@@ -350,22 +358,24 @@ impl Drop for SharedLock<'_> {
 /// reading up to [`READ_CHUNK`] bytes at a time; returns the offset after the last whole
 /// line (a line being written is read next time).
 pub(super) fn read_lines(file: &File, offset: u64, each: impl FnMut(&[u8])) -> io::Result<u64> {
-    read_lines_into(file, offset, &mut Vec::new(), each)
+    let len = file.metadata()?.len();
+    read_lines_into(file, offset, len, &mut Vec::new(), each)
 }
 
-/// [`read_lines`] with the caller's buffer, grown to what the file holds past `offset`
-/// and kept: a process catching up with the few lines it has just appended itself (every
-/// cache lookup after a store) reads a few hundred bytes, and a new buffer of
-/// [`READ_CHUNK`] each time cost a megabyte allocated and zeroed per lookup (5% of
-/// rip-discover's CPU on the Rust documentation).
+/// [`read_lines`] of a file `len` bytes long (as last seen: it may have grown since)
+/// with the caller's buffer, grown to what the file holds past `offset` and kept: a
+/// process catching up with the few lines it has just appended itself (every cache lookup
+/// after a store) reads a few hundred bytes, and a new buffer of [`READ_CHUNK`] each time
+/// cost a megabyte allocated and zeroed per lookup (3–5% of rip-discover's samples on the
+/// Rust documentation).
 fn read_lines_into(
     file: &File,
     offset: u64,
+    len: u64,
     buf: &mut Vec<u8>,
     mut each: impl FnMut(&[u8]),
 ) -> io::Result<u64> {
-    let waiting = file.metadata()?.len().saturating_sub(offset);
-    let need = buffer_for(waiting);
+    let need = buffer_for(len.saturating_sub(offset));
     if buf.len() < need {
         buf.resize(need, 0);
     }
