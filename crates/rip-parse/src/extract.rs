@@ -303,10 +303,9 @@ fn convert(f: &Field, v: String, base: &Url) -> Result<Value, RuleBreak> {
             "false" | "no" | "0" | "off" => Ok(Value::Bool(false)),
             _ => Err(bad("a boolean (true/yes/1 or false/no/0)")),
         },
-        ValueType::Url => base
-            .join(v.trim())
-            .map(|u| Value::String(u.into()))
-            .map_err(|_| bad("a URL")),
+        ValueType::Url => crate::resolve::join(base, v.trim())
+            .map(Value::String)
+            .ok_or_else(|| bad("a URL")),
     }
 }
 

@@ -273,8 +273,7 @@ fn assemble(head: HeadAndLinks, content: ContentFields, base: &Url) -> Generic {
         title: head.title,
         canonical: head
             .canonical
-            .and_then(|c| base.join(c.trim()).ok())
-            .map(String::from),
+            .and_then(|c| crate::resolve::join(base, c.trim())),
         lang: head.lang,
         description: head.description.filter(|d| !d.is_empty()),
         keywords: head
@@ -298,7 +297,7 @@ fn resolve_links(links: Vec<RawLink>, base: &Url) -> Vec<Link> {
         .into_iter()
         .filter_map(|l| {
             Some(Link {
-                href: base.join(l.href.trim()).ok()?.into(),
+                href: crate::resolve::join(base, l.href.trim())?,
                 text: l.text.finish(),
                 rel: l.rel.filter(|r| !r.trim().is_empty()),
             })

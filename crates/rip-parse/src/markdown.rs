@@ -157,9 +157,7 @@ fn escape_into(out: &mut String, text: &str, in_cell: bool) {
 }
 
 fn resolve(base: &Url, href: &str) -> String {
-    base.join(href.trim())
-        .map(String::from)
-        .unwrap_or_else(|_| href.trim().to_owned())
+    crate::resolve::join(base, href.trim()).unwrap_or_else(|| href.trim().to_owned())
 }
 
 /// Converts the content under `root` to Markdown, leaving out hidden elements and

@@ -7,9 +7,7 @@
 //! at most `window` pages (and `window_bytes` of page records) are in flight, so memory
 //! does not grow with the length of the input.
 
-use rip_core::{Doc, Kind, Line, Pipe, PipeError, PipeOptions, Polled, Record, Status, Summary};
-use serde::Serialize;
-use serde_json::{Map, Value};
+use rip_core::{Kind, Line, Pipe, PipeError, PipeOptions, Polled, Record, Status, Summary};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -17,7 +15,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
-use crate::generic::Link;
+use crate::output::{doc_line, serialised};
 use crate::process::{self, ExtractOptions, Outcome, ParsePaths};
 use std::sync::atomic::Ordering;
 
@@ -162,42 +160,6 @@ enum Written {
     },
     /// The input line, to be reported as bad.
     Bad { line: Line, message: String },
-}
-
-/// A doc's line: as [`Record::Doc`] writes it, its typed `links` (if any) in the place
-/// they have among its fields, before `markdown`.
-fn doc_line(mut doc: Doc, links: &[Link]) -> Line {
-    if links.is_empty() {
-        return serialised(&Record::Doc(doc));
-    }
-    let mut after = Map::new();
-    if let Some(md) = doc.fields.remove("markdown") {
-        after.insert("markdown".to_owned(), md);
-    }
-    let line = DocLine {
-        kind: "doc",
-        doc: &doc,
-        links,
-        after: &after,
-    };
-    serialised(&line)
-}
-
-/// A `doc` record with its links written from their typed form.
-#[derive(Serialize)]
-struct DocLine<'a> {
-    #[serde(rename = "_type")]
-    kind: &'static str,
-    #[serde(flatten)]
-    doc: &'a Doc,
-    links: &'a [Link],
-    #[serde(flatten)]
-    after: &'a Map<String, Value>,
-}
-
-fn serialised(record: &impl Serialize) -> Line {
-    let text = serde_json::to_string(record).expect("a record serialises");
-    Line::from_text(text).expect("a record written by serde is a valid line")
 }
 
 impl Written {

@@ -1,0 +1,275 @@
+//! Outcomes as output lines: a doc or a failure serialised on the worker that made it.
+//!
+//! A doc's fields (its text, its links: most of the line) are written straight into the
+//! line's buffer, byte for byte as `serde_json` writes them ([`Record::Doc`]), without
+//! `serde_json`'s string escaping loop, which looks at one byte at a time: [`escaped`]
+//! copies the runs between the bytes JSON escapes, found eight bytes at a time. The
+//! doc's other members (URL, context, errors…) still go through `serde_json`.
+
+use rip_core::{Doc, Line, Record};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::generic::Link;
+
+/// A doc's line: as [`Record::Doc`] writes it, its typed `links` (if any) in the place
+/// they have among its fields, before `markdown`.
+pub fn doc_line(mut doc: Doc, links: &[Link]) -> Line {
+    let fields = std::mem::take(&mut doc.fields);
+    let mut out = Vec::with_capacity(512 + fields_size(&fields) + links_size(links));
+    serde_json::to_writer(&mut out, &Record::Doc(doc)).expect("a record serialises");
+    // `{…}` with no fields yet: they follow its last member, as a flattened map's do.
+    debug_assert_eq!(out.last(), Some(&b'}'));
+    out.pop();
+    let mut markdown = None;
+    for (key, value) in &fields {
+        if key == "markdown" && !links.is_empty() {
+            markdown = Some(value);
+            continue;
+        }
+        member(&mut out, key);
+        value_json(&mut out, value);
+    }
+    if !links.is_empty() {
+        member(&mut out, "links");
+        links_json(&mut out, links);
+    }
+    if let Some(md) = markdown {
+        member(&mut out, "markdown");
+        value_json(&mut out, md);
+    }
+    out.push(b'}');
+    let text = String::from_utf8(out).expect("JSON written from strings is UTF-8");
+    Line::from_text(text).expect("a doc line is a valid line")
+}
+
+/// A record as a line.
+pub fn serialised(record: &impl Serialize) -> Line {
+    let text = serde_json::to_string(record).expect("a record serialises");
+    Line::from_text(text).expect("a record written by serde is a valid line")
+}
+
+/// About how many bytes `fields` take as JSON (their strings' lengths), to size the line.
+fn fields_size(fields: &serde_json::Map<String, Value>) -> usize {
+    fields
+        .iter()
+        .map(|(k, v)| {
+            k.len()
+                + 4
+                + match v {
+                    Value::String(s) => s.len() + s.len() / 16,
+                    _ => 64,
+                }
+        })
+        .sum()
+}
+
+fn links_size(links: &[Link]) -> usize {
+    links
+        .iter()
+        .map(|l| l.href.len() + l.text.len() + l.rel.as_ref().map_or(0, |r| r.len() + 8) + 24)
+        .sum()
+}
+
+/// `,"key":`.
+fn member(out: &mut Vec<u8>, key: &str) {
+    out.push(b',');
+    escaped(out, key);
+    out.push(b':');
+}
+
+/// A field's value as `serde_json` writes it: strings and arrays here, the rest (numbers,
+/// booleans, null, objects: small) by `serde_json`.
+fn value_json(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::String(s) => escaped(out, s),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                value_json(out, item);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            for (i, (k, v)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                escaped(out, k);
+                out.push(b':');
+                value_json(out, v);
+            }
+            out.push(b'}');
+        }
+        other => serde_json::to_writer(&mut *out, other).expect("a value serialises"),
+    }
+}
+
+/// The doc's `links`, as their `Serialize` writes them: `{"href","text","rel"?}`.
+fn links_json(out: &mut Vec<u8>, links: &[Link]) {
+    out.push(b'[');
+    for (i, link) in links.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"href\":");
+        escaped(out, &link.href);
+        out.extend_from_slice(b",\"text\":");
+        escaped(out, &link.text);
+        if let Some(rel) = &link.rel {
+            out.extend_from_slice(b",\"rel\":");
+            escaped(out, rel);
+        }
+        out.push(b'}');
+    }
+    out.push(b']');
+}
+
+/// True for a byte JSON escapes: a control character, `"` or `\`.
+fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
+}
+
+/// Where in `s`, from `from`, the next byte JSON escapes is; eight bytes at a time.
+fn next_escape(s: &[u8], mut from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while from + 8 <= s.len() {
+        let chunk: [u8; 8] = s[from..from + 8].try_into().expect("eight bytes");
+        let x = u64::from_le_bytes(chunk);
+        // A high bit for each byte below 0x20, equal to `"` or equal to `\` (the usual
+        // "has a zero byte" trick; bytes over 0x7F are left out with `!x`).
+        let control = x.wrapping_sub(ONES * 0x20);
+        let quote = (x ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES);
+        let backslash = (x ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES);
+        let hits = (control | quote | backslash) & !x & HIGH;
+        if hits != 0 {
+            // The trick can flag a byte after a true hit, never before the first one.
+            return (from..from + 8).find(|&i| needs_escape(s[i]));
+        }
+        from += 8;
+    }
+    (from..s.len()).find(|&i| needs_escape(s[i]))
+}
+
+/// `s` as a JSON string, escaped as `serde_json` escapes it: `\"`, `\\`, `\b`, `\f`,
+/// `\n`, `\r`, `\t`, other control characters as `\u00xx`, everything else as is.
+pub fn escaped(out: &mut Vec<u8>, s: &str) {
+    let b = s.as_bytes();
+    out.reserve(b.len() + 2);
+    out.push(b'"');
+    let mut start = 0;
+    while let Some(i) = next_escape(b, start) {
+        out.extend_from_slice(&b[start..i]);
+        match b[i] {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0C => out.extend_from_slice(b"\\f"),
+            c => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(c >> 4)]);
+                out.push(HEX[usize::from(c & 0xF)]);
+            }
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&b[start..]);
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn serde(s: &str) -> String {
+        serde_json::to_string(s).unwrap()
+    }
+
+    fn ours(s: &str) -> String {
+        let mut out = Vec::new();
+        escaped(&mut out, s);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut cases: Vec<String> = vec![
+            String::new(),
+            "plain text longer than eight bytes".into(),
+            "a\"b\\c\nd\te\rf\u{8}g\u{c}h\u{1}i\u{1f}j\u{7f}k".into(),
+            "héllo wörld — ☃ 𝄞 \u{2028}\u{2029}".into(),
+            "\"\"\"\"\"\"\"\"\"\\".into(),
+        ];
+        // Every byte below 0x80 at every place in a 17-byte string (across the 8-byte
+        // chunks), and next to multi-byte characters.
+        for c in 0u8..0x80 {
+            for at in 0..17 {
+                let mut s: Vec<char> = "abcdefghijklmnopq".chars().collect();
+                s[at] = char::from(c);
+                cases.push(s.iter().collect());
+                cases.push(format!("é{}€", char::from(c)));
+            }
+        }
+        for s in &cases {
+            assert_eq!(ours(s), serde(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn a_doc_line_is_byte_identical_to_serde_jsons() {
+        let mut fields = serde_json::Map::new();
+        fields.insert("canonical".into(), "http://h/\"x\"".into());
+        fields.insert("keywords".into(), serde_json::json!(["a", "b\n"]));
+        fields.insert(
+            "headings".into(),
+            serde_json::json!([{"level": 1, "text": "T", "id": "t"}, {"level": 2, "text": "U"}]),
+        );
+        fields.insert("text".into(), "one\ntwo \"three\"".into());
+        fields.insert(
+            "nested".into(),
+            serde_json::json!({"n": 1.5, "b": true, "z": null}),
+        );
+        fields.insert("markdown".into(), "# T\n\n[x](http://h/)".into());
+        let doc = Doc {
+            url: "http://h/a".into(),
+            concept: "page".into(),
+            id: None,
+            name: Some("Ti\"tle".into()),
+            context: Default::default(),
+            attempt: 1,
+            http_attempts: Some(2),
+            elapsed_ms: Some(3),
+            site_fetch: None,
+            errors: Vec::new(),
+            fields,
+        };
+        let links = vec![
+            Link {
+                href: "http://h/b".into(),
+                text: "B \\ b".into(),
+                rel: None,
+            },
+            Link {
+                href: "http://h/c".into(),
+                text: String::new(),
+                rel: Some("nofollow".into()),
+            },
+        ];
+        let mut whole = doc.clone();
+        crate::generic::put_links(&mut whole.fields, links.clone());
+        let expected = serde_json::to_string(&Record::Doc(whole)).unwrap();
+        assert_eq!(doc_line(doc.clone(), &links).text(), expected);
+        // Without links: the fields in their own order.
+        let expected = serde_json::to_string(&Record::Doc(doc.clone())).unwrap();
+        assert_eq!(doc_line(doc, &[]).text(), expected);
+    }
+}
