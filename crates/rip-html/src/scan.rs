@@ -58,6 +58,28 @@ fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\x0C')
 }
 
+/// Bytes that end an attribute's name: white space, `/`, `>`, `=`.
+const NAME_END: [bool; 256] = byte_table(b" \t\n\x0C/>=");
+/// Bytes that end a tag's name: white space, `/`, `>`.
+const TAG_NAME_END: [bool; 256] = byte_table(b" \t\n\x0C/>");
+/// Bytes that end an unquoted attribute value: white space, `>`.
+const VALUE_END: [bool; 256] = byte_table(b" \t\n\x0C>");
+
+const fn byte_table(bytes: &[u8]) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
+}
+
+/// Where the first byte in `table` is in `s`.
+fn find_in(s: &[u8], table: &[bool; 256]) -> Option<usize> {
+    s.iter().position(|&c| table[usize::from(c)])
+}
+
 fn lower(s: &str) -> Cow<'_, str> {
     if s.bytes().any(|c| c.is_ascii_uppercase()) {
         Cow::Owned(s.to_ascii_lowercase())
@@ -137,10 +159,7 @@ impl<'a> Scanner<'a> {
     /// A tag name from `pos`, up to white space, `/` or `>`.
     fn name(&mut self) -> Result<&'a str, Bail> {
         let rest = self.rest();
-        let len = rest
-            .bytes()
-            .position(|c| is_space(c) || c == b'/' || c == b'>')
-            .ok_or(Bail("the page ends in a tag"))?;
+        let len = find_in(rest.as_bytes(), &TAG_NAME_END).ok_or(Bail("the page ends in a tag"))?;
         self.pos += len;
         Ok(&rest[..len])
     }
@@ -217,50 +236,58 @@ impl<'a> Scanner<'a> {
     }
 
     fn skip_space(&mut self) {
-        let n = self.rest().bytes().take_while(|&c| is_space(c)).count();
-        self.pos += n;
+        while self.peek(0).is_some_and(is_space) {
+            self.pos += 1;
+        }
     }
 
     fn attribute(&mut self) -> Result<Attr<'a>, Bail> {
-        let (name, raw) = self.raw_attribute()?;
-        Ok((lower(name), entity::decode(raw, true)?))
+        let (name, raw, amp) = self.raw_attribute()?;
+        let value = if amp {
+            entity::decode(raw, true)?
+        } else {
+            Cow::Borrowed(raw)
+        };
+        Ok((lower(name), value))
     }
 
-    /// An attribute's name and value as written (`""` without a value).
-    fn raw_attribute(&mut self) -> Result<(&'a str, &'a str), Bail> {
+    /// An attribute's name and value as written (`""` without a value), and whether the
+    /// value holds a `&` (may hold a character reference).
+    fn raw_attribute(&mut self) -> Result<(&'a str, &'a str, bool), Bail> {
         let rest = self.rest();
-        let len = rest
-            .bytes()
-            .position(|c| is_space(c) || matches!(c, b'/' | b'>' | b'='))
-            .ok_or(Bail("the page ends in a tag"))?;
+        let len = find_in(rest.as_bytes(), &NAME_END).ok_or(Bail("the page ends in a tag"))?;
         let name = &rest[..len];
         self.pos += len;
         self.skip_space();
         if self.peek(0) != Some(b'=') {
-            return Ok((name, ""));
+            return Ok((name, "", false));
         }
         self.pos += 1;
         self.skip_space();
         let rest = self.rest();
-        let raw = match rest.as_bytes().first() {
+        let b = rest.as_bytes();
+        let (raw, amp) = match b.first() {
             None => return Err(Bail("the page ends in a tag")),
             Some(&q @ (b'"' | b'\'')) => {
-                let end = memchr::memchr(q, &rest.as_bytes()[1..])
-                    .ok_or(Bail("the page ends in an attribute value"))?;
+                let ended = Bail("the page ends in an attribute value");
+                let first = memchr::memchr2(q, b'&', &b[1..]).ok_or(ended)?;
+                let (end, amp) = if b[1 + first] == q {
+                    (first, false)
+                } else {
+                    let more = memchr::memchr(q, &b[2 + first..]).ok_or(ended)?;
+                    (first + 1 + more, true)
+                };
                 self.pos += end + 2;
-                &rest[1..=end]
+                (&rest[1..=end], amp)
             }
-            Some(b'>') => "",
+            Some(b'>') => ("", false),
             Some(_) => {
-                let end = rest
-                    .bytes()
-                    .position(|c| is_space(c) || c == b'>')
-                    .ok_or(Bail("the page ends in a tag"))?;
+                let end = find_in(b, &VALUE_END).ok_or(Bail("the page ends in a tag"))?;
                 self.pos += end;
-                &rest[..end]
+                (&rest[..end], b[..end].contains(&b'&'))
             }
         };
-        Ok((name, raw))
+        Ok((name, raw, amp))
     }
 
     fn markup_declaration(&mut self) -> Result<Token<'a>, Bail> {
@@ -416,5 +443,50 @@ mod tests {
         assert_eq!(err, Bail("a bogus comment or CDATA section"));
         let doctype = Scanner::new("<!DocType html>").next(&mut attrs).unwrap();
         assert!(matches!(doctype, Token::Doctype(Quirks::No)));
+    }
+
+    fn start_tag_attrs(tag: &str) -> Vec<(String, String)> {
+        let mut attrs = Vec::new();
+        let token = Scanner::new(tag).next(&mut attrs).unwrap();
+        assert!(matches!(token, Token::Start { .. }), "{tag}: {token:?}");
+        attrs
+            .into_iter()
+            .map(|(n, v)| (n.into_owned(), v.into_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn attribute_values_are_decoded_only_where_they_hold_a_reference() {
+        let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter().map(|(n, v)| ((*n).into(), (*v).into())).collect()
+        };
+        assert_eq!(
+            start_tag_attrs(r#"<a HREF="x?a=1&amp;b=2" title='t&lt;' data-x=u&amp;v rel=n>"#),
+            pairs(&[
+                ("href", "x?a=1&b=2"),
+                ("title", "t<"),
+                ("data-x", "u&v"),
+                ("rel", "n")
+            ])
+        );
+        // A `&` that starts no reference stays; a value without one is the text as is.
+        assert_eq!(
+            start_tag_attrs("<p a=\"&\" b='&&x' c=plain d=\"\" e\tf=1 g/>"),
+            pairs(&[
+                ("a", "&"),
+                ("b", "&&x"),
+                ("c", "plain"),
+                ("d", ""),
+                ("e", ""),
+                ("f", "1"),
+                ("g", "")
+            ])
+        );
+        // A quoted value left open is a bail, with or without a `&` in it.
+        let mut attrs = Vec::new();
+        for tag in ["<a href=\"x", "<a href=\"x&amp;y", "<a href='&"] {
+            let err = Scanner::new(tag).next(&mut attrs).unwrap_err();
+            assert_eq!(err, Bail("the page ends in an attribute value"), "{tag}");
+        }
     }
 }

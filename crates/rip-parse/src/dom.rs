@@ -221,18 +221,36 @@ impl TextBuf {
             }
             return;
         }
-        if text.starts_with(|c: char| c.is_ascii_whitespace()) {
-            self.brk(Flow::Cell);
-        }
-        for (i, word) in text.split_ascii_whitespace().enumerate() {
-            if i > 0 {
+        // Each run of white space is a break (at least a space); the text between runs
+        // is copied in stretches of words with single spaces between them, which stay
+        // as they are.
+        let b = text.as_bytes();
+        let mut i = 0;
+        loop {
+            let run = i;
+            while i < b.len() && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if i > run {
                 self.brk(Flow::Cell);
             }
+            if i == b.len() {
+                return;
+            }
+            let start = i;
+            loop {
+                while i < b.len() && !b[i].is_ascii_whitespace() {
+                    i += 1;
+                }
+                if b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace())
+                {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
             self.flush_pending();
-            self.out.push_str(word);
-        }
-        if text.ends_with(|c: char| c.is_ascii_whitespace()) {
-            self.brk(Flow::Cell);
+            self.out.push_str(&text[start..i]);
         }
     }
 
@@ -375,6 +393,59 @@ mod tests {
         assert_eq!(body_text("<p>  </p><p> a </p>"), "a");
         assert_eq!(body_text("<p>a <i>b</i> c</p>"), "a b c");
         assert_eq!(body_text("<p>a<i> b</i>c</p>"), "a bc");
+    }
+
+    /// `TextBuf::push` as it was written first: a break for white space at either end
+    /// and between words, each word pushed alone.
+    fn push_by_words(buf: &mut TextBuf, text: &str) {
+        if text.starts_with(|c: char| c.is_ascii_whitespace()) {
+            buf.brk(Flow::Cell);
+        }
+        for (i, word) in text.split_ascii_whitespace().enumerate() {
+            if i > 0 {
+                buf.brk(Flow::Cell);
+            }
+            buf.flush_pending();
+            buf.out.push_str(word);
+        }
+        if text.ends_with(|c: char| c.is_ascii_whitespace()) {
+            buf.brk(Flow::Cell);
+        }
+    }
+
+    #[test]
+    fn text_in_stretches_is_text_word_by_word() {
+        // Every string of up to 6 pieces of words, spaces, other white space, non-ASCII,
+        // pushed in one or two runs after a block break.
+        let pieces = [
+            "a", "bc", " ", "  ", "\n", "\t \r", "\u{c}", "é", "\u{a0}", "\u{b}",
+        ];
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            let more: Vec<String> = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(more);
+        }
+        for t in &texts {
+            for split in [0, t.len() / 2] {
+                let split = (0..=split).rev().find(|&i| t.is_char_boundary(i)).unwrap();
+                let (x, y) = t.split_at(split);
+                let (mut ours, mut theirs) = (TextBuf::default(), TextBuf::default());
+                for buf in [&mut ours, &mut theirs] {
+                    buf.push("start");
+                    buf.brk(Flow::Block);
+                }
+                ours.push(x);
+                ours.push(y);
+                push_by_words(&mut theirs, x);
+                push_by_words(&mut theirs, y);
+                ours.push("end");
+                push_by_words(&mut theirs, "end");
+                assert_eq!(ours.finish(), theirs.finish(), "{t:?}");
+            }
+        }
     }
 
     #[test]
