@@ -8,10 +8,11 @@
 //! turn from the same schedule, and together they never start two requests to one host
 //! closer than its gap. A Retry-After pushes the schedule back for every process alike.
 //!
-//! A request *reserves* its slot (`slot = max(now, next, hold)`, `next = slot + gap`),
-//! sleeps until it outside the lock, then *commits* right before sending, which succeeds
-//! only if the previous start is at least `gap` old and the previous request was answered
-//! (see [`SlotStore`]). The lock is held only for a read and a write.
+//! A request *reserves* its slot (`slot = max(now, next, hold, last start + gap)`,
+//! `next = slot + gap`), sleeps until it outside the lock, then *commits* right before
+//! sending, which succeeds only if the previous start is at least `gap` old and the
+//! previous request was answered (see [`SlotStore`]). The lock is held only for a read and
+//! a write.
 //!
 //! Why answered: a commit is not a send. A process descheduled between its commit and its
 //! send (a busy machine) sent late, the next slot's request went out on time, and the site
@@ -98,9 +99,23 @@ struct Schedule {
 
 impl Schedule {
     fn reserve(&mut self, now: u64, gap: u64) -> u64 {
-        let slot = now.max(self.next).max(self.hold);
+        let slot = now.max(self.earliest(gap));
         self.next = slot + gap;
         slot - now
+    }
+
+    /// The earliest start the schedule allows: the queue's next free slot, the hold, and a
+    /// gap after the last start (moved to its answer when that came later). A reservation
+    /// counts the answer too: reserving only from the queue, a request slept until a gap
+    /// after the previous *commit*, found at its commit that the answer had moved the start
+    /// later, and slept again, a timer's millisecond rounding and wake-up more per gap.
+    fn earliest(&self, gap: u64) -> u64 {
+        let after_last = if self.last_start == 0 {
+            0
+        } else {
+            self.last_start + gap
+        };
+        self.next.max(self.hold).max(after_last)
     }
 
     fn commit(&mut self, now: u64, gap: u64) -> Result<u64, u64> {
@@ -125,12 +140,7 @@ impl Schedule {
     /// Microseconds from `now` until a reservation would not wait and a commit would pass
     /// (the answer aside).
     fn ready_in(&self, now: u64, gap: u64) -> u64 {
-        let after_last = if self.last_start == 0 {
-            0
-        } else {
-            self.last_start + gap
-        };
-        self.next.max(self.hold).max(after_last).saturating_sub(now)
+        self.earliest(gap).saturating_sub(now)
     }
 
     fn push_back(&mut self, now: u64, wait: u64) {
@@ -285,10 +295,11 @@ impl FileSlots {
     }
 
     /// The schedule in `host`'s file as it stands (no lock: a torn read parses as "no
-    /// constraint", and the commit, under the lock, has the last word).
+    /// constraint", and the commit, under the lock, has the last word). A host without a
+    /// file yet has an empty schedule: nothing is created for a read.
     fn peek(&self, host: &str) -> Schedule {
         self.files
-            .with(&self.path_for(host), read)
+            .with_existing(&self.path_for(host), read)
             .unwrap_or_default()
     }
 }
@@ -472,6 +483,26 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_reservation_after_the_answer_waits_a_gap_from_the_answer() {
+        let s = MemorySlots::default();
+        let g = Duration::from_millis(100);
+        let first = s.commit("a", g).unwrap();
+        // Answered 30 ms after it started: the next request reserves a gap from the answer,
+        // so the one sleep it takes ends where its commit passes.
+        tokio::time::advance(Duration::from_millis(30)).await;
+        s.answered("a", first);
+        let wait = s.reserve("a", g);
+        assert_eq!(wait, g);
+        tokio::time::advance(wait).await;
+        assert!(
+            s.commit("a", g).is_ok(),
+            "the commit agrees with the reservation"
+        );
+        // And the queue moves on from there.
+        assert_eq!(s.reserve("a", g), g);
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn a_request_does_not_start_while_the_previous_is_unanswered() {
         let s = MemorySlots::default();
         let g = Duration::from_millis(100);
@@ -562,6 +593,8 @@ mod tests {
         let b = FileSlots::new(dir.path()).unwrap();
         let g = Duration::from_secs(10);
         assert_eq!(b.ready_in("h", g), Duration::ZERO, "a host never asked");
+        assert_eq!(b.held_for("h"), Duration::ZERO);
+        assert!(!b.path_for("h").exists(), "a read created the host's file");
         let first = a.commit("h", g).unwrap();
         // Another process sees the gap; reading twice reserves nothing.
         let w = b.ready_in("h", g);

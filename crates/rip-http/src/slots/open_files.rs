@@ -50,39 +50,69 @@ impl OpenFiles {
         path: &Path,
         f: impl FnOnce(&File) -> io::Result<T>,
     ) -> io::Result<T> {
-        let key = path.to_string_lossy().into_owned();
-        let entry = {
-            let mut files = lock(&self.files);
-            if let Some(entry) = files.get(&key) {
-                entry.clone()
-            } else {
-                if files.len() >= self.capacity {
-                    files.clear();
-                }
-                let entry = Arc::new(Mutex::new(Opened {
-                    file: open(path)?,
-                    at: Instant::now(),
-                }));
-                files.insert(key, entry.clone());
-                entry
-            }
-        };
+        self.with_file(path, true, f)
+    }
+
+    /// Runs `f` on the file at `path` when it exists (an error of kind `NotFound` when
+    /// not): a read creates nothing. Creating a file can take a millisecond on ext4 (after
+    /// a mass delete), and the scheduler reads every host's file on its one thread before
+    /// the host's first request: creating a thousand files there held back the first
+    /// requests of a thousand hosts by as much (issue 22).
+    pub(super) fn with_existing<T>(
+        &self,
+        path: &Path,
+        f: impl FnOnce(&File) -> io::Result<T>,
+    ) -> io::Result<T> {
+        self.with_file(path, false, f)
+    }
+
+    fn with_file<T>(
+        &self,
+        path: &Path,
+        create: bool,
+        f: impl FnOnce(&File) -> io::Result<T>,
+    ) -> io::Result<T> {
+        let entry = self.entry(path, create)?;
         let mut opened = lock(&entry);
         if opened.at.elapsed() >= REOPEN_AFTER {
             *opened = Opened {
-                file: open(path)?,
+                file: open(path, create)?,
                 at: Instant::now(),
             };
         }
         f(&opened.file)
     }
+
+    /// The cached entry of `path`, opened (outside the map's lock, so that a slow create
+    /// holds up only its own host) and cached when not there yet.
+    fn entry(&self, path: &Path, create: bool) -> io::Result<Arc<Mutex<Opened>>> {
+        let key = path.to_string_lossy().into_owned();
+        if let Some(entry) = lock(&self.files).get(&key) {
+            return Ok(entry.clone());
+        }
+        let opened = Arc::new(Mutex::new(Opened {
+            file: open(path, create)?,
+            at: Instant::now(),
+        }));
+        let mut files = lock(&self.files);
+        if let Some(entry) = files.get(&key) {
+            // Another task opened it meanwhile: one entry per file, so that its lock
+            // keeps this process's updates of the host in turn.
+            return Ok(entry.clone());
+        }
+        if files.len() >= self.capacity {
+            files.clear();
+        }
+        files.insert(key, opened.clone());
+        Ok(opened)
+    }
 }
 
-fn open(path: &Path) -> io::Result<File> {
+fn open(path: &Path, create: bool) -> io::Result<File> {
     OpenOptions::new()
         .read(true)
         .write(true)
-        .create(true)
+        .create(create)
         .truncate(false)
         .open(path)
 }
