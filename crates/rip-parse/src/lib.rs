@@ -81,6 +81,7 @@ pub mod markdown;
 pub mod output;
 pub mod page;
 pub mod process;
+mod record;
 mod resolve;
 pub mod rules;
 mod run;

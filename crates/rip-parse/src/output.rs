@@ -134,22 +134,24 @@ fn needs_escape(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
 
-/// Where in `s`, from `from`, the next byte JSON escapes is; eight bytes at a time.
-fn next_escape(s: &[u8], mut from: usize) -> Option<usize> {
+/// A high bit for each byte of `x` below 0x20, equal to `"` or equal to `\` (the usual
+/// "has a zero byte" trick; bytes over 0x7F are left out with `!x`). It can flag a byte
+/// after a true hit, never before the first one: the lowest flag is the first hit.
+fn escape_bits(x: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    while from + 8 <= s.len() {
-        let chunk: [u8; 8] = s[from..from + 8].try_into().expect("eight bytes");
-        let x = u64::from_le_bytes(chunk);
-        // A high bit for each byte below 0x20, equal to `"` or equal to `\` (the usual
-        // "has a zero byte" trick; bytes over 0x7F are left out with `!x`).
-        let control = x.wrapping_sub(ONES * 0x20);
-        let quote = (x ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES);
-        let backslash = (x ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES);
-        let hits = (control | quote | backslash) & !x & HIGH;
+    let control = x.wrapping_sub(ONES * 0x20);
+    let quote = (x ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES);
+    let backslash = (x ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES);
+    (control | quote | backslash) & !x & HIGH
+}
+
+/// Where in `s`, from `from`, the next byte JSON escapes is; eight bytes at a time.
+pub(crate) fn next_escape(s: &[u8], mut from: usize) -> Option<usize> {
+    while let Some(chunk) = s.get(from..from + 8) {
+        let hits = escape_bits(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
         if hits != 0 {
-            // The trick can flag a byte after a true hit, never before the first one.
-            return (from..from + 8).find(|&i| needs_escape(s[i]));
+            return Some(from + (hits.trailing_zeros() / 8) as usize);
         }
         from += 8;
     }

@@ -133,7 +133,7 @@ struct UrlOnly {
 
 /// Turns one `page` line into its outcome.
 pub fn page_line(opts: &ExtractOptions, text: &str) -> Outcome {
-    match serde_json::from_str::<Page>(text) {
+    match crate::record::page(text) {
         Ok(page) => page_outcome(opts, page),
         Err(e) => match serde_json::from_str::<UrlOnly>(text) {
             // A page we cannot read but can name: account for its URL with a failure.

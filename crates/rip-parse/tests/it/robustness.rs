@@ -252,6 +252,50 @@ fn a_page_record_missing_fields_is_accounted_for_by_its_url() {
     assert!(r.stderr.contains("-:2: bad `page` record"), "{}", r.stderr);
 }
 
+/// The body is read from its line in one pass (`record.rs`): escapes as JSON has them,
+/// and the lines it cannot read fail as they did, each in its place.
+#[test]
+fn page_records_read_in_one_pass_keep_their_failures_and_order() {
+    let good = |url: &str, body: &str| {
+        let mut p = page(url, "text/html", b"", false);
+        p["body"] = json!(body);
+        serde_json::to_string(&p).unwrap()
+    };
+    let head = r#""_type":"page","url":"http://h/X","finalUrl":"http://h/X","status":200,"fetchedAt":"2026-12-01T09:00:00Z""#;
+    let input = [
+        good("http://h/1", "<title>One</title><p>a \"q\" \\ b\tc\u{1}"),
+        format!(r#"{{{},"body":"<p>\ud800 lone"}}"#, head.replace('X', "2")),
+        format!(
+            r#"{{{},"body":"<p>a","body":"<p>b"}}"#,
+            head.replace('X', "3")
+        ),
+        r#"{"_type":"page","body":"<p>no url"}"#.to_owned(),
+        format!(
+            r#"{{{},"body":"<title>\u00e9\ud83d\ude00\/</title>"}}"#,
+            head.replace('X', "5")
+        ),
+    ]
+    .join("\n");
+    let r = run(&[], input.as_bytes());
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let out = r.values();
+    let urls: Vec<_> = out.iter().map(|v| v["url"].as_str().unwrap()).collect();
+    assert_eq!(
+        urls,
+        ["http://h/1", "http://h/2", "http://h/3", "http://h/5"]
+    );
+    assert_eq!(out[0]["name"], "One");
+    assert_eq!(out[0]["text"], "a \"q\" \\ b c\u{1}");
+    for (v, why) in [(&out[1], "hex escape"), (&out[2], "duplicate field `body`")] {
+        assert_failure(v, "parse.record", "VALIDATION");
+        let message = v["errors"][0]["message"].as_str().unwrap();
+        assert!(message.contains(why), "{message}");
+    }
+    assert_eq!(out[3]["name"], "\u{e9}\u{1f600}/");
+    assert_eq!(r.summary().bad_lines, 1);
+    assert!(r.stderr.contains("-:4: bad `page` record"), "{}", r.stderr);
+}
+
 #[test]
 fn a_page_with_no_valid_url_is_a_failure() {
     let mut p = page("not a url", "text/html", b"<p>x", false);
