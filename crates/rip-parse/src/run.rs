@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{Read, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
 
 use crate::output::{doc_line, serialised};
@@ -229,12 +229,27 @@ struct Stage<W: Write> {
     halted: Option<String>,
 }
 
-/// The worker threads, and the channel their outcomes come back on.
+/// Most pages handed to a worker at once: while input lines are at hand, pages go to
+/// the workers in batches, and their outcomes come back together, so that the stage
+/// loop and the workers wake each other once a batch instead of once a page. An idle
+/// input, a full window or the end of input sends a batch off as it is.
+const BATCH_PAGES: usize = 8;
+
+/// Most bytes of page records in one batch.
+const BATCH_BYTES: usize = 1 << 20;
+
+/// The worker threads, the batch of pages being gathered for them, and the channel
+/// their outcomes come back on.
 struct Workers {
     pool: rayon::ThreadPool,
     opts: Arc<ExtractOptions>,
-    tx: Sender<Done>,
-    rx: Receiver<Done>,
+    tx: Sender<Vec<Done>>,
+    rx: Receiver<Vec<Done>>,
+    batch: Vec<(u64, Line)>,
+    batch_bytes: usize,
+    /// Pages a batch holds at most: [`BATCH_PAGES`], fewer when the window is small, so
+    /// that every thread still gets pages.
+    batch_pages: usize,
 }
 
 impl Workers {
@@ -254,23 +269,67 @@ impl Workers {
             .map_err(|source| RunError::Pool { threads, source })?;
         let (tx, rx) = channel();
         let opts = Arc::new(opts);
-        Ok((Self { pool, opts, tx, rx }, window))
+        let workers = Self {
+            pool,
+            opts,
+            tx,
+            rx,
+            batch: Vec::new(),
+            batch_bytes: 0,
+            batch_pages: (window / (4 * threads)).clamp(1, BATCH_PAGES),
+        };
+        Ok((workers, window))
     }
 
-    /// Parses the page on `line` on a worker; its outcome comes back as `seq`.
-    fn spawn(&self, seq: u64, line: Line) {
-        let bytes = line.text().len();
+    /// Adds the page on `line` to the batch; its outcome comes back as `seq`.
+    fn queue(&mut self, seq: u64, line: Line) {
+        self.batch_bytes += line.text().len();
+        self.batch.push((seq, line));
+        if self.batch.len() >= self.batch_pages || self.batch_bytes >= BATCH_BYTES {
+            self.send_batch();
+        }
+    }
+
+    /// Parses the pages of the batch on a worker, one after the other.
+    fn send_batch(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let batch = std::mem::take(&mut self.batch);
+        self.batch_bytes = 0;
         let tx = self.tx.clone();
         let opts = self.opts.clone();
         self.pool.spawn(move || {
-            let outcome = catch_unwind(AssertUnwindSafe(|| process::page_line(&opts, line.text())))
-                .unwrap_or_else(|panic| process::panicked(line.text(), &panic));
-            let _ = tx.send(Done {
-                seq,
-                bytes,
-                result: Written::from(outcome, line),
-            });
+            let done = batch
+                .into_iter()
+                .map(|(seq, line)| parse_one(&opts, seq, line))
+                .collect();
+            let _ = tx.send(done);
         });
+    }
+
+    /// Outcomes, once some are ready (the batch sent first: they may be its).
+    fn recv(&mut self) -> Option<Vec<Done>> {
+        self.send_batch();
+        self.rx.recv().ok()
+    }
+
+    /// Outcomes, if some are ready within `wait` (the batch sent first).
+    fn recv_timeout(&mut self, wait: Duration) -> Option<Vec<Done>> {
+        self.send_batch();
+        self.rx.recv_timeout(wait).ok()
+    }
+}
+
+/// The outcome of the page on `line`, serialised.
+fn parse_one(opts: &ExtractOptions, seq: u64, line: Line) -> Done {
+    let bytes = line.text().len();
+    let outcome = catch_unwind(AssertUnwindSafe(|| process::page_line(opts, line.text())))
+        .unwrap_or_else(|panic| process::panicked(line.text(), &panic));
+    Done {
+        seq,
+        bytes,
+        result: Written::from(outcome, line),
     }
 }
 
@@ -281,7 +340,7 @@ pub fn run<R: Read + Send + 'static, W: Write>(
     output: W,
 ) -> Result<Report, RunError> {
     let paths = config.extract.paths.clone();
-    let (workers, window) = Workers::new(config.threads, config.window, config.extract)?;
+    let (mut workers, window) = Workers::new(config.threads, config.window, config.extract)?;
     // Lines read ahead of the stage are bounded in bytes too: pages can be megabytes.
     let mut pipe_opts = config.pipe;
     pipe_opts.read_ahead_bytes = pipe_opts.read_ahead_bytes.min(READ_AHEAD_BYTES);
@@ -302,11 +361,11 @@ pub fn run<R: Read + Send + 'static, W: Write>(
         bytes_in_flight: 0,
         halted: None,
     };
-    stage.read_all(&workers)?;
+    stage.read_all(&mut workers)?;
     while stage.in_flight > 0 {
-        match workers.rx.recv() {
-            Ok(done) => stage.complete(done)?,
-            Err(_) => break,
+        match workers.recv() {
+            Some(done) => stage.complete_all(done)?,
+            None => break,
         }
     }
     stage.finish(&paths)
@@ -315,17 +374,17 @@ pub fn run<R: Read + Send + 'static, W: Write>(
 impl<W: Write> Stage<W> {
     /// Reads the input to its end (or a halt), handing pages to the workers and writing
     /// outcomes as they come back.
-    fn read_all(&mut self, workers: &Workers) -> Result<(), PipeError> {
+    fn read_all(&mut self, workers: &mut Workers) -> Result<(), PipeError> {
         loop {
             while let Ok(done) = workers.rx.try_recv() {
-                self.complete(done)?;
+                self.complete_all(done)?;
             }
             if self.halted.is_some() {
                 return Ok(());
             }
             if self.is_full() {
-                if let Ok(done) = workers.rx.recv() {
-                    self.complete(done)?;
+                if let Some(done) = workers.recv() {
+                    self.complete_all(done)?;
                 }
                 continue;
             }
@@ -350,7 +409,7 @@ impl<W: Write> Stage<W> {
 
     /// The next input line. While pages are in flight the input is only polled, and an
     /// idle input is time to write an outcome (`Idle`: ask again).
-    fn next_input(&mut self, workers: &Workers) -> Result<Polled, PipeError> {
+    fn next_input(&mut self, workers: &mut Workers) -> Result<Polled, PipeError> {
         if self.in_flight == 0 {
             return Ok(match self.pipe.next_line()? {
                 Some(line) => Polled::Line(line),
@@ -359,9 +418,8 @@ impl<W: Write> Stage<W> {
         }
         match self.pipe.poll_line(Duration::ZERO)? {
             Polled::Idle => {
-                match workers.rx.recv_timeout(Duration::from_millis(5)) {
-                    Ok(done) => self.complete(done)?,
-                    Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => {}
+                if let Some(done) = workers.recv_timeout(Duration::from_millis(5)) {
+                    self.complete_all(done)?;
                 }
                 Ok(Polled::Idle)
             }
@@ -382,13 +440,13 @@ impl<W: Write> Stage<W> {
 
     /// A page: handed to a worker once the bytes in flight leave room for it (parsing a
     /// page takes many times its size in memory), its place kept in the queue.
-    fn dispatch(&mut self, workers: &Workers, line: Line) -> Result<(), PipeError> {
+    fn dispatch(&mut self, workers: &mut Workers, line: Line) -> Result<(), PipeError> {
         self.stats.pages += 1;
         let bytes = line.text().len();
         while self.in_flight > 0 && self.bytes_in_flight + bytes > self.window_bytes {
-            match workers.rx.recv() {
-                Ok(done) => self.complete(done)?,
-                Err(_) => break,
+            match workers.recv() {
+                Some(done) => self.complete_all(done)?,
+                None => break,
             }
         }
         let seq = self.next_seq;
@@ -401,7 +459,7 @@ impl<W: Write> Stage<W> {
         }
         self.in_flight += 1;
         self.bytes_in_flight += bytes;
-        workers.spawn(seq, line);
+        workers.queue(seq, line);
         Ok(())
     }
 
@@ -411,6 +469,10 @@ impl<W: Write> Stage<W> {
         } else {
             self.in_flight
         }
+    }
+
+    fn complete_all(&mut self, done: Vec<Done>) -> Result<(), PipeError> {
+        done.into_iter().try_for_each(|d| self.complete(d))
     }
 
     fn complete(&mut self, done: Done) -> Result<(), PipeError> {

@@ -76,6 +76,24 @@ fn output_keeps_input_order_and_passes_other_records_through_byte_for_byte() {
     assert_eq!(summary.counters.get("concept.page"), Some(&120));
 }
 
+/// With the default window (128 pages on 2 threads) pages go to the workers in batches
+/// of 8 while input is at hand; order and pass-through are as with batches of one.
+#[test]
+fn pages_sent_in_batches_keep_input_order() {
+    let (input, expected) = mixed_input(203);
+    for threads in ["1", "2"] {
+        let r = run(&["--threads", threads], &input);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let lines: Vec<&str> = r.stdout.lines().collect();
+        let got: Vec<String> = lines[..lines.len() - 1]
+            .iter()
+            .map(|l| describe(l))
+            .collect();
+        assert_eq!(got, expected, "{threads} threads");
+        assert_eq!(r.summary().output.get("doc"), Some(&203));
+    }
+}
+
 #[test]
 fn unordered_writes_everything_once() {
     let (input, expected) = mixed_input(120);
