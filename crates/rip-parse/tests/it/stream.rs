@@ -57,17 +57,21 @@ fn describe(line: &str) -> String {
     }
 }
 
+/// Each output line but the closing summary, as [`describe`] tells it.
+fn described(stdout: &str) -> Vec<String> {
+    let lines: Vec<&str> = stdout.lines().collect();
+    lines[..lines.len() - 1]
+        .iter()
+        .map(|l| describe(l))
+        .collect()
+}
+
 #[test]
 fn output_keeps_input_order_and_passes_other_records_through_byte_for_byte() {
     let (input, expected) = mixed_input(120);
     let r = run(&["--threads", "2", "--window", "6"], &input);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let lines: Vec<&str> = r.stdout.lines().collect();
-    let got: Vec<String> = lines[..lines.len() - 1]
-        .iter()
-        .map(|l| describe(l))
-        .collect();
-    assert_eq!(got, expected);
+    assert_eq!(described(&r.stdout), expected);
     let (_, summary) = (r.records(), r.summary());
     assert_eq!(summary.stage, "rip-parse");
     assert_eq!(summary.input.get("page"), Some(&120));
@@ -84,12 +88,7 @@ fn pages_sent_in_batches_keep_input_order() {
     for threads in ["1", "2"] {
         let r = run(&["--threads", threads], &input);
         assert_eq!(r.code, 0, "{}", r.stderr);
-        let lines: Vec<&str> = r.stdout.lines().collect();
-        let got: Vec<String> = lines[..lines.len() - 1]
-            .iter()
-            .map(|l| describe(l))
-            .collect();
-        assert_eq!(got, expected, "{threads} threads");
+        assert_eq!(described(&r.stdout), expected, "{threads} threads");
         assert_eq!(r.summary().output.get("doc"), Some(&203));
     }
 }
@@ -114,12 +113,7 @@ fn unordered_writes_everything_once() {
 fn one_thread_and_a_window_of_one_work_too() {
     let (input, expected) = mixed_input(30);
     let r = run(&["--threads", "1", "--window", "1"], &input);
-    let lines: Vec<&str> = r.stdout.lines().collect();
-    let got: Vec<String> = lines[..lines.len() - 1]
-        .iter()
-        .map(|l| describe(l))
-        .collect();
-    assert_eq!(got, expected);
+    assert_eq!(described(&r.stdout), expected);
 }
 
 #[test]
