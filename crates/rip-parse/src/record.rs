@@ -158,7 +158,11 @@ fn unescaped(text: &str, i: usize) -> Option<(String, usize)> {
         let k = next_escape(b, j)?;
         out.push_str(&text[j..k]);
         match b[k] {
-            b'"' => return Some((out, k + 1)),
+            b'"' => {
+                // Sized for the escapes too: give their bytes back (in place).
+                out.shrink_to_fit();
+                return Some((out, k + 1));
+            }
             b'\\' => {
                 let (c, used) = escape(b, k + 1)?;
                 out.push(c);
