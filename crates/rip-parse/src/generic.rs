@@ -293,11 +293,12 @@ fn assemble(head: HeadAndLinks, content: ContentFields, base: &Url) -> Generic {
 
 /// The links resolved against `base` (those that do not resolve left out).
 fn resolve_links(links: Vec<RawLink>, base: &Url) -> Vec<Link> {
+    let base = crate::resolve::Resolver::new(base);
     links
         .into_iter()
         .filter_map(|l| {
             Some(Link {
-                href: crate::resolve::join(base, l.href.trim())?,
+                href: base.join(l.href.trim())?,
                 text: l.text.finish(),
                 rel: l.rel.filter(|r| !r.trim().is_empty()),
             })

@@ -147,13 +147,18 @@ impl Writer {
     }
 }
 
+/// Appends `text` with a backslash before each character Markdown would read as markup
+/// (all ASCII: the text between them is copied in runs).
 fn escape_into(out: &mut String, text: &str, in_cell: bool) {
-    for c in text.chars() {
-        if matches!(c, '\\' | '*' | '_' | '`' | '[' | ']') || (in_cell && c == '|') {
+    let mut run = 0;
+    for (i, b) in text.bytes().enumerate() {
+        if matches!(b, b'\\' | b'*' | b'_' | b'`' | b'[' | b']') || (in_cell && b == b'|') {
+            out.push_str(&text[run..i]);
             out.push('\\');
+            run = i;
         }
-        out.push(c);
     }
+    out.push_str(&text[run..]);
 }
 
 fn resolve(base: &Url, href: &str) -> String {

@@ -16,9 +16,75 @@ use url::{Position, Url};
 
 /// `base.join(href)` as a string, or `None` when `href` does not resolve.
 pub fn join(base: &Url, href: &str) -> Option<String> {
-    match fast(base, href) {
-        Some(s) => Some(s),
-        None => base.join(href).ok().map(String::from),
+    Resolver::new(base).join(href)
+}
+
+/// Resolves references against one base URL, its pieces cut out once.
+pub struct Resolver<'u> {
+    base: &'u Url,
+    /// For an `http` or `https` base with a host: the base up to its path, its path up
+    /// to its last `/`, and the base without its fragment.
+    parts: Option<(&'u str, &'u str, &'u str)>,
+}
+
+impl<'u> Resolver<'u> {
+    /// A resolver against `base`.
+    pub fn new(base: &'u Url) -> Self {
+        let parts = (matches!(base.scheme(), "http" | "https") && base.has_host()).then(|| {
+            let path = base.path();
+            let dir = path.as_bytes().iter().rposition(|&c| c == b'/');
+            (
+                &base[..Position::BeforePath],
+                &path[..dir.map_or(0, |i| i + 1)],
+                &base[..Position::AfterQuery],
+            )
+        });
+        Self { base, parts }
+    }
+
+    /// `base.join(href)` as a string, or `None` when `href` does not resolve.
+    pub fn join(&self, href: &str) -> Option<String> {
+        match self.fast(href) {
+            Some(s) => Some(s),
+            None => self.base.join(href).ok().map(String::from),
+        }
+    }
+
+    /// The resolved reference when it is one the fast path knows to resolve as
+    /// `Url::join` would; `None` otherwise (not an answer: ask `Url::join`).
+    fn fast(&self, href: &str) -> Option<String> {
+        let (origin, dir, no_fragment) = self.parts?;
+        let b = href.as_bytes();
+        let hash = b
+            .iter()
+            .position(|&c| !PATH[usize::from(c)])
+            .unwrap_or(b.len());
+        if hash < b.len() && b[hash] != b'#' {
+            return None;
+        }
+        let (path, fragment) = (&href[..hash], href.get(hash + 1..));
+        if fragment.is_some_and(|f| !all_in(f, &FRAGMENT)) {
+            return None;
+        }
+        let mut out = String::with_capacity(no_fragment.len() + href.len());
+        if path.is_empty() {
+            // A fragment alone (or nothing): the base without its fragment.
+            out.push_str(no_fragment);
+        } else {
+            if path.starts_with("//") {
+                return None;
+            }
+            out.push_str(origin);
+            match path.strip_prefix('/') {
+                Some(rest) => merged_path(&mut out, "", rest),
+                None => merged_path(&mut out, dir, path),
+            }
+        }
+        if let Some(f) = fragment {
+            out.push('#');
+            out.push_str(f);
+        }
+        Some(out)
     }
 }
 
@@ -55,44 +121,6 @@ fn all_in(s: &str, table: &[bool; 256]) -> bool {
     s.bytes().all(|b| table[usize::from(b)])
 }
 
-/// The resolved reference when it is one the fast path knows to resolve as
-/// `Url::join` would; `None` otherwise (not an answer: ask `Url::join`).
-fn fast(base: &Url, href: &str) -> Option<String> {
-    if !matches!(base.scheme(), "http" | "https") || !base.has_host() {
-        return None;
-    }
-    let (path, fragment) = match href.split_once('#') {
-        Some((p, f)) => (p, Some(f)),
-        None => (href, None),
-    };
-    if fragment.is_some_and(|f| !all_in(f, &FRAGMENT)) {
-        return None;
-    }
-    let mut out = String::with_capacity(base.as_str().len() + href.len());
-    if path.is_empty() {
-        // A fragment alone (or nothing): the base without its fragment.
-        out.push_str(&base[..Position::AfterQuery]);
-    } else {
-        if path.starts_with("//") || !all_in(path, &PATH) {
-            return None;
-        }
-        out.push_str(&base[..Position::BeforePath]);
-        let (dir, rest) = match path.strip_prefix('/') {
-            Some(rest) => ("", rest),
-            None => {
-                let p = base.path();
-                (&p[..p.rfind('/').map_or(0, |i| i + 1)], path)
-            }
-        };
-        merged_path(&mut out, dir, rest);
-    }
-    if let Some(f) = fragment {
-        out.push('#');
-        out.push_str(f);
-    }
-    Some(out)
-}
-
 /// Appends the path of `rest`'s segments after the base's directory `dir` (`/a/b/`,
 /// or empty for the root), `.` and `..` segments removed: a `..` drops the segment
 /// before it (none above the root), and a path that ends in `.` or `..` ends in `/`.
@@ -100,23 +128,34 @@ fn merged_path(out: &mut String, dir: &str, rest: &str) {
     // The root's `/`: a `..` stops there.
     let root = out.len();
     out.push_str(if dir.is_empty() { "/" } else { dir });
-    let mut pieces = rest.split('/').peekable();
-    while let Some(seg) = pieces.next() {
-        let last = pieces.peek().is_none();
+    let mut from = 0;
+    loop {
+        let end = rest.as_bytes()[from..]
+            .iter()
+            .position(|&c| c == b'/')
+            .map(|i| from + i);
+        let seg = &rest[from..end.unwrap_or(rest.len())];
         // `out` ends with `/` here: the segments so far, and the empty one after them.
         match seg {
             "." => {}
             ".." => {
-                if let Some(i) = out[root..out.len() - 1].rfind('/') {
+                if let Some(i) = out.as_bytes()[root..out.len() - 1]
+                    .iter()
+                    .rposition(|&c| c == b'/')
+                {
                     out.truncate(root + i + 1);
                 }
             }
             _ => {
                 out.push_str(seg);
-                if !last {
+                if end.is_some() {
                     out.push('/');
                 }
             }
+        }
+        match end {
+            Some(e) => from = e + 1,
+            None => return,
         }
     }
 }
@@ -194,7 +233,7 @@ mod tests {
             "a/..",
             "",
         ] {
-            assert!(fast(&base, h).is_some(), "{h}");
+            assert!(Resolver::new(&base).fast(h).is_some(), "{h}");
         }
         let file = Url::parse("file:///c:/x/y").unwrap();
         check(&file, "../z");
