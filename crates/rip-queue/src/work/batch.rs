@@ -124,6 +124,7 @@ async fn run_program(
     // records are done again, and its `failed` summaries would tell rip-health of a failure
     // that the second run repaired.
     let mut summaries = Vec::new();
+    let mut held = Held::default();
     while let Some(line) = lines.next_line().await? {
         if line.trim().is_empty() {
             continue;
@@ -132,15 +133,47 @@ async fn run_program(
         *read.entry(kind.clone()).or_default() += 1;
         if kind == "summary" {
             summaries.push(line);
-        } else {
-            publisher.send(&line).await?;
+        } else if held.hold(line) {
+            held.publish(publisher).await?;
         }
     }
+    held.publish(publisher).await?;
     let status = child.wait().await?;
     // A program that stopped reading early broke the feeder's pipe: its exit status says
     // whether that was fine.
     feeder.await.ok();
     Ok((status, summaries))
+}
+
+/// A run's output, held until the run ends or [`HELD_BYTES`] are waiting, then published
+/// together. Its input is acknowledged only once all of it is stored, so publishing a
+/// record as soon as it was written gained nothing, and it cost the broker a wake-up per
+/// record: the records of a stage whose pages answer one by one came one by one.
+#[derive(Default)]
+struct Held {
+    lines: Vec<String>,
+    bytes: usize,
+}
+
+/// Output held at most before it is published (a run's records, not its whole output,
+/// wait in memory).
+const HELD_BYTES: usize = 8 << 20;
+
+impl Held {
+    /// Holds `line`; true when what is held should go now.
+    fn hold(&mut self, line: String) -> bool {
+        self.bytes += line.len();
+        self.lines.push(line);
+        self.bytes >= HELD_BYTES
+    }
+
+    async fn publish(&mut self, publisher: &mut Publisher) -> Result<(), QueueError> {
+        for line in self.lines.drain(..) {
+            publisher.send(&line).await?;
+        }
+        self.bytes = 0;
+        Ok(())
+    }
 }
 
 /// The `summary` a run ends with, as every stage's output does: what the program wrote
@@ -263,4 +296,20 @@ fn program_name(options: &WorkOptions) -> String {
         .first()
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_is_held_up_to_its_budget() {
+        let mut held = Held::default();
+        let line = "x".repeat(HELD_BYTES / 4);
+        assert!(!held.hold(line.clone()));
+        assert!(!held.hold(line.clone()));
+        assert!(!held.hold(line.clone()));
+        assert!(held.hold(line), "a full budget goes out");
+        assert_eq!(held.lines.len(), 4);
+    }
 }
