@@ -6,6 +6,10 @@
 //! written as soon as it is ready and other records pass straight through. Either way
 //! at most `window` pages (and `window_bytes` of page records) are in flight, so memory
 //! does not grow with the length of the input.
+//!
+//! While input lines are at hand, pages go to the workers in batches (see
+//! [`BATCH_PAGES`]) and their outcomes come back together; a batch is sent as it is
+//! whenever the loop would otherwise wait (idle input, a full window, the end).
 
 use rip_core::{Kind, Line, Pipe, PipeError, PipeOptions, Polled, Record, Status, Summary};
 use std::collections::{BTreeMap, VecDeque};
