@@ -48,7 +48,7 @@ pub(crate) fn queued_cost(line_len: usize) -> usize {
 /// commits its host's slot itself (the fetcher keeps the gap to the microsecond, from the
 /// previous answer), so starting it early costs nothing but a task asleep; starting it
 /// only once the host is ready put this loop's timer rounding, its wake-up and the task's
-/// start on every gap (a 253 ms median gap for 250 ms at 1,000 hosts, issue 22).
+/// start on top of every gap.
 const LEAD: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// A ref to fetch now, chosen by [`Hosts::next_ready`].
