@@ -291,8 +291,10 @@ fn a_host_whose_circuit_opens_fails_fast_and_the_others_go_on() {
         .time
         .duration_since(fast[0].time)
         .unwrap();
+    // Seven gaps take 1.75 s; waiting behind the resting host's five refs would add 1.25 s
+    // more. 1.8 s alone, 2.86 s once beside a fresh clone's whole suite on 2 cores.
     assert!(
-        span < Duration::from_millis(2300),
+        span < Duration::from_millis(3000),
         "the other host: {span:?}"
     );
 }

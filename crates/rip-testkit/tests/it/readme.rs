@@ -108,10 +108,13 @@ const FAILED: &[&str] = &[
 ];
 const EXPECTED: &[&str] = &["/images/logo.png", "/private/secret.html"];
 
-/// The whole run may take this long at most. It took 118 s alone and 133 s with the rest
-/// of a fresh clone's suite beside it on 2 cores (2026-12-04), 14 s of that headless
-/// Chromium rendering the script-built demo (`rip-discover --render`, 16 pages, debug).
-const BUDGET: Duration = Duration::from_secs(180);
+/// The whole run may take this long at most: a guard against a command that hangs or has
+/// become minutes slower, not a benchmark. It took 118 s alone and 133 s with the rest of a
+/// fresh clone's suite beside it on 2 cores (2026-12-04), 14 s of that headless Chromium
+/// rendering the script-built demo (`rip-discover --render`, 16 pages, debug); later the
+/// same day 125 s alone and 188–193 s beside the suite, on a machine after a day of
+/// benchmarks.
+const BUDGET: Duration = Duration::from_secs(300);
 
 /// One command of the README: its first line's number and its text (continuation lines
 /// joined).
