@@ -16,7 +16,10 @@
 //! delivery ends as a `failure` of its URL (`queue.workFailed`) when it fails on a delivery
 //! numbered `max_deliver` or later. The count is JetStream's, so deliveries that never reached
 //! a program (a worker killed first) count too; the broker itself never drops a record.
+//! A record that takes its worker down instead is found by running it alone once it is
+//! delivered past `max_deliver`, and given up as `queue.workerLost` (see the `alone` module).
 
+mod alone;
 mod batch;
 mod partitioned;
 

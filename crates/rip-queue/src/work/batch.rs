@@ -1,5 +1,6 @@
 //! One run of the program on one batch of records.
 
+use super::alone::{self, Marks};
 use super::{WorkOptions, Worked};
 use crate::fit::failure_of;
 use crate::identity::kind_of;
@@ -45,14 +46,29 @@ pub(super) async fn run(
     messages: Vec<Message>,
 ) -> Result<Outcome, QueueError> {
     let messages = Arc::new(messages);
-    let keepalive = tokio::spawn(keep_in_progress(messages.clone(), options.ack_wait));
+    let keepalive = AbortOnDrop(tokio::spawn(keep_in_progress(
+        messages.clone(),
+        options.ack_wait,
+    )));
+    let _turn = alone::turn(&messages, options.max_deliver).await;
+    let marks = match marked(&broker, &options, &messages).await? {
+        Ok(marks) => marks,
+        Err(delivered) => {
+            drop(keepalive);
+            let message = &messages[0];
+            return give_up_unrun(&broker, &options, out_partitions, message, delivered).await;
+        }
+    };
     // The output belongs to the run of its input (`rip-queue relay`), when it names one.
     let run = messages.first().and_then(|m| crate::publish::run_of(m));
     let mut publisher = Publisher::new(&broker, &options.output, out_partitions).with_run(run);
     let started = chrono::Utc::now();
     let mut read = BTreeMap::new();
     let ran = run_program(&options, &messages, &mut publisher, &mut read).await;
-    keepalive.abort();
+    drop(keepalive);
+    if let Some(marks) = &marks {
+        marks.clear(&broker).await;
+    }
     let (status, summaries) = ran?;
     let mut outcome = Outcome {
         published: Published::default(),
@@ -219,6 +235,15 @@ async fn feed(mut stdin: ChildStdin, messages: Arc<Vec<Message>>) -> std::io::Re
     stdin.shutdown().await
 }
 
+/// A task aborted when this is dropped (an error returned early included).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Tells the broker, a few times per acknowledgement wait, that the records are being worked
 /// on, so that a long run does not have them delivered to another worker meanwhile.
 async fn keep_in_progress(messages: Arc<Vec<Message>>, ack_wait: Duration) {
@@ -254,28 +279,85 @@ async fn hand_back(
             continue;
         }
         outcome.given_up += 1;
-        let line = String::from_utf8_lossy(&message.payload);
         let why = format!(
             "`{}` failed on this record's delivery {delivered} (--max-deliver {}; last: {status})",
             program_name(options),
             options.max_deliver
         );
-        match gave_up(&line, &why) {
-            Some(failure) => publisher.send(&failure).await?,
-            None => {
-                eprintln!("rip-queue work: a record without a URL passed on unchanged: {why}");
-                publisher.send(&line).await?;
-            }
-        }
-        message.ack_with(AckKind::Term).await.ok();
+        give_up(message, publisher, "queue.workFailed", &why).await?;
     }
     Ok(())
 }
 
-/// The `failure` record (`queue.workFailed`) that stands for a record given up, when it has a
-/// URL to account for.
-fn gave_up(line: &str, why: &str) -> Option<String> {
-    let failure = failure_of(line, ErrorCategory::Unknown, "queue.workFailed", why)?;
+/// A suspect's mark, set (`Ok(None)`: not a suspect); or `Err(delivery)` for a suspect that
+/// took down a worker running it alone (see the `alone` module).
+async fn marked(
+    broker: &Broker,
+    options: &WorkOptions,
+    messages: &[Message],
+) -> Result<Result<Option<Marks>, i64>, QueueError> {
+    let Some(delivered) = alone::suspect(messages, options.max_deliver) else {
+        return Ok(Ok(None));
+    };
+    let marks = Marks::of(broker, &options.input, &messages[0]).await?;
+    if marks.left(broker).await? {
+        return Ok(Err(delivered));
+    }
+    marks.set(broker).await?;
+    Ok(Ok(Some(marks)))
+}
+
+/// Gives up a record that took down a worker running it alone, without running the program
+/// on it again: a `failure` of its URL (`queue.workerLost`) in the output.
+async fn give_up_unrun(
+    broker: &Broker,
+    options: &WorkOptions,
+    out_partitions: u32,
+    message: &Message,
+    delivered: i64,
+) -> Result<Outcome, QueueError> {
+    let run = crate::publish::run_of(message);
+    let mut publisher = Publisher::new(broker, &options.output, out_partitions).with_run(run);
+    let why = format!(
+        "this record took its worker down: a worker running `{}` on it alone (its delivery \
+         past --max-deliver {}) died; not run again at its delivery {delivered}",
+        program_name(options),
+        options.max_deliver
+    );
+    eprintln!("rip-queue work: a record given up as a failure: {why}");
+    give_up(message, &mut publisher, "queue.workerLost", &why).await?;
+    Ok(Outcome {
+        published: publisher.flush().await?,
+        failed: false,
+        handed_back: 0,
+        given_up: 1,
+    })
+}
+
+/// Publishes the `failure` (`code`) that stands for a record given up, and ends the record's
+/// deliveries. A record without a URL to account for is passed on unchanged.
+async fn give_up(
+    message: &Message,
+    publisher: &mut Publisher,
+    code: &str,
+    why: &str,
+) -> Result<(), QueueError> {
+    let line = String::from_utf8_lossy(&message.payload);
+    match gave_up(&line, code, why) {
+        Some(failure) => publisher.send(&failure).await?,
+        None => {
+            eprintln!("rip-queue work: a record without a URL passed on unchanged: {why}");
+            publisher.send(&line).await?;
+        }
+    }
+    message.ack_with(AckKind::Term).await.ok();
+    Ok(())
+}
+
+/// The `failure` record (`code`) that stands for a record given up, when it has a URL to
+/// account for.
+fn gave_up(line: &str, code: &str, why: &str) -> Option<String> {
+    let failure = failure_of(line, ErrorCategory::Unknown, code, why)?;
     serde_json::to_string(&Record::Failure(failure)).ok()
 }
 

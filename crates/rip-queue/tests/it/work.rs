@@ -168,15 +168,20 @@ fn the_broker_killed_and_restarted_on_its_store_mid_run_and_the_books_still_bala
     assert_books_balance(&nats, &urls);
 }
 
-#[test]
-fn a_record_the_program_always_fails_on_becomes_a_failure_and_the_others_go_through() {
-    let nats = NatsServer::start();
+/// Refs http://h/0 to http://h/9, then http://h/poison, pushed to `refs`.
+fn push_ten_and_a_poison(nats: &NatsServer) {
     let mut input = String::new();
     for i in 0..10 {
         input += &format!("{{\"_type\":\"ref\",\"url\":\"http://h/{i}\",\"attempt\":0}}\n");
     }
     input += "{\"_type\":\"ref\",\"url\":\"http://h/poison\",\"attempt\":0}\n";
-    queue(&nats).args(["push", "refs"]).stdin(input).run();
+    queue(nats).args(["push", "refs"]).stdin(input).run();
+}
+
+#[test]
+fn a_record_the_program_always_fails_on_becomes_a_failure_and_the_others_go_through() {
+    let nats = NatsServer::start();
+    push_ten_and_a_poison(&nats);
     // A program that echoes its records and dies on the poison one, having written a
     // summary that says so (as a stage that fails does).
     let program = "while IFS= read -r line; do case \"$line\" in *poison*) \
@@ -224,6 +229,54 @@ fn a_record_the_program_always_fails_on_becomes_a_failure_and_the_others_go_thro
             .as_str()
             .unwrap()
             .contains("(--max-deliver 3;"),
+        "{failure}"
+    );
+}
+
+#[test]
+fn a_record_that_kills_its_worker_is_given_up_after_it_killed_one_running_it_alone() {
+    let nats = NatsServer::start();
+    push_ten_and_a_poison(&nats);
+    // The program kills its worker (its parent) on the poison record, as a container's memory
+    // limit would take the whole group down: no failure of the program is ever seen.
+    let program = "while IFS= read -r line; do case \"$line\" in *poison*) kill -9 $PPID; exit 1;; esac; \
+                   echo \"$line\" | sed 's/\"ref\"/\"expected\"/'; done";
+    let mut killed = 0;
+    let last = loop {
+        let ran = queue(&nats)
+            .args(
+                "work refs out --idle-exit 2s --max-deliver 2 --ack-wait 1s --linger 50ms"
+                    .split(' '),
+            )
+            .args(["--", "bash", "-c", program])
+            .run();
+        if ran.code != -1 {
+            break ran;
+        }
+        killed += 1;
+        assert!(killed <= 4, "the poison record keeps killing workers");
+    };
+    // Deliveries 1 (with the others) and 2 (alone, beside other runs) kill a worker; the
+    // third, past --max-deliver, runs with no other run and kills its worker too; the fourth
+    // finds that run's mark and gives the record up without running it.
+    assert_eq!(killed, 3, "{}", last.stderr);
+    assert_eq!(
+        last.code, 2,
+        "partial: one record given up; {}",
+        last.stderr
+    );
+    let (_, values) = pull(&nats, "out");
+    let outcomes = outcomes(&values);
+    for i in 0..10 {
+        assert_eq!(outcomes[&format!("http://h/{i}")], vec!["expected"]);
+    }
+    assert_eq!(outcomes["http://h/poison"], vec!["failure"], "{values:?}");
+    let failure = values
+        .iter()
+        .find(|v| v["url"] == "http://h/poison")
+        .unwrap();
+    assert_eq!(
+        failure["errors"][0]["code"], "queue.workerLost",
         "{failure}"
     );
 }
