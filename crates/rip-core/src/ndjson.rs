@@ -17,6 +17,10 @@ use std::time::{Duration, Instant};
 
 use crate::record::{Kind, Record};
 
+mod peek;
+
+pub use peek::next_escape;
+
 /// Lines longer than this are malformed (256 MiB: a page record with a body at the
 /// default body limit, base64-encoded, fits many times over).
 pub const DEFAULT_MAX_LINE: usize = 256 << 20;
@@ -39,6 +43,19 @@ impl Line {
             text,
             kind,
         })
+    }
+
+    /// A line this process has just made, taken without the check [`Line::from_text`]
+    /// makes: the caller guarantees that `text` is one JSON object, on one line, whose
+    /// `_type` is `kind` (a record it has serialised itself). Debug builds check it.
+    pub fn from_trusted(kind: Kind, text: String) -> Self {
+        debug_assert_eq!(peek_kind(&text).as_ref(), Ok(&kind), "{text}");
+        debug_assert!(!text.contains('\n'), "{text}");
+        Self {
+            number: 0,
+            text,
+            kind,
+        }
     }
 
     /// The 1-based line number in its input.
@@ -137,7 +154,16 @@ struct Peek<'a> {
     kind: Option<Cow<'a, str>>,
 }
 
+/// The line's kind, or why it has none: by [`peek::kind`] when the line is a record in
+/// the usual shape, else by `serde_json` (whose messages [`LineError`] carries).
 fn peek_kind(text: &str) -> Result<Kind, LineError> {
+    match peek::kind(text) {
+        Some(kind) => Ok(Kind::from_type(kind)),
+        None => peek_kind_by_serde(text),
+    }
+}
+
+fn peek_kind_by_serde(text: &str) -> Result<Kind, LineError> {
     let peek: Peek<'_> = serde_json::from_str(text).map_err(|e| {
         let column = e.column();
         match e.classify() {
@@ -350,7 +376,7 @@ impl<R: BufRead> NdjsonReader<R> {
             if available.is_empty() {
                 return Ok((consumed, overflow));
             }
-            let (chunk, found) = match available.iter().position(|&b| b == b'\n') {
+            let (chunk, found) = match memchr::memchr(b'\n', available) {
                 Some(i) => (&available[..=i], true),
                 None => (available, false),
             };
@@ -606,6 +632,79 @@ mod tests {
         );
         let last = items[2].as_ref().unwrap();
         assert_eq!((last.number(), last.kind()), (3, &Kind::Ref));
+    }
+
+    /// What a reader gives, as text: `number kind text` or the error's message.
+    fn outcomes(input: &[u8], capacity: usize, max_line: usize) -> Vec<String> {
+        let buffered = io::BufReader::with_capacity(capacity, input);
+        NdjsonReader::new(buffered, "in")
+            .with_max_line(max_line)
+            .map(|r| match r {
+                Ok(l) => format!("{} {} {}", l.number(), l.kind(), l.text()),
+                Err(e) => e.to_string(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lines_read_the_same_whatever_the_buffer_cuts() {
+        let mut input = Vec::new();
+        for line in [
+            &b"{\"_type\":\"ref\",\"url\":\"a\"}"[..],
+            b"",
+            b" \t\r",
+            b"{\"_type\":\"x\"}\r",
+            b"{\"_type\":\"ref\",\"url\":\"sixteen-bytes-16\"}",
+            b"{\"_type\":\"ref\",\"url\":\"seventeen-bytes17\"}",
+            b"{\"_type\":\"ref\",\"url\":\"a-line-that-is-much-longer-than-forty-bytes\"}",
+            b"{\"_type\":\"r\xc3\",\"u\":1}",
+            b"{oops",
+            b"{\"_type\":\"page\",\"body\":\"\\n\"}",
+        ] {
+            input.extend_from_slice(line);
+            input.push(b'\n');
+        }
+        input.extend_from_slice(b"{\"_type\":\"end\"}");
+        let want = outcomes(&input, 64 * 1024, 40);
+        assert_eq!(want.len(), 9, "{want:#?}");
+        assert_eq!(want[0], "1 ref {\"_type\":\"ref\",\"url\":\"a\"}");
+        assert_eq!(want[1], "4 x {\"_type\":\"x\"}");
+        assert!(want[2].starts_with("5 ref "), "{}", want[2]);
+        assert_eq!(want[3], "in:6: line longer than 40 bytes, skipped");
+        assert_eq!(want[4], "in:7: line longer than 40 bytes, skipped");
+        assert_eq!(want[5], "in:8: invalid UTF-8 at byte 12");
+        assert!(want[6].starts_with("in:9: not JSON"), "{}", want[6]);
+        assert_eq!(want[7], "10 page {\"_type\":\"page\",\"body\":\"\\n\"}");
+        assert_eq!(want[8], "11 end {\"_type\":\"end\"}");
+        for capacity in 1..=100 {
+            assert_eq!(outcomes(&input, capacity, 40), want, "capacity {capacity}");
+        }
+    }
+
+    #[test]
+    fn a_line_is_too_long_past_its_limit_wherever_the_buffer_ends() {
+        // `max_line` bytes and a newline fit; one byte more does not, nor does `\r\n`
+        // after `max_line` bytes. At the end of input, without a newline, one more fits.
+        let line = |n: usize| format!("{{\"_type\":\"{}\"}}", "t".repeat(n - 12));
+        for max_line in [20, 33, 64] {
+            let fits = line(max_line);
+            let over = line(max_line + 1);
+            let input = format!("{over}\n{fits}\n{fits}\r\n{over}\n{fits}\n{over}");
+            let kind = "t".repeat(max_line - 12);
+            let at = |n: u64| format!("in:{n}: line longer than {max_line} bytes, skipped");
+            let want = vec![
+                at(1),
+                format!("2 {kind} {fits}"),
+                at(3),
+                at(4),
+                format!("5 {kind} {fits}"),
+                format!("6 {}t {over}", kind),
+            ];
+            for capacity in (1..=2 * max_line + 3).chain([8192]) {
+                let got = outcomes(input.as_bytes(), capacity, max_line);
+                assert_eq!(got, want, "max {max_line}, capacity {capacity}");
+            }
+        }
     }
 
     #[test]

@@ -3,11 +3,12 @@
 //! A doc's fields (its text, its links: most of the line) are written straight into the
 //! line's buffer, byte for byte as `serde_json` writes them ([`Record::Doc`]), without
 //! `serde_json`'s string escaping loop, which looks at one byte at a time: [`escaped`]
-//! copies the runs between the bytes JSON escapes, found eight bytes at a time. The
-//! doc's other members (URL, context, errors…) still go through `serde_json`.
+//! copies the runs between the bytes JSON escapes, found eight bytes at a time
+//! ([`next_escape`]). The doc's other members (URL, context, errors…) still go through
+//! `serde_json`.
 
-use rip_core::{Doc, Line, Record};
-use serde::Serialize;
+use rip_core::ndjson::next_escape;
+use rip_core::{Doc, Kind, Line, Record};
 use serde_json::Value;
 
 use crate::generic::Link;
@@ -40,13 +41,14 @@ pub fn doc_line(mut doc: Doc, links: &[Link]) -> Line {
     }
     out.push(b'}');
     let text = String::from_utf8(out).expect("JSON written from strings is UTF-8");
-    Line::from_text(text).expect("a doc line is a valid line")
+    // One object: serde_json's, with members written as it writes them.
+    Line::from_trusted(Kind::Doc, text)
 }
 
 /// A record as a line.
-pub fn serialised(record: &impl Serialize) -> Line {
+pub fn serialised(record: &Record) -> Line {
     let text = serde_json::to_string(record).expect("a record serialises");
-    Line::from_text(text).expect("a record written by serde is a valid line")
+    Line::from_trusted(record.kind(), text)
 }
 
 /// About how many bytes `fields` take as JSON (their strings' lengths), to size the line.
@@ -127,35 +129,6 @@ fn links_json(out: &mut Vec<u8>, links: &[Link]) {
         out.push(b'}');
     }
     out.push(b']');
-}
-
-/// True for a byte JSON escapes: a control character, `"` or `\`.
-fn needs_escape(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
-}
-
-/// A high bit for each byte of `x` below 0x20, equal to `"` or equal to `\` (the usual
-/// "has a zero byte" trick; bytes over 0x7F are left out with `!x`). It can flag a byte
-/// after a true hit, never before the first one: the lowest flag is the first hit.
-fn escape_bits(x: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let control = x.wrapping_sub(ONES * 0x20);
-    let quote = (x ^ (ONES * u64::from(b'"'))).wrapping_sub(ONES);
-    let backslash = (x ^ (ONES * u64::from(b'\\'))).wrapping_sub(ONES);
-    (control | quote | backslash) & !x & HIGH
-}
-
-/// Where in `s`, from `from`, the next byte JSON escapes is; eight bytes at a time.
-pub(crate) fn next_escape(s: &[u8], mut from: usize) -> Option<usize> {
-    while let Some(chunk) = s.get(from..from + 8) {
-        let hits = escape_bits(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
-        if hits != 0 {
-            return Some(from + (hits.trailing_zeros() / 8) as usize);
-        }
-        from += 8;
-    }
-    (from..s.len()).find(|&i| needs_escape(s[i]))
 }
 
 /// `s` as a JSON string, escaped as `serde_json` escapes it: `\"`, `\\`, `\b`, `\f`,

@@ -13,7 +13,7 @@
 
 use rip_core::Page;
 
-use crate::output::next_escape;
+use rip_core::ndjson::next_escape;
 
 /// The `page` record on `text`, as `serde_json::from_str` reads it.
 pub fn page(text: &str) -> Result<Page, serde_json::Error> {
