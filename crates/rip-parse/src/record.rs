@@ -212,6 +212,34 @@ mod tests {
     const HEAD: &str = r#""_type":"page","url":"http://h/a","finalUrl":"http://h/a","status":200,"fetchedAt":"2026-12-01T09:00:00Z","truncated":false"#;
 
     #[test]
+    fn strings_unescape_as_serde_json_across_eight_byte_words() {
+        let pieces = [
+            "a", "bcdefgh", "é", "☃", "𝄞", r#"\""#, r"\\", r"\n", r"\u00e9", r"\u20AC", r"\/",
+            r"\t",
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1D_u64;
+        for len in 0..40 {
+            for _ in 0..25 {
+                let mut json = String::from("\"");
+                for _ in 0..len {
+                    seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    json.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+                }
+                json.push('"');
+                let want: String = serde_json::from_str(&json).unwrap();
+                let line = format!("{json},\"x\":1}}");
+                assert_eq!(unescaped(&line, 0), Some((want, json.len())), "{json}");
+            }
+        }
+        // Bytes JSON does not allow are left to serde_json, wherever they are.
+        for at in 0..17 {
+            let mut body = "x".repeat(17);
+            body.replace_range(at..=at, "\u{1}");
+            assert_eq!(unescaped(&format!("\"{body}\""), 0), None, "{at}");
+        }
+    }
+
+    #[test]
     fn a_page_reads_as_serde_json_reads_it() {
         let bodies = [
             r#""""#,

@@ -273,6 +273,7 @@ fn special_bits(x: u64) -> u64 {
 /// Where in `s`, from `from`, the next byte is that a JSON string cannot hold as it is
 /// (a control character, `"` or `\`), eight bytes at a time. For code that reads or
 /// writes record lines by hand.
+#[inline]
 pub fn next_escape(s: &[u8], mut from: usize) -> Option<usize> {
     while let Some(chunk) = s.get(from..from + 8) {
         let hits = special_bits(u64::from_le_bytes(chunk.try_into().expect("eight bytes")));
