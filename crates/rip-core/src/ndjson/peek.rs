@@ -411,6 +411,27 @@ mod tests {
         );
     }
 
+    #[test]
+    fn escapes_read_alike_at_every_place_across_eight_byte_words() {
+        let pieces = [
+            r#"\""#, r"\\", r"\/", r"\n", r"\u00e9", r"\uD83D", "é", "𝄞", "\"", "\u{1}", "\t",
+            r"\x", r"\u12", r"\", "#",
+        ];
+        for p in pieces {
+            for q in pieces {
+                for at in 0..17 {
+                    for gap in 0..9 {
+                        let (x, y) = ("x".repeat(at), "y".repeat(gap));
+                        let text = format!(r#"{{"_type":"ref","v":"{x}{p}{y}{q}zz"}}"#);
+                        let serde = peek_kind_by_serde(&text);
+                        // In the usual shape, the fast path answers whenever serde_json does.
+                        assert_eq!(fast(&text).is_some(), serde.is_ok(), "{text}");
+                    }
+                }
+            }
+        }
+    }
+
     /// xorshift64*: a fixed sequence, so a failure is found again.
     struct Rng(u64);
 
