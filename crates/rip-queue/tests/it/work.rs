@@ -3,6 +3,7 @@
 //! fails on a record.
 
 use super::{entered, outcomes, pull, queue, refs, site, wait_for};
+use futures::StreamExt;
 use rip_testkit::{NatsServer, Stage, path_with_bins};
 use std::path::Path;
 use std::process::Child;
@@ -279,6 +280,39 @@ fn a_record_that_kills_its_worker_is_given_up_after_it_killed_one_running_it_alo
         failure["errors"][0]["code"], "queue.workerLost",
         "{failure}"
     );
+}
+
+#[test]
+fn a_worker_with_nothing_to_do_asks_the_broker_about_once_a_second() {
+    let nats = NatsServer::start();
+    push_ten_and_a_poison(&nats);
+    // Every pull is a request on this subject: a plain subscriber sees each one.
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let mut pulls = rt.block_on(async {
+        let client = async_nats::connect(nats.url()).await.expect("connect");
+        let sub = client
+            .subscribe("$JS.API.CONSUMER.MSG.NEXT.>")
+            .await
+            .expect("subscribe");
+        client.flush().await.expect("flush");
+        (client, sub)
+    });
+    let ran = queue(&nats)
+        .args(["work", "refs", "out", "--idle-exit", "5s", "--", "cat"])
+        .run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let asked = rt.block_on(async {
+        let mut n = 0;
+        while let Ok(Some(_)) =
+            tokio::time::timeout(Duration::from_millis(200), pulls.1.next()).await
+        {
+            n += 1;
+        }
+        n
+    });
+    // Two pulls for the records, then about one a second for the five idle seconds (five a
+    // second, 25, when each pull waited only --linger).
+    assert!((3..=10).contains(&asked), "{asked} pulls");
 }
 
 #[test]
