@@ -438,6 +438,40 @@ mod tests {
         assert!(a.path_for("127.0.0.1:80").ends_with("127.0.0.1_80"));
     }
 
+    /// The access time of `path` after setting it a day back and reading it with `read`.
+    fn atime_after(path: &std::path::Path, read: impl FnOnce()) -> (SystemTime, SystemTime) {
+        let day_ago = SystemTime::now() - Duration::from_secs(86_400);
+        let file = File::options().write(true).open(path).unwrap();
+        file.set_times(std::fs::FileTimes::new().set_accessed(day_ago))
+            .unwrap();
+        drop(file);
+        let before = std::fs::metadata(path).unwrap().accessed().unwrap();
+        read();
+        (before, std::fs::metadata(path).unwrap().accessed().unwrap())
+    }
+
+    #[test]
+    fn reading_a_host_schedule_leaves_its_files_access_time_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let slots = FileSlots::new(dir.path()).unwrap();
+        slots.reserve("h", Duration::from_secs(1));
+        let path = slots.path_for("h");
+        // The precondition: on this file system a plain read does update an old atime (not
+        // so when it is mounted `noatime`, and then there is nothing to show).
+        let (before, after) = atime_after(&path, || {
+            std::fs::read(&path).unwrap();
+        });
+        if before == after {
+            eprintln!("skipped: reads do not update access times here");
+            return;
+        }
+        let (before, after) = atime_after(&path, || {
+            slots.ready_in("h", Duration::from_secs(1));
+            slots.reserve("h", Duration::from_secs(1));
+        });
+        assert_eq!(before, after);
+    }
+
     #[test]
     fn a_host_file_of_an_earlier_version_in_milliseconds_still_holds() {
         let ms_now = now_us() / 1000;
