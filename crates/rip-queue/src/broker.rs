@@ -191,21 +191,29 @@ impl Broker {
         let start = Instant::now();
         let mut pause = Duration::from_millis(100);
         let bound = ATTEMPT_TIMEOUT.min(self.options.patience);
+        // Whether every failure was an answer (the connection up, a reply in time): a
+        // broker that refuses, not one that is away.
+        let mut refused = true;
         loop {
             // The client queues requests while it reconnects: a request may neither answer
             // nor fail, so each attempt has a bound of its own.
             let answer = match tokio::time::timeout(bound, attempt()).await {
-                Ok(answer) => answer.map_err(|e| e.to_string()),
-                Err(_) => Err(format!("no answer within {bound:?}")),
+                Ok(answer) => answer.map_err(|e| (e.to_string(), self.connected())),
+                Err(_) => Err((format!("no answer within {bound:?}"), false)),
             };
             match answer {
                 Ok(value) => return Ok(value),
-                Err(e) if start.elapsed() >= self.options.patience => {
-                    return Err(self.gone(doing, &e));
-                }
-                Err(e) => {
+                Err((e, answered)) => {
+                    refused &= answered;
+                    if start.elapsed() >= self.options.patience {
+                        return Err(if refused {
+                            self.refused(doing, &e)
+                        } else {
+                            self.gone(doing, &e)
+                        });
+                    }
                     if pause == Duration::from_millis(100) {
-                        self.say_waiting(doing, &e);
+                        self.say_waiting(doing, &e, answered);
                     }
                     tokio::time::sleep(pause).await;
                     pause = (pause * 2).min(Duration::from_secs(2));
@@ -235,13 +243,29 @@ impl Broker {
         }
     }
 
-    /// Says on stderr (unless told not to) that the broker did not answer and is waited for.
-    pub fn say_waiting(&self, doing: &str, error: &dyn std::fmt::Display) {
+    /// The error ending a run whose broker answered every attempt to `doing` with a refusal
+    /// for longer than its patience (a refusal can be passing: JetStream starting again).
+    pub fn refused(&self, doing: &str, reason: &str) -> QueueError {
+        QueueError::Refused {
+            doing: format!("{doing} (asked for {:?})", self.options.patience),
+            reason: without_secrets(reason, &self.options.url),
+        }
+    }
+
+    /// Says on stderr (unless told not to) that the broker did not answer, or `answered`
+    /// with a refusal, and is asked again.
+    pub fn say_waiting(&self, doing: &str, error: &dyn std::fmt::Display, answered: bool) {
         if self.options.say_waits {
             let said = without_secrets(&error.to_string(), &self.options.url);
+            let url = &self.shown_url;
+            let what = if answered {
+                format!("the broker at {url} refused; asking again")
+            } else {
+                format!("waiting for the broker at {url}")
+            };
             eprintln!(
-                "rip-queue: {doing}: {said}; waiting for the broker at {} (up to {:?})",
-                self.shown_url, self.options.patience
+                "rip-queue: {doing}: {said}; {what} (up to {:?})",
+                self.options.patience
             );
         }
     }
@@ -263,7 +287,7 @@ impl Absence {
             return Ok(());
         }
         let since = *self.since.get_or_insert_with(|| {
-            broker.say_waiting(doing, &"disconnected");
+            broker.say_waiting(doing, &"disconnected", false);
             Instant::now()
         });
         if since.elapsed() < broker.patience() {

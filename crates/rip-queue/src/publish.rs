@@ -202,7 +202,8 @@ impl Publisher {
                     // Not acknowledged: the broker may have it or not. The same identity
                     // again stores it at most once.
                     if start.elapsed() < Duration::from_millis(300) {
-                        self.broker.say_waiting("a record was not acknowledged", &e);
+                        self.broker
+                            .say_waiting("a record was not acknowledged", &e, false);
                     }
                     self.give_up_after(start, &e)?;
                     tokio::time::sleep(Duration::from_millis(200)).await;

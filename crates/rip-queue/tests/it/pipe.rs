@@ -152,3 +152,37 @@ fn a_following_pull_ends_with_exit_1_when_the_broker_stays_away() {
         ran.stderr
     );
 }
+
+#[test]
+fn a_broker_that_refuses_is_said_to_refuse_not_to_be_away() {
+    let nats = NatsServer::start();
+    // Another application's stream already takes the subjects of the stream `refs`.
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let client = async_nats::connect(nats.url()).await.expect("connect");
+        async_nats::jetstream::new(client)
+            .create_stream(async_nats::jetstream::stream::Config {
+                name: "theirs".to_owned(),
+                subjects: vec!["rip.refs".to_owned()],
+                ..Default::default()
+            })
+            .await
+            .expect("their stream");
+    });
+    let input = refs(&["http://127.0.0.1:9/a".to_owned()]);
+    let start = std::time::Instant::now();
+    let ran = queue(&nats)
+        .args(["--patience", "2s", "push", "refs"])
+        .stdin(&input)
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("the broker refused to open the stream refs (asked for 2s)")
+            && ran.stderr.contains("overlap"),
+        "{}",
+        ran.stderr
+    );
+    assert!(!ran.stderr.contains("has not answered"), "{}", ran.stderr);
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+}
