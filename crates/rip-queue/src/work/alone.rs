@@ -8,8 +8,8 @@
 //! dying workers, as they come back together.
 //!
 //! So a record delivered past `max_deliver` is a suspect: its worker runs it with no other
-//! run beside it ([`RUNS`]), and first leaves a mark in a key-value bucket of the broker
-//! that the run's end removes. A suspect that finds its own mark at its next delivery killed
+//! run beside it ([`RUNS`]), and first leaves a mark in a stream of the broker ([`MARKS`])
+//! that the run's end clears. A suspect that finds its own mark at its next delivery killed
 //! a worker that was running it alone: it is given up (`queue.workerLost`) without running.
 
 use crate::{Broker, QueueError};
@@ -29,18 +29,19 @@ pub(super) enum Turn {
     Alone(#[allow(dead_code)] RwLockWriteGuard<'static, ()>),
 }
 
-/// Waits for the turn of a run of `messages`: alone for a suspect (a single record delivered
-/// past `max_deliver`: runs of several records hold only records delivered first).
-pub(super) async fn turn(messages: &[Message], max_deliver: i64) -> Turn {
-    match suspect(messages, max_deliver) {
-        Some(_) => Turn::Alone(RUNS.write().await),
-        None => Turn::Shared(RUNS.read().await),
+/// Waits for a run's turn: alone for a suspect's run (see [`suspect`]).
+pub(super) async fn turn(suspect: bool) -> Turn {
+    if suspect {
+        Turn::Alone(RUNS.write().await)
+    } else {
+        Turn::Shared(RUNS.read().await)
     }
 }
 
-/// The delivery number of a run's one record when it is delivered past `max_deliver`: its
-/// delivery numbered `max_deliver` or later did not end as a program's failure ends (that
-/// gives it up), so the worker that had it died.
+/// The delivery number of a run's one record when it is delivered past `max_deliver` (runs
+/// of several records hold only records delivered for the first time): its delivery
+/// numbered `max_deliver` or later did not end as a program's failure ends (that gives it
+/// up), so the worker that had it died.
 pub(super) fn suspect(messages: &[Message], max_deliver: i64) -> Option<i64> {
     let [message] = messages else { return None };
     let delivered = message.info().ok()?.delivered;
@@ -52,12 +53,12 @@ const MARKS: &str = "work-alone-marks";
 
 /// The mark of a suspect's run: the last message on its subject in the stream
 /// [`MARKS`] says `running` while a run alone has begun and not ended.
-pub(super) struct Marks {
+pub(super) struct Mark {
     stream: Stream,
     subject: String,
 }
 
-impl Marks {
+impl Mark {
     /// The mark of `message` (a record of the stream `input`), its stream created when new.
     pub(super) async fn of(
         broker: &Broker,

@@ -1,6 +1,6 @@
 //! One run of the program on one batch of records.
 
-use super::alone::{self, Marks};
+use super::alone::{self, Mark};
 use super::{WorkOptions, Worked};
 use crate::fit::failure_of;
 use crate::identity::kind_of;
@@ -50,9 +50,10 @@ pub(super) async fn run(
         messages.clone(),
         options.ack_wait,
     )));
-    let _turn = alone::turn(&messages, options.max_deliver).await;
-    let marks = match marked(&broker, &options, &messages).await? {
-        Ok(marks) => marks,
+    let suspect = alone::suspect(&messages, options.max_deliver);
+    let _turn = alone::turn(suspect.is_some()).await;
+    let mark = match marked(&broker, &options, &messages, suspect).await? {
+        Ok(mark) => mark,
         Err(delivered) => {
             drop(keepalive);
             let message = &messages[0];
@@ -66,8 +67,8 @@ pub(super) async fn run(
     let mut read = BTreeMap::new();
     let ran = run_program(&options, &messages, &mut publisher, &mut read).await;
     drop(keepalive);
-    if let Some(marks) = &marks {
-        marks.clear(&broker).await;
+    if let Some(mark) = &mark {
+        mark.clear(&broker).await;
     }
     let (status, summaries) = ran?;
     let mut outcome = Outcome {
@@ -289,22 +290,24 @@ async fn hand_back(
     Ok(())
 }
 
-/// A suspect's mark, set (`Ok(None)`: not a suspect); or `Err(delivery)` for a suspect that
-/// took down a worker running it alone (see the `alone` module).
+/// The mark of a suspect's run (`suspect`: its delivery number), set (`Ok(None)`: not a
+/// suspect); or `Err(delivery)` for a suspect that took down a worker running it alone (see
+/// the `alone` module).
 async fn marked(
     broker: &Broker,
     options: &WorkOptions,
     messages: &[Message],
-) -> Result<Result<Option<Marks>, i64>, QueueError> {
-    let Some(delivered) = alone::suspect(messages, options.max_deliver) else {
+    suspect: Option<i64>,
+) -> Result<Result<Option<Mark>, i64>, QueueError> {
+    let Some(delivered) = suspect else {
         return Ok(Ok(None));
     };
-    let marks = Marks::of(broker, &options.input, &messages[0]).await?;
-    if marks.left(broker).await? {
+    let mark = Mark::of(broker, &options.input, &messages[0]).await?;
+    if mark.left(broker).await? {
         return Ok(Err(delivered));
     }
-    marks.set(broker).await?;
-    Ok(Ok(Some(marks)))
+    mark.set(broker).await?;
+    Ok(Ok(Some(mark)))
 }
 
 /// Gives up a record that took down a worker running it alone, without running the program
