@@ -95,7 +95,7 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
             "button" | "nobr" if self.named_in_scope(&name, &[]) => {
                 Err(Bail("a nested button or nobr"))
             }
-            "a" if self.formatting_open("a") => Err(Bail("a link inside a link")),
+            "a" if self.formatting_open("a") => self.link_in_link(name),
             "table" => {
                 if self.named_in_scope("p", &["button"]) {
                     match self.quirks.unwrap_or(Quirks::Yes) {
@@ -156,6 +156,13 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
             }
         }
         self.close_p()?;
+        self.insert(name, true, true)
+    }
+
+    /// `<a>` inside an open link: the adoption agency's simple case closes that link
+    /// first, as `</a>` would (or the page goes to the tree), then the new one opens.
+    fn link_in_link(&mut self, name: Cow<'a, str>) -> Step {
+        self.formatting_end("a")?;
         self.insert(name, true, true)
     }
 
