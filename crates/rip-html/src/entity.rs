@@ -14,9 +14,14 @@ const LONGEST_NAME: usize = 32;
 /// `s` with its character references decoded; `in_attr` applies the attribute
 /// value rule (a legacy reference followed by `=` or an alphanumeric stays as written).
 pub fn decode(s: &str, in_attr: bool) -> Result<Cow<'_, str>, Bail> {
-    let Some(first) = memchr::memchr(b'&', s.as_bytes()) else {
-        return Ok(Cow::Borrowed(s));
-    };
+    match memchr::memchr(b'&', s.as_bytes()) {
+        Some(first) => decode_from(s, first, in_attr).map(Cow::Owned),
+        None => Ok(Cow::Borrowed(s)),
+    }
+}
+
+/// [`decode`] of `s` whose first `&` is at `first`.
+pub fn decode_from(s: &str, first: usize, in_attr: bool) -> Result<String, Bail> {
     let mut out = String::with_capacity(s.len());
     out.push_str(&s[..first]);
     let mut rest = &s[first..];
@@ -30,7 +35,7 @@ pub fn decode(s: &str, in_attr: bool) -> Result<Cow<'_, str>, Bail> {
         rest = &after[used..];
     }
     out.push_str(rest);
-    Ok(Cow::Owned(out))
+    Ok(out)
 }
 
 /// Decodes the reference that `after` (the text after a `&`) starts with into `out`;

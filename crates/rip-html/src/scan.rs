@@ -111,11 +111,13 @@ impl<'a> Scanner<'a> {
         self.attributes_of = wanted;
     }
 
-    fn text(&self, text: &'a str) -> Result<Token<'a>, Bail> {
-        if self.decode_text {
-            Ok(Token::Text(entity::decode(text, false)?))
-        } else {
-            Ok(Token::Text(Cow::Borrowed(text)))
+    /// A text token of `text`, whose first `&` is at `amp` (if any).
+    fn text(&self, text: &'a str, amp: Option<usize>) -> Result<Token<'a>, Bail> {
+        match amp {
+            Some(first) if self.decode_text => Ok(Token::Text(Cow::Owned(entity::decode_from(
+                text, first, false,
+            )?))),
+            _ => Ok(Token::Text(Cow::Borrowed(text))),
         }
     }
 
@@ -133,13 +135,22 @@ impl<'a> Scanner<'a> {
         if rest.is_empty() {
             return Ok(Token::Eof);
         }
-        let Some(lt) = memchr::memchr(b'<', rest.as_bytes()) else {
+        // One search finds the text's end or, first, its first `&` (then its end).
+        let b = rest.as_bytes();
+        let (lt, amp) = match memchr::memchr2(b'<', b'&', b) {
+            Some(at) if b[at] == b'&' => {
+                let lt = memchr::memchr(b'<', &b[at..]).map(|i| at + i);
+                (lt, Some(at))
+            }
+            at => (at, None),
+        };
+        let Some(lt) = lt else {
             self.pos = self.src.len();
-            return self.text(rest);
+            return self.text(rest, amp);
         };
         if lt > 0 {
             self.pos += lt;
-            return self.text(&rest[..lt]);
+            return self.text(&rest[..lt], amp);
         }
         match self.peek(1) {
             Some(c) if c.is_ascii_alphabetic() => self.start_tag(attrs),

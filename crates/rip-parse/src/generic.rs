@@ -94,7 +94,7 @@ impl Generic {
             );
         }
         if !self.headings.is_empty() {
-            put("headings", values(&self.headings));
+            put("headings", headings_value(self.headings));
         }
         if !self.text.is_empty() {
             put("text", Value::String(self.text));
@@ -119,12 +119,27 @@ impl Generic {
     }
 }
 
+/// Headings as the doc's `headings` value, as their `Serialize` writes them (their
+/// strings moved, not copied as `serde_json::to_value` would).
+fn headings_value(headings: Vec<Heading>) -> Value {
+    let heading = |h: Heading| {
+        let mut m = Map::new();
+        m.insert("level".into(), Value::from(h.level));
+        m.insert("text".into(), Value::String(h.text));
+        if let Some(id) = h.id {
+            m.insert("id".into(), Value::String(id));
+        }
+        Value::Object(m)
+    };
+    Value::Array(headings.into_iter().map(heading).collect())
+}
+
 /// Links as the doc's `links` value.
 pub fn links_value(links: Vec<Link>) -> Value {
     values(&links)
 }
 
-/// Headings or links as JSON: their fields in declaration order, empty options left out.
+/// Links as JSON: their fields in declaration order, empty options left out.
 fn values<T: serde::Serialize>(items: &[T]) -> Value {
     serde_json::to_value(items).expect("headings and links serialise")
 }
@@ -349,6 +364,25 @@ mod tests {
                 {"href":"mailto:x@y.z","text":"mail"}
             ])
         );
+    }
+
+    #[test]
+    fn headings_are_the_json_their_serialize_writes() {
+        let headings = vec![
+            Heading {
+                level: 1,
+                text: "T \"x\"".into(),
+                id: Some("t".into()),
+            },
+            Heading {
+                level: 6,
+                text: "U".into(),
+                id: None,
+            },
+        ];
+        let want = serde_json::to_value(&headings).unwrap();
+        let got = headings_value(headings);
+        assert_eq!(got.to_string(), want.to_string());
     }
 
     #[test]

@@ -13,7 +13,8 @@ use std::time::Instant;
 
 use super::Bail;
 use super::kind::{
-    CLOSES_P, FORMATTING, HEADING, IMPLIED_END, MARKER, SCOPE, SPECIAL, TABLE_MODE, VOID, kind,
+    CLOSES_P, FORMATTING, HEADING, IMPLIED_END, MARKER, SCOPE, SPECIAL, TABLE_MODE, TEMPLATE, VOID,
+    kind,
 };
 use crate::dom::ParseLimits;
 use crate::visit::{Attr, Elem, OpenElem, Path, Visitor};
@@ -213,6 +214,12 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
     }
 
     fn insert(&mut self, name: Cow<'a, str>, html: bool, with_attrs: bool) -> Step {
+        let kind = if html { kind(&name) } else { 0 };
+        self.insert_kind(name, html, kind, with_attrs)
+    }
+
+    /// [`Builder::insert`] of an element whose [`kind`] is known.
+    fn insert_kind(&mut self, name: Cow<'a, str>, html: bool, kind: u16, with_attrs: bool) -> Step {
         if self.stack.len() + 3 >= self.limits.max_depth {
             return Err(Bail("elements nested near the depth limit"));
         }
@@ -220,11 +227,10 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         if with_attrs {
             self.attrs.append(&mut self.tag_attrs);
         }
-        let kind = if html { kind(&name) } else { 0 };
         if kind & TABLE_MODE != 0 {
             self.table_like += 1;
         }
-        if html && name == "template" {
+        if kind & TEMPLATE != 0 {
             self.templates += 1;
         }
         self.stack.push(Open {
@@ -257,7 +263,7 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         if top.kind & TABLE_MODE != 0 {
             self.table_like -= 1;
         }
-        if top.html && top.name == "template" {
+        if top.kind & TEMPLATE != 0 {
             self.templates -= 1;
         }
     }

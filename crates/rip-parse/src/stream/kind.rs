@@ -18,6 +18,8 @@ pub const SCOPE: u16 = 1 << 6;
 pub const TABLE_MODE: u16 = 1 << 7;
 /// `h1` to `h6`.
 pub const HEADING: u16 = 1 << 8;
+/// `template`.
+pub const TEMPLATE: u16 = 1 << 9;
 
 /// The bits of an HTML element named `name` (lower case).
 pub fn kind(name: &str) -> u16 {
@@ -41,7 +43,7 @@ pub fn kind(name: &str) -> u16 {
         "td" | "th" => SPECIAL | MARKER | SCOPE | TABLE_MODE,
         "caption" => SPECIAL | MARKER | SCOPE,
         "applet" | "marquee" | "object" => SPECIAL | MARKER | SCOPE,
-        "template" => SPECIAL | MARKER | SCOPE | TABLE_MODE,
+        "template" => SPECIAL | MARKER | SCOPE | TABLE_MODE | TEMPLATE,
         "table" => SPECIAL | SCOPE | TABLE_MODE,
         "tbody" | "thead" | "tfoot" | "tr" => SPECIAL | TABLE_MODE,
         "html" => SPECIAL | SCOPE,

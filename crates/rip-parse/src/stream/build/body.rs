@@ -121,19 +121,21 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
                 {
                     self.pop();
                 }
-                self.insert(name, true, true)
+                self.insert_kind(name, true, k, true)
             }
             _ if k & VOID != 0 => {
                 if k & CLOSES_P != 0 {
                     self.close_p()?;
                 }
-                self.void(name, true)
+                self.insert_kind(name, true, k, true)?;
+                self.pop();
+                Ok(())
             }
             _ => {
                 if k & CLOSES_P != 0 {
                     self.close_p()?;
                 }
-                self.insert(name, true, true)
+                self.insert_kind(name, true, k, true)
             }
         }
     }
