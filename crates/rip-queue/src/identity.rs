@@ -59,6 +59,11 @@ impl Head {
         }
     }
 
+    /// The URL of a ledger record that names exactly one.
+    pub(crate) fn entered_one(&self) -> Option<&str> {
+        self.entered_one.as_deref()
+    }
+
     /// The message id of this record, whose line is `line` (see [`message_id`]).
     pub(crate) fn message_id(&self, line: &str) -> String {
         if let Some(url) = &self.entered_one {

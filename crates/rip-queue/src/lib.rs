@@ -32,6 +32,7 @@ pub mod fit;
 pub mod frontier;
 pub mod identity;
 pub mod members;
+mod pairs;
 pub mod partition;
 pub mod publish;
 pub mod pull;

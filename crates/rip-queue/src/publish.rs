@@ -2,6 +2,7 @@
 //! again (under the same identity) while the broker restarts.
 
 use crate::identity::{Head, ledger_per_url};
+use crate::pairs::{Piece, pieces};
 use crate::{Broker, QueueError, fit::fit, partition};
 use async_nats::jetstream::context::{PublishAckFuture, PublishError};
 use async_nats::jetstream::message::PublishMessage;
@@ -55,6 +56,8 @@ struct Pending {
     subject: String,
     payload: Bytes,
     id: String,
+    /// Records in the message (a ledger entry with its URL's outcome: two).
+    records: u64,
 }
 
 impl Publisher {
@@ -98,7 +101,37 @@ impl Publisher {
         }
     }
 
+    /// Publishes a run's output, `lines` in order, with each URL's ledger entry in one
+    /// message with the URL's outcome ([`crate::pairs`]): a first-round URL costs the broker
+    /// one message, not two.
+    pub async fn send_run(&mut self, lines: Vec<String>) -> Result<(), QueueError> {
+        for piece in pieces(lines, self.max_payload) {
+            match piece {
+                Piece::One { line, head } => self.send_record(&line, head).await?,
+                Piece::Pair {
+                    entry,
+                    entry_head,
+                    outcome,
+                    outcome_head,
+                } => {
+                    let id = entry_head.message_id(&entry);
+                    *self.by_kind.entry(entry_head.kind).or_default() += 1;
+                    *self.by_kind.entry(outcome_head.kind).or_default() += 1;
+                    let payload = Bytes::from(format!("{entry}\n{outcome}"));
+                    self.enqueue(outcome_head.url.as_deref(), id, payload, 2)
+                        .await?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     async fn send_one(&mut self, line: &str) -> Result<(), QueueError> {
+        self.send_record(line, Head::of(line)).await
+    }
+
+    /// Publishes the record on `line`, whose head is `head`.
+    async fn send_record(&mut self, line: &str, head: Head) -> Result<(), QueueError> {
         let Some(fitted) = fit(line, self.max_payload) else {
             self.counts.dropped += 1;
             eprintln!(
@@ -109,10 +142,13 @@ impl Publisher {
             );
             return Ok(());
         };
-        if matches!(fitted, Cow::Owned(_)) {
-            self.counts.too_large += 1;
-        }
-        let head = Head::of(&fitted);
+        let head = match fitted {
+            Cow::Owned(ref failure) => {
+                self.counts.too_large += 1;
+                Head::of(failure)
+            }
+            Cow::Borrowed(_) => head,
+        };
         let id = head.message_id(&fitted);
         *self.by_kind.entry(head.kind).or_default() += 1;
         let payload = Bytes::from(fitted.into_owned());
@@ -126,6 +162,17 @@ impl Publisher {
         url: Option<&str>,
         id: String,
         payload: Bytes,
+    ) -> Result<(), QueueError> {
+        self.enqueue(url, id, payload, 1).await
+    }
+
+    /// [`send_as`](Self::send_as) for a message holding `records` records.
+    async fn enqueue(
+        &mut self,
+        url: Option<&str>,
+        id: String,
+        payload: Bytes,
+        records: u64,
     ) -> Result<(), QueueError> {
         let subject = match self.partitions {
             0 => self.subject.clone(),
@@ -141,6 +188,7 @@ impl Publisher {
             subject,
             payload,
             id,
+            records,
         });
         while self.pending.len() > WINDOW {
             self.settle_oldest().await?;
@@ -188,6 +236,7 @@ impl Publisher {
             subject,
             payload,
             id,
+            records,
         }) = self.pending.pop_front()
         else {
             return Ok(());
@@ -196,8 +245,8 @@ impl Publisher {
         let mut answer: Result<_, PublishError> = ack.await;
         loop {
             match answer {
-                Ok(ack) if ack.duplicate => self.counts.duplicates += 1,
-                Ok(_) => self.counts.stored += 1,
+                Ok(ack) if ack.duplicate => self.counts.duplicates += records,
+                Ok(_) => self.counts.stored += records,
                 Err(e) => {
                     // Not acknowledged: the broker may have it or not. The same identity
                     // again stores it at most once.

@@ -122,7 +122,7 @@ pub async fn pull_selected(
         if selection.run.is_none() || crate::publish::run_of(&message) == selection.run {
             out.write_all(&message.payload)?;
             out.write_all(b"\n")?;
-            written += 1;
+            written += records_in(&message.payload);
         }
         read_to = info.stream_sequence;
         if info.pending == 0 {
@@ -131,6 +131,12 @@ pub async fn pull_selected(
     }
     out.flush()?;
     Ok(written)
+}
+
+/// The records a message holds: one line each (a ledger entry with its URL's outcome: two,
+/// [`crate::pairs`]).
+fn records_in(payload: &[u8]) -> u64 {
+    1 + memchr::memchr_iter(b'\n', payload).count() as u64
 }
 
 async fn last_sequence(handle: &mut Stream, stream: &str) -> Result<u64, QueueError> {

@@ -184,10 +184,10 @@ impl Held {
         self.bytes >= HELD_BYTES
     }
 
+    /// Publishes what is held, each URL's ledger entry with its outcome
+    /// ([`Publisher::send_run`]).
     async fn publish(&mut self, publisher: &mut Publisher) -> Result<(), QueueError> {
-        for line in self.lines.drain(..) {
-            publisher.send(&line).await?;
-        }
+        publisher.send_run(std::mem::take(&mut self.lines)).await?;
         self.bytes = 0;
         Ok(())
     }
@@ -345,12 +345,18 @@ async fn give_up(
     code: &str,
     why: &str,
 ) -> Result<(), QueueError> {
-    let line = String::from_utf8_lossy(&message.payload);
-    match gave_up(&line, code, why) {
+    let text = String::from_utf8_lossy(&message.payload);
+    // A message may hold a ledger entry before its URL's outcome (`crate::pairs`): the
+    // entry passes on, the outcome is given up.
+    let (entries, line) = text.rsplit_once('\n').unwrap_or(("", &text));
+    for entry in entries.lines() {
+        publisher.send(entry).await?;
+    }
+    match gave_up(line, code, why) {
         Some(failure) => publisher.send(&failure).await?,
         None => {
             eprintln!("rip-queue work: a record without a URL passed on unchanged: {why}");
-            publisher.send(&line).await?;
+            publisher.send(line).await?;
         }
     }
     message.ack_with(AckKind::Term).await.ok();

@@ -406,3 +406,46 @@ fn an_idle_worker_waits_for_the_first_record_then_leaves_when_done() {
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert_books_balance(&nats, &urls);
 }
+
+/// The messages the broker holds in the stream `name` (under the prefix `rip`).
+fn messages_in(nats: &NatsServer, name: &str) -> u64 {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let client = async_nats::connect(nats.url()).await.expect("connect");
+        let js = async_nats::jetstream::new(client);
+        let mut stream = js.get_stream(format!("rip_{name}")).await.expect("stream");
+        stream.info().await.expect("info").state.messages
+    })
+}
+
+#[test]
+fn a_urls_ledger_entry_is_stored_with_its_outcome_in_one_message() {
+    let nats = NatsServer::start();
+    let (_server, urls) = site(20, Duration::ZERO);
+    let cache = tempfile::tempdir().unwrap();
+    push_refs(&nats, &urls);
+    let ran = finish(worker(&nats, cache.path(), &["--batch", "8"]));
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_books_balance(&nats, &urls);
+    let (pulled, values) = pull(&nats, "docs");
+    let stored = messages_in(&nats, "docs");
+    // 20 docs, 20 ledger entries, and each run's summaries (three stages and rip-queue's).
+    assert_eq!(values.len() as u64, stored + 20, "{}", pulled.stdout);
+    let lines: Vec<&str> = pulled.stdout.lines().collect();
+    for url in &urls {
+        let at = lines
+            .iter()
+            .position(|l| l.contains("\"_type\":\"ledger\"") && l.contains(url.as_str()))
+            .unwrap_or_else(|| panic!("{url} entered"));
+        assert!(
+            lines[at + 1].contains("\"_type\":\"doc\"") && lines[at + 1].contains(url.as_str()),
+            "{url}: its entry, then its doc: {}",
+            lines[at + 1]
+        );
+    }
+    assert!(
+        pulled.stderr.contains(&format!("{} records", values.len())),
+        "pull counts records, not messages: {}",
+        pulled.stderr
+    );
+}
