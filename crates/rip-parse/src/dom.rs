@@ -120,39 +120,107 @@ pub fn node_attr<'a>(node: &NodeRef<'a, Node>, name: &str) -> Option<&'a str> {
     node.value().as_element().and_then(|e| attr(e, name))
 }
 
-/// Elements whose content is never text a reader sees.
-pub fn is_hidden(name: &str, el: &Elem<'_>) -> bool {
-    matches!(
-        name,
-        "script"
-            | "style"
-            | "noscript"
-            | "template"
-            | "head"
-            | "iframe"
-            | "object"
-            | "embed"
-            | "canvas"
-            | "select"
-            | "datalist"
-    ) || el.attr("hidden").is_some()
+/// What the text walks ask of every HTML element, worked out once for it (by the
+/// streaming pass when it opens, in a tree at each event) rather than by each walk
+/// at each event: how it breaks the flow of text, and whether it is hidden (content
+/// never seen: `script`, `style`, `head`…, or `[hidden]`), boilerplate (`header`,
+/// `nav`, `footer`, `aside`, or their ARIA roles), navigation, `[role=main]`, a
+/// heading, …
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Info {
+    /// How it breaks the flow of text ([`flow`]).
+    pub flow: Flow,
+    bits: u16,
 }
 
-/// Boilerplate outside a main element: site header, navigation, footer, sidebars.
-pub fn is_boilerplate(name: &str, el: &Elem<'_>) -> bool {
-    matches!(name, "header" | "nav" | "footer" | "aside")
-        || matches!(
-            el.attr("role"),
-            Some("banner" | "navigation" | "contentinfo" | "complementary" | "search")
-        )
+const HIDDEN: u16 = Info::HIDDEN;
+const BOILERPLATE: u16 = Info::BOILERPLATE;
+const NAV: u16 = Info::NAV;
+const ROLE_MAIN: u16 = Info::ROLE_MAIN;
+const SCRIPT: u16 = Info::SCRIPT;
+const PRE: u16 = Info::PRE;
+/// A heading's level (1 to 6) is in the bits from here.
+const LEVEL: u16 = 8;
+
+impl Info {
+    /// Its content is never text a reader sees.
+    pub const HIDDEN: u16 = 1;
+    /// Boilerplate outside a main element: site header, navigation, footer, sidebars.
+    pub const BOILERPLATE: u16 = 1 << 1;
+    /// Navigation (skipped in a main element's text).
+    pub const NAV: u16 = 1 << 2;
+    /// `[role=main]`.
+    pub const ROLE_MAIN: u16 = 1 << 3;
+    /// `script`, `style` or `template`: its text is never content.
+    pub const SCRIPT: u16 = 1 << 4;
+    /// `pre`.
+    pub const PRE: u16 = 1 << 5;
+
+    /// The info of an HTML element named `name`, with or without a `hidden` attribute,
+    /// and with the `role` attribute `role`.
+    pub fn of(name: &str, hidden: bool, role: Option<&str>) -> Self {
+        let (flow, mut bits) = by_name(name);
+        if hidden {
+            bits |= HIDDEN;
+        }
+        bits |= match role {
+            Some("navigation") => BOILERPLATE | NAV,
+            Some("banner" | "contentinfo" | "complementary" | "search") => BOILERPLATE,
+            Some("main") => ROLE_MAIN,
+            _ => 0,
+        };
+        Self { flow, bits }
+    }
+
+    /// The info of an HTML element of the streaming pass (its attributes: the first of
+    /// a name counts, as [`Elem::attr`] reads them).
+    pub fn of_attrs(name: &str, attrs: &[crate::visit::Attr<'_>]) -> Self {
+        let mut hidden = false;
+        let mut role = None;
+        for (n, v) in attrs {
+            match n.as_ref() {
+                "hidden" => hidden = true,
+                "role" if role.is_none() => role = Some(v.as_ref()),
+                _ => {}
+            }
+        }
+        Self::of(name, hidden, role)
+    }
+
+    /// True when the element has all of `bits` ([`Info::HIDDEN`], …).
+    pub fn has(self, bits: u16) -> bool {
+        self.bits & bits == bits
+    }
+
+    /// `h1` to `h6`: the level.
+    pub fn heading(self) -> Option<u8> {
+        let level = (self.bits >> LEVEL) & 7;
+        (level != 0).then_some(level as u8)
+    }
 }
 
-/// Navigation (skipped in a main element's text).
-pub fn is_nav(name: &str, el: &Elem<'_>) -> bool {
-    name == "nav" || el.attr("role") == Some("navigation")
+/// [`flow`] and the bits that come from an element's name.
+fn by_name(name: &str) -> (Flow, u16) {
+    use Flow::{Block, Inline};
+    match name {
+        "script" | "style" | "template" => (Inline, HIDDEN | SCRIPT),
+        "noscript" | "head" | "iframe" | "object" | "embed" | "canvas" | "select" | "datalist" => {
+            (Inline, HIDDEN)
+        }
+        "header" | "footer" | "aside" => (Block, BOILERPLATE),
+        "nav" => (Block, BOILERPLATE | NAV),
+        "pre" => (Block, PRE),
+        "h1" => (Block, 1 << LEVEL),
+        "h2" => (Block, 2 << LEVEL),
+        "h3" => (Block, 3 << LEVEL),
+        "h4" => (Block, 4 << LEVEL),
+        "h5" => (Block, 5 << LEVEL),
+        "h6" => (Block, 6 << LEVEL),
+        _ => (flow(name), 0),
+    }
 }
 
-/// Which elements a text walk leaves out, besides the hidden ones ([`is_hidden`]).
+/// Which elements a text walk leaves out, besides the hidden ones ([`Info::hidden`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
     /// Only the hidden ones.
@@ -164,13 +232,14 @@ pub enum Skip {
 }
 
 impl Skip {
-    /// True when the HTML element `name` and its content are left out.
-    pub fn skips(self, name: &str, el: &Elem<'_>) -> bool {
-        is_hidden(name, el)
+    /// True when the HTML element `el` and its content are left out.
+    pub fn skips(self, el: &Elem<'_>) -> bool {
+        let info = el.info;
+        info.has(Info::HIDDEN)
             || match self {
                 Skip::Hidden => false,
-                Skip::Nav => is_nav(name, el),
-                Skip::Boilerplate => is_boilerplate(name, el),
+                Skip::Nav => info.has(Info::NAV),
+                Skip::Boilerplate => info.has(Info::BOILERPLATE),
             }
     }
 }
@@ -320,12 +389,12 @@ impl TextWalk {
     /// An element opens: its name when it is an HTML element whose content counts.
     pub fn open<'e>(&mut self, el: &Elem<'e>) -> Option<&'e str> {
         let name = el.html_name()?;
-        if self.skipping > 0 || self.skip.skips(name, el) {
+        if self.skipping > 0 || self.skip.skips(el) {
             self.skipping += 1;
             return None;
         }
-        self.buf.brk(flow(name));
-        if name == "pre" {
+        self.buf.brk(el.info.flow);
+        if el.info.has(Info::PRE) {
             self.buf.pre += 1;
         }
         Some(name)
@@ -347,8 +416,8 @@ impl TextWalk {
             self.skipping -= 1;
             return None;
         }
-        self.buf.brk(flow(name));
-        if name == "pre" {
+        self.buf.brk(el.info.flow);
+        if el.info.has(Info::PRE) {
             self.buf.pre -= 1;
         }
         Some(name)
@@ -393,6 +462,112 @@ mod tests {
         assert_eq!(body_text("<p>  </p><p> a </p>"), "a");
         assert_eq!(body_text("<p>a <i>b</i> c</p>"), "a b c");
         assert_eq!(body_text("<p>a<i> b</i>c</p>"), "a bc");
+    }
+
+    /// What the text walks asked of each element before [`Info`]: the name lists and
+    /// the attributes, read at each event.
+    fn reference(name: &str, el: &Elem<'_>) -> (Flow, [bool; 6], Option<u8>) {
+        let hidden = matches!(
+            name,
+            "script"
+                | "style"
+                | "noscript"
+                | "template"
+                | "head"
+                | "iframe"
+                | "object"
+                | "embed"
+                | "canvas"
+                | "select"
+                | "datalist"
+        ) || el.attr("hidden").is_some();
+        let role = el.attr("role");
+        let boilerplate = matches!(name, "header" | "nav" | "footer" | "aside")
+            || matches!(
+                role,
+                Some("banner" | "navigation" | "contentinfo" | "complementary" | "search")
+            );
+        let nav = name == "nav" || role == Some("navigation");
+        let script = matches!(name, "script" | "style" | "template");
+        let level = match name.strip_prefix('h') {
+            Some(d) if d.len() == 1 => d.parse().ok().filter(|l| (1..=6).contains(l)),
+            _ => None,
+        };
+        let bits = [
+            hidden,
+            boilerplate,
+            nav,
+            role == Some("main"),
+            script,
+            name == "pre",
+        ];
+        (flow(name), bits, level)
+    }
+
+    fn read(i: Info) -> (Flow, [bool; 6], Option<u8>) {
+        let bits = [
+            Info::HIDDEN,
+            Info::BOILERPLATE,
+            Info::NAV,
+            Info::ROLE_MAIN,
+            Info::SCRIPT,
+            Info::PRE,
+        ];
+        (i.flow, bits.map(|b| i.has(b)), i.heading())
+    }
+
+    #[test]
+    fn an_elements_info_is_what_the_walks_read_at_each_event() {
+        let mut names: Vec<&str> = "a abbr address applet area article aside audio b base \
+            bdi big blockquote body br button canvas caption center cite code col colgroup \
+            data datalist dd del details dfn dialog dir div dl dt em embed fieldset \
+            figcaption figure font footer form frame frameset h1 h2 h3 h4 h5 h6 h7 h0 hh \
+            head header hgroup hr html i iframe img input ins kbd label legend li link main \
+            map mark marquee menu meta meter nav noembed noframes noscript object ol \
+            optgroup option output p param picture pre progress q rp rt ruby s samp script \
+            search section select slot small source span strong style sub summary sup svg \
+            table tbody td template textarea tfoot th thead time title tr track tt u ul var \
+            video wbr xmp x-custom"
+            .split_ascii_whitespace()
+            .collect();
+        names.push("");
+        let attr_sets: Vec<Vec<(&str, &str)>> = vec![
+            vec![],
+            vec![("hidden", "")],
+            vec![("class", "x"), ("hidden", "hidden")],
+            vec![("role", "main")],
+            vec![("role", "navigation")],
+            vec![("role", "search"), ("hidden", "")],
+            vec![("role", "banner")],
+            vec![("role", "contentinfo")],
+            vec![("role", "complementary")],
+            vec![("role", "Main")],
+            vec![("role", " navigation")],
+            vec![("role", "main"), ("role", "navigation")],
+            vec![("id", "role"), ("role", "presentation")],
+        ];
+        for name in names {
+            for set in &attr_sets {
+                let attrs: Vec<crate::visit::Attr<'_>> = set
+                    .iter()
+                    .map(|(n, v)| ((*n).into(), (*v).into()))
+                    .collect();
+                let el = Elem::streamed(name, true, &attrs);
+                assert_eq!(read(el.info), reference(name, &el), "{name} {set:?}");
+            }
+        }
+        // In a tree, the same.
+        let doc = parse(
+            "<nav hidden role=main><h3 role=banner>x</h3><pre>y</pre></nav>",
+            ParseLimits::default(),
+        )
+        .unwrap();
+        for node in doc.tree.root().descendants() {
+            if let Some(el) = node.value().as_element() {
+                let el = Elem::of_tree(el);
+                assert_eq!(read(el.info), reference(el.name, &el), "{}", el.name);
+            }
+        }
     }
 
     /// `TextBuf::push` as it was written first: a break for white space at either end

@@ -246,7 +246,7 @@ impl Visitor for Markdown {
             return;
         }
         let Some(name) = el.html_name() else { return };
-        if self.skip.skips(name, el) {
+        if self.skip.skips(el) {
             self.skipping = 1;
             return;
         }

@@ -10,6 +10,8 @@ use ego_tree::NodeRef;
 use ego_tree::iter::Edge;
 use scraper::Node;
 
+use crate::dom::Info;
+
 /// An attribute as the streaming pass read it: name (lower case) and value (decoded).
 pub type Attr<'a> = rip_html::Attr<'a>;
 
@@ -22,6 +24,8 @@ pub struct OpenElem<'a> {
     pub html: bool,
     /// What the tree construction rules need to know of it (`stream::kind`).
     pub kind: u16,
+    /// What the text walks need to know of it.
+    pub info: Info,
     /// Its attributes, in [`Path::attrs`].
     pub attrs: std::ops::Range<usize>,
 }
@@ -40,7 +44,7 @@ impl<'e> Path<'e> {
     /// The element at `i` as an event shows it.
     pub fn elem(&self, i: usize) -> Elem<'e> {
         let o = &self.elems[i];
-        Elem::streamed(&o.name, o.html, &self.attrs[o.attrs.clone()])
+        Elem::with_info(&o.name, o.html, o.info, &self.attrs[o.attrs.clone()])
     }
 }
 
@@ -51,6 +55,8 @@ pub struct Elem<'e> {
     pub name: &'e str,
     /// True for an element of the HTML namespace (not SVG or MathML).
     pub html: bool,
+    /// What the text walks need to know of it (the default for other namespaces).
+    pub info: Info,
     attrs: Attrs<'e>,
     /// Its ancestors and itself, in the streaming pass.
     pub path: Option<Path<'e>>,
@@ -65,9 +71,19 @@ enum Attrs<'e> {
 impl<'e> Elem<'e> {
     /// An element of the streaming pass.
     pub fn streamed(name: &'e str, html: bool, attrs: &'e [Attr<'e>]) -> Self {
+        let info = if html {
+            Info::of_attrs(name, attrs)
+        } else {
+            Info::default()
+        };
+        Self::with_info(name, html, info, attrs)
+    }
+
+    fn with_info(name: &'e str, html: bool, info: Info, attrs: &'e [Attr<'e>]) -> Self {
         Self {
             name,
             html,
+            info,
             attrs: Attrs::Stream(attrs),
             path: None,
         }
@@ -82,9 +98,17 @@ impl<'e> Elem<'e> {
 
     /// An element of a parsed tree.
     pub fn of_tree(el: &'e scraper::node::Element) -> Self {
+        let name = &el.name.local;
+        let html = el.name.ns == html5ever::ns!(html);
+        let attr = |n| crate::dom::attr(el, n);
         Self {
-            name: &el.name.local,
-            html: el.name.ns == html5ever::ns!(html),
+            name,
+            html,
+            info: if html {
+                Info::of(name, attr("hidden").is_some(), attr("role"))
+            } else {
+                Info::default()
+            },
             attrs: Attrs::Tree(el),
             path: None,
         }

@@ -4,7 +4,7 @@
 use url::Url;
 
 use super::Heading;
-use crate::dom::{Flow, Skip, TextBuf, TextWalk, flow};
+use crate::dom::{Flow, Info, Skip, TextBuf, TextWalk};
 use crate::markdown::Markdown;
 use crate::visit::{Depth, Elem, Visitor};
 
@@ -64,14 +64,14 @@ impl Visitor for Content {
         if let Some(md) = &mut self.markdown {
             md.open(el);
         }
-        let Some(name) = self.walk.open(el) else {
+        if self.walk.open(el).is_none() {
             return;
-        };
-        if let Some(level) = heading_level(name) {
+        }
+        if let Some(level) = el.info.heading() {
             let id = el.attr("id").map(str::to_owned);
             self.heading = Some((level, id, TextBuf::default()));
         } else if let Some((_, _, h)) = self.heading.as_mut() {
-            let f = flow(name);
+            let f = el.info.flow;
             h.brk(if f == Flow::Block { Flow::Cell } else { f });
         }
     }
@@ -92,10 +92,10 @@ impl Visitor for Content {
         if let Some(md) = &mut self.markdown {
             md.close(el);
         }
-        let Some(name) = self.walk.close(el) else {
+        if self.walk.close(el).is_none() {
             return;
-        };
-        if heading_level(name).is_some()
+        }
+        if el.info.heading().is_some()
             && let Some((level, id, h)) = self.heading.take()
         {
             let text = h.finish();
@@ -103,18 +103,6 @@ impl Visitor for Content {
                 self.headings.push(Heading { level, text, id });
             }
         }
-    }
-}
-
-fn heading_level(name: &str) -> Option<u8> {
-    match name {
-        "h1" => Some(1),
-        "h2" => Some(2),
-        "h3" => Some(3),
-        "h4" => Some(4),
-        "h5" => Some(5),
-        "h6" => Some(6),
-        _ => None,
     }
 }
 
@@ -176,7 +164,7 @@ impl Regions {
             Some(_)
                 if self.main.is_none()
                     && self.role_main.is_none()
-                    && el.attr("role") == Some("main") =>
+                    && el.info.has(Info::ROLE_MAIN) =>
             {
                 self.role_main = Some(Content::new(Skip::Nav, self.markdown.clone()));
             }

@@ -1,6 +1,6 @@
 //! The first half of generic extraction: the head fields and every link.
 
-use crate::dom::{Skip, TextBuf, TextWalk, flow};
+use crate::dom::{Info, Skip, TextBuf, TextWalk};
 use crate::visit::{Depth, Elem, Visitor};
 
 /// A link as written in the page (not resolved yet).
@@ -27,11 +27,6 @@ pub(super) struct HeadAndLinks {
     hidden: usize,
     /// The `<title>` being read.
     title_text: Option<(Depth, TextWalk)>,
-}
-
-/// Elements whose text is never content.
-fn is_script(name: &str) -> bool {
-    matches!(name, "script" | "style" | "template")
 }
 
 fn is_canonical(rel: Option<&str>) -> bool {
@@ -110,7 +105,7 @@ impl Visitor for HeadAndLinks {
             walk.open(el);
         }
         let Some(name) = el.html_name() else { return };
-        if is_script(name) {
+        if el.info.has(Info::SCRIPT) {
             self.hidden += 1;
             return;
         }
@@ -122,7 +117,7 @@ impl Visitor for HeadAndLinks {
             walk.open(el);
         }
         if !self.open_links.is_empty() {
-            let f = flow(name);
+            let f = el.info.flow;
             for &i in &self.open_links {
                 self.links[i].text.brk(f);
             }
@@ -141,7 +136,7 @@ impl Visitor for HeadAndLinks {
     fn close(&mut self, el: &Elem<'_>) {
         self.title_event(|w| _ = w.close(el), true);
         let Some(name) = el.html_name() else { return };
-        if is_script(name) {
+        if el.info.has(Info::SCRIPT) {
             self.hidden -= 1;
         } else if name == "a" && el.attr("href").is_some() {
             self.open_links.pop();

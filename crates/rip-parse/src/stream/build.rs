@@ -16,7 +16,7 @@ use super::kind::{
     CLOSES_P, FORMATTING, HEADING, IMPLIED_END, MARKER, SCOPE, SPECIAL, TABLE_MODE, TEMPLATE, VOID,
     kind,
 };
-use crate::dom::ParseLimits;
+use crate::dom::{Info, ParseLimits};
 use crate::visit::{Attr, Elem, OpenElem, Path, Visitor};
 use rip_html::{Quirks, Scanner, Token};
 
@@ -233,10 +233,16 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         if kind & TEMPLATE != 0 {
             self.templates += 1;
         }
+        let info = if html {
+            Info::of_attrs(&name, &self.attrs[start..])
+        } else {
+            Info::default()
+        };
         self.stack.push(Open {
             name,
             html,
             kind,
+            info,
             attrs: start..self.attrs.len(),
         });
         self.v.open(&Elem::on_path(Path {
