@@ -150,15 +150,31 @@ impl Writer {
 /// Appends `text` with a backslash before each character Markdown would read as markup
 /// (all ASCII: the text between them is copied in runs).
 fn escape_into(out: &mut String, text: &str, in_cell: bool) {
+    let markup = if in_cell { &MARKUP_IN_CELL } else { &MARKUP };
     let mut run = 0;
     for (i, b) in text.bytes().enumerate() {
-        if matches!(b, b'\\' | b'*' | b'_' | b'`' | b'[' | b']') || (in_cell && b == b'|') {
+        if markup[usize::from(b)] {
             out.push_str(&text[run..i]);
             out.push('\\');
             run = i;
         }
     }
     out.push_str(&text[run..]);
+}
+
+/// The bytes [`escape_into`] puts a backslash before (a backslash, `*`, `_`, a backtick,
+/// `[` and `]`; and `|` in a table cell).
+const MARKUP: [bool; 256] = markup(b"\\*_`[]");
+const MARKUP_IN_CELL: [bool; 256] = markup(b"\\*_`[]|");
+
+const fn markup(bytes: &[u8]) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
 }
 
 fn resolve(base: &Url, href: &str) -> String {
@@ -499,6 +515,23 @@ fn close(w: &mut Writer, name: &str, el: &Elem<'_>, base: &Url) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markup_characters_and_only_they_are_escaped() {
+        for in_cell in [false, true] {
+            let all: String = (0u8..0x80).map(char::from).chain("é☃".chars()).collect();
+            let mut out = String::new();
+            escape_into(&mut out, &all, in_cell);
+            let mut want = String::new();
+            for c in all.chars() {
+                if "\\*_`[]".contains(c) || (in_cell && c == '|') {
+                    want.push('\\');
+                }
+                want.push(c);
+            }
+            assert_eq!(out, want);
+        }
+    }
     use crate::dom::{ParseLimits, html_name, parse};
 
     fn md(body: &str) -> String {

@@ -203,10 +203,26 @@ fn all_in(s: &str, table: &[bool; 256]) -> bool {
 /// Appends the path of `rest`'s segments after the base's directory `dir` (`/a/b/`,
 /// or empty for the root), `.` and `..` segments removed: a `..` drops the segment
 /// before it (none above the root), and a path that ends in `.` or `..` ends in `/`.
-fn merged_path(out: &mut String, dir: &str, rest: &str) {
+fn merged_path(out: &mut String, dir: &str, mut rest: &str) {
     // The root's `/`: a `..` stops there.
     let root = out.len();
     out.push_str(if dir.is_empty() { "/" } else { dir });
+    // Leading `../` and `./` (`../../core/option/enum.Option.html`), then the rest
+    // whole when it cannot hold another dot segment (no `/.` in it, not `.` or `..`).
+    loop {
+        if let Some(r) = rest.strip_prefix("../") {
+            up(out, root);
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix("./") {
+            rest = r;
+        } else {
+            break;
+        }
+    }
+    if rest != "." && rest != ".." && !rest.as_bytes().windows(2).any(|w| w == b"/.") {
+        out.push_str(rest);
+        return;
+    }
     let mut from = 0;
     loop {
         let end = rest.as_bytes()[from..]
@@ -217,14 +233,7 @@ fn merged_path(out: &mut String, dir: &str, rest: &str) {
         // `out` ends with `/` here: the segments so far, and the empty one after them.
         match seg {
             "." => {}
-            ".." => {
-                if let Some(i) = out.as_bytes()[root..out.len() - 1]
-                    .iter()
-                    .rposition(|&c| c == b'/')
-                {
-                    out.truncate(root + i + 1);
-                }
-            }
+            ".." => up(out, root),
             _ => {
                 out.push_str(seg);
                 if end.is_some() {
@@ -236,6 +245,17 @@ fn merged_path(out: &mut String, dir: &str, rest: &str) {
             Some(e) => from = e + 1,
             None => return,
         }
+    }
+}
+
+/// Drops the last segment of `out` (which ends with `/`), keeping the root's `/` at
+/// `root`: what a `..` segment does.
+fn up(out: &mut String, root: usize) {
+    if let Some(i) = out.as_bytes()[root..out.len() - 1]
+        .iter()
+        .rposition(|&c| c == b'/')
+    {
+        out.truncate(root + i + 1);
     }
 }
 
