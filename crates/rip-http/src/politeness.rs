@@ -2,9 +2,11 @@
 //! robots.txt `Crawl-delay` when larger), a global rate, Retry-After push-backs that slow
 //! the whole host, and a circuit breaker.
 //!
-//! A request to a host waits, in order, for: the host's concurrency permit, its reserved
-//! start slot ([`SlotStore`], shared across processes when a cache folder is set), the
-//! global rate slot, and a total concurrency permit.
+//! A request to a host waits, in order, for: the host's concurrency permit, its start slot
+//! ([`SlotStore`], shared across processes when a cache folder is set), the global rate
+//! slot, and a total concurrency permit. A request whose slot has come, with a total permit
+//! free, starts in one update of the host's schedule; otherwise it reserves its slot, waits,
+//! and commits (two updates).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -15,6 +17,24 @@ use tokio::time::Instant;
 
 use crate::config::PolitenessConfig;
 use crate::slots::{MemorySlots, SlotStore};
+
+/// Where a request stands once its slot has come.
+enum Slot {
+    /// Started, in one update of the schedule, with its total concurrency permit.
+    Started {
+        stamp: u64,
+        total: OwnedSemaphorePermit,
+    },
+    /// Reserved and come: a total permit and the commit are next.
+    Reserved,
+}
+
+/// Sleeps for `wait`, unless it is zero (no timer then).
+async fn sleep(wait: Duration) {
+    if !wait.is_zero() {
+        tokio::time::sleep(wait).await;
+    }
+}
 
 /// The key of the global rate in the in-process slot store.
 const GLOBAL: &str = "\u{0}global";
@@ -174,49 +194,10 @@ impl Politeness {
             return Err(open);
         }
         let gap = self.gap(host) + self.jitter();
-        if gap.is_zero() {
-            // No gap to keep: only a Retry-After hold (this process's or another's) matters,
-            // and it is read without a lock.
-            let held = self.store.held_for(host);
-            if !held.is_zero() {
-                tokio::time::sleep(held).await;
-            }
-        } else {
-            let wait = self.store.reserve(host, gap);
-            if !wait.is_zero() {
-                tokio::time::sleep(wait).await;
-            }
-        }
-        if let Some(rate) = self.cfg.global_rate.filter(|r| *r > 0.0) {
-            let wait = self
-                .global
-                .reserve(GLOBAL, Duration::from_secs_f64(1.0 / rate));
-            if !wait.is_zero() {
-                tokio::time::sleep(wait).await;
-            }
-        }
-        let total = self
-            .total
-            .clone()
-            .acquire_owned()
-            .await
-            .expect("semaphore never closed");
-        // Commit right before sending: the previous request to this host may have started
-        // late or not be answered yet, or a Retry-After may have arrived since the
-        // reservation.
-        let mut started = None;
-        while !gap.is_zero() {
-            if let Some(open) = self.circuit(host) {
-                return Err(open);
-            }
-            match self.store.commit(host, gap) {
-                Ok(stamp) => {
-                    started = Some(stamp);
-                    break;
-                }
-                Err(wait) => tokio::time::sleep(wait).await,
-            }
-        }
+        let (total, started) = match self.to_slot(host, gap).await {
+            Slot::Started { stamp, total } => (total, Some(stamp)),
+            Slot::Reserved => self.commit(host, gap).await?,
+        };
         if let Some(open) = self.circuit(host) {
             return Err(open);
         }
@@ -226,6 +207,70 @@ impl Politeness {
             waited: start.elapsed(),
             started,
         })
+    }
+
+    /// Waits until the host's slot (and the global rate's) has come. With a gap and no
+    /// global rate, the wait is slept on a read of the schedule ([`SlotStore::ready_in`]), and
+    /// a request whose slot is still free then starts in one update
+    /// ([`SlotStore::start_or_reserve`]); otherwise its slot is reserved and waited for.
+    async fn to_slot(&self, host: &str, gap: Duration) -> Slot {
+        let rate = self.cfg.global_rate.filter(|r| *r > 0.0);
+        if gap.is_zero() {
+            // No gap to keep: only a Retry-After hold (this process's or another's) matters,
+            // and it is read without a lock.
+            sleep(self.store.held_for(host)).await;
+        } else if rate.is_none() {
+            sleep(self.store.ready_in(host, gap)).await;
+            if self.circuit(host).is_none()
+                && let Ok(total) = self.total.clone().try_acquire_owned()
+            {
+                match self.store.start_or_reserve(host, gap) {
+                    Ok(stamp) => return Slot::Started { stamp, total },
+                    Err(wait) => {
+                        drop(total);
+                        sleep(wait).await;
+                        return Slot::Reserved;
+                    }
+                }
+            }
+            sleep(self.store.reserve(host, gap)).await;
+        } else {
+            sleep(self.store.reserve(host, gap)).await;
+        }
+        if let Some(rate) = rate {
+            sleep(
+                self.global
+                    .reserve(GLOBAL, Duration::from_secs_f64(1.0 / rate)),
+            )
+            .await;
+        }
+        Slot::Reserved
+    }
+
+    /// With the slot reserved and come: a total concurrency permit, then the commit, right
+    /// before sending: the previous request to this host may have started late or not be
+    /// answered yet, or a Retry-After may have arrived since the reservation.
+    async fn commit(
+        &self,
+        host: &str,
+        gap: Duration,
+    ) -> Result<(OwnedSemaphorePermit, Option<u64>), CircuitOpen> {
+        let total = self
+            .total
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("semaphore never closed");
+        while !gap.is_zero() {
+            if let Some(open) = self.circuit(host) {
+                return Err(open);
+            }
+            match self.store.commit(host, gap) {
+                Ok(stamp) => return Ok((total, Some(stamp))),
+                Err(wait) => tokio::time::sleep(wait).await,
+            }
+        }
+        Ok((total, None))
     }
 
     fn jitter(&self) -> Duration {
@@ -275,6 +320,67 @@ mod tests {
         b.sort();
         assert_eq!(a, [0, 1000, 2000].map(Duration::from_millis));
         assert_eq!(b, [0, 1000].map(Duration::from_millis));
+    }
+
+    /// A schedule that counts its updates (the locked read-modify-writes of a host file).
+    #[derive(Debug, Default)]
+    struct Counted {
+        slots: MemorySlots,
+        updates: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Counted {
+        fn count(&self) {
+            self.updates
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    impl SlotStore for Counted {
+        fn reserve(&self, host: &str, gap: Duration) -> Duration {
+            self.count();
+            self.slots.reserve(host, gap)
+        }
+        fn commit(&self, host: &str, gap: Duration) -> Result<u64, Duration> {
+            self.count();
+            self.slots.commit(host, gap)
+        }
+        fn start_or_reserve(&self, host: &str, gap: Duration) -> Result<u64, Duration> {
+            self.count();
+            self.slots.start_or_reserve(host, gap)
+        }
+        fn push_back(&self, host: &str, wait: Duration) {
+            self.count();
+            self.slots.push_back(host, wait)
+        }
+        fn answered(&self, host: &str, started: u64) {
+            self.count();
+            self.slots.answered(host, started)
+        }
+        fn held_for(&self, host: &str) -> Duration {
+            self.slots.held_for(host)
+        }
+        fn ready_in(&self, host: &str, gap: Duration) -> Duration {
+            self.slots.ready_in(host, gap)
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_whose_slot_has_come_starts_in_one_update_of_its_schedule() {
+        let store = Arc::new(Counted::default());
+        let p = Politeness::new(sched(250, 0).cfg.clone(), store.clone());
+        let t0 = Instant::now();
+        let mut starts = Vec::new();
+        for _ in 0..3 {
+            let permit = p.acquire("a").await.unwrap();
+            starts.push(t0.elapsed());
+            tokio::time::advance(Duration::from_millis(2)).await; // the answer comes
+            p.answered("a", &permit);
+        }
+        // Each a gap after the previous answer, as before.
+        assert_eq!(starts, [0, 252, 504].map(Duration::from_millis));
+        // A start and an answer per request (a reservation, a commit and an answer before).
+        assert_eq!(store.updates.load(std::sync::atomic::Ordering::Relaxed), 6);
     }
 
     #[tokio::test(start_paused = true)]

@@ -50,6 +50,12 @@ pub trait SlotStore: Send + Sync + std::fmt::Debug {
     /// [`answered`](Self::answered). Otherwise returns how long to wait before trying again
     /// (nothing is recorded).
     fn commit(&self, host: &str, gap: Duration) -> Result<u64, Duration>;
+    /// A [`reserve`](Self::reserve) and, when it leaves nothing to wait for, a
+    /// [`commit`](Self::commit), in one update: `Ok` with the start's stamp when the request
+    /// may start now; otherwise the reservation stands and `Err` says how long to wait before
+    /// committing. A request whose slot has come (its wait slept on
+    /// [`ready_in`](Self::ready_in)) starts with one locked update instead of two.
+    fn start_or_reserve(&self, host: &str, gap: Duration) -> Result<u64, Duration>;
     /// Holds `host` until at least `now + wait` (a Retry-After): no reservation or commit
     /// goes through before then.
     fn push_back(&self, host: &str, wait: Duration);
@@ -116,6 +122,19 @@ impl Schedule {
             self.last_start + gap
         };
         self.next.max(self.hold).max(after_last)
+    }
+
+    /// [`reserve`](Self::reserve), then [`commit`](Self::commit) when the slot is now and
+    /// the commit passes; else only the reservation, and the wait before committing.
+    fn start_or_reserve(&mut self, now: u64, gap: u64) -> Result<u64, u64> {
+        let mut started = *self;
+        if started.reserve(now, gap) == 0
+            && let Ok(stamp) = started.commit(now, gap)
+        {
+            *self = started;
+            return Ok(stamp);
+        }
+        Err(self.reserve(now, gap))
     }
 
     fn commit(&mut self, now: u64, gap: u64) -> Result<u64, u64> {
@@ -229,6 +248,11 @@ impl SlotStore for MemorySlots {
             .map_err(Duration::from_micros)
     }
 
+    fn start_or_reserve(&self, host: &str, gap: Duration) -> Result<u64, Duration> {
+        self.with(host, |s, now| s.start_or_reserve(now, us(gap)))
+            .map_err(Duration::from_micros)
+    }
+
     fn push_back(&self, host: &str, wait: Duration) {
         self.with(host, |s, now| s.push_back(now, us(wait)));
     }
@@ -294,6 +318,23 @@ impl FileSlots {
         })
     }
 
+    /// `f` on `host`'s shared schedule; `local` (this process's schedule) when its file
+    /// cannot be used, with a warning.
+    fn shared_or_local<T>(
+        &self,
+        host: &str,
+        f: impl FnOnce(&mut Schedule, u64) -> T,
+        local: impl FnOnce() -> T,
+    ) -> T {
+        self.update(host, f).unwrap_or_else(|e| {
+            tracing::warn!(
+                host,
+                "cannot use the shared host schedule: {e}; using this process's"
+            );
+            local()
+        })
+    }
+
     /// The schedule in `host`'s file as it stands (no lock: a torn read parses as "no
     /// constraint", and the commit, under the lock, has the last word). A host without a
     /// file yet has an empty schedule: nothing is created for a read.
@@ -340,29 +381,30 @@ fn file_name(host: &str) -> String {
 
 impl SlotStore for FileSlots {
     fn reserve(&self, host: &str, gap: Duration) -> Duration {
-        match self.update(host, |s, now| s.reserve(now, us(gap))) {
-            Ok(wait) => Duration::from_micros(wait),
-            Err(e) => {
-                tracing::warn!(
-                    host,
-                    "cannot use the shared host schedule: {e}; using this process's"
-                );
-                self.fallback.reserve(host, gap)
-            }
-        }
+        self.shared_or_local(
+            host,
+            |s, now| Duration::from_micros(s.reserve(now, us(gap))),
+            || self.fallback.reserve(host, gap),
+        )
     }
 
     fn commit(&self, host: &str, gap: Duration) -> Result<u64, Duration> {
-        match self.update(host, |s, now| s.commit(now, us(gap))) {
-            Ok(committed) => committed.map_err(Duration::from_micros),
-            Err(e) => {
-                tracing::warn!(
-                    host,
-                    "cannot use the shared host schedule: {e}; using this process's"
-                );
-                self.fallback.commit(host, gap)
-            }
-        }
+        self.shared_or_local(
+            host,
+            |s, now| s.commit(now, us(gap)).map_err(Duration::from_micros),
+            || self.fallback.commit(host, gap),
+        )
+    }
+
+    fn start_or_reserve(&self, host: &str, gap: Duration) -> Result<u64, Duration> {
+        self.shared_or_local(
+            host,
+            |s, now| {
+                s.start_or_reserve(now, us(gap))
+                    .map_err(Duration::from_micros)
+            },
+            || self.fallback.start_or_reserve(host, gap),
+        )
     }
 
     fn push_back(&self, host: &str, wait: Duration) {
@@ -422,6 +464,37 @@ mod tests {
         assert_eq!(s.reserve("b", g), Duration::from_secs(5));
         tokio::time::advance(Duration::from_secs(10)).await;
         assert_eq!(s.reserve("a", g), Duration::ZERO);
+    }
+
+    #[test]
+    fn start_or_reserve_starts_a_free_host_and_otherwise_reserves_as_reserve_does() {
+        let gap = 100_000;
+        let mut s = Schedule::default();
+        assert_eq!(
+            s.start_or_reserve(1_000, gap),
+            Ok(1_000),
+            "a free host starts now"
+        );
+        assert_eq!(
+            (s.last_start, s.unanswered, s.next),
+            (1_000, 1_000, 101_000)
+        );
+        // Its answer 2 ms later: the next start is a gap after the answer.
+        s.answered(3_000, 1_000);
+        let mut reserved = s;
+        let wait = reserved.reserve(50_000, gap);
+        assert_eq!(s.start_or_reserve(50_000, gap), Err(wait));
+        assert_eq!(wait, 53_000, "a gap after the answer");
+        assert_eq!(s, reserved, "the reservation stands");
+        // At its slot the reserved request commits; another one waits a gap more.
+        assert_eq!(s.start_or_reserve(103_000, gap), Err(gap));
+        assert_eq!(s.commit(103_000, gap), Ok(103_000));
+        // Unanswered: no start, a reservation, and the commit polls for the answer.
+        let mut unanswered = Schedule::default();
+        unanswered.start_or_reserve(1_000, gap).unwrap();
+        assert_eq!(unanswered.start_or_reserve(101_000, gap), Err(0));
+        assert_eq!(unanswered.last_start, 1_000, "nothing started");
+        assert!(unanswered.commit(101_000, gap).is_err());
     }
 
     #[test]
