@@ -270,6 +270,81 @@ pub fn flow(name: &str) -> Flow {
     }
 }
 
+/// Text collapsing white space, read in one pass: `gap(s)` for each run of white space,
+/// `stretch(s, …)` for the text between runs, words with single spaces between them,
+/// which such text keeps as they are (as it would give them word by word).
+pub fn stretches<S>(
+    s: &mut S,
+    text: &str,
+    mut gap: impl FnMut(&mut S),
+    mut stretch: impl FnMut(&mut S, &str),
+) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    loop {
+        let run = i;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i > run {
+            gap(s);
+        }
+        if i == b.len() {
+            return;
+        }
+        let start = i;
+        i = stretch_end(b, i);
+        stretch(s, &text[start..i]);
+    }
+}
+
+/// Where the stretch of text from `i` (not white space) ends: at the first white space
+/// that is not a single space before more text.
+fn stretch_end(b: &[u8], mut i: usize) -> usize {
+    loop {
+        while i < b.len() && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace()) {
+            i += 1;
+        } else {
+            return i;
+        }
+    }
+}
+
+/// Every string of up to four of `pieces`, for the tests.
+#[cfg(test)]
+pub(crate) fn pieced(pieces: &[&str]) -> Vec<String> {
+    let mut texts = vec![String::new()];
+    for _ in 0..4 {
+        let more: Vec<String> = texts
+            .iter()
+            .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+            .collect();
+        texts.extend(more);
+    }
+    texts
+}
+
+/// Text collapsing white space as it was first written, for the tests: `gap` for white
+/// space at either end and between words, `word` for each word.
+#[cfg(test)]
+pub(crate) fn by_words<S>(s: &mut S, text: &str, gap: fn(&mut S), word: fn(&mut S, &str)) {
+    if text.starts_with(|c: char| c.is_ascii_whitespace()) {
+        gap(s);
+    }
+    for (i, w) in text.split_ascii_whitespace().enumerate() {
+        if i > 0 {
+            gap(s);
+        }
+        word(s, w);
+    }
+    if text.ends_with(|c: char| c.is_ascii_whitespace()) {
+        gap(s);
+    }
+}
+
 /// Builds readable text: whitespace runs collapse to one space, blocks start new
 /// lines, and leading and trailing whitespace is dropped.
 #[derive(Debug, Default)]
@@ -293,34 +368,11 @@ impl TextBuf {
         // Each run of white space is a break (at least a space); the text between runs
         // is copied in stretches of words with single spaces between them, which stay
         // as they are.
-        let b = text.as_bytes();
-        let mut i = 0;
-        loop {
-            let run = i;
-            while i < b.len() && b[i].is_ascii_whitespace() {
-                i += 1;
-            }
-            if i > run {
-                self.brk(Flow::Cell);
-            }
-            if i == b.len() {
-                return;
-            }
-            let start = i;
-            loop {
-                while i < b.len() && !b[i].is_ascii_whitespace() {
-                    i += 1;
-                }
-                if b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace())
-                {
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-            self.flush_pending();
-            self.out.push_str(&text[start..i]);
-        }
+        let stretch = |buf: &mut Self, s: &str| {
+            buf.flush_pending();
+            buf.out.push_str(s);
+        };
+        stretches(self, text, |buf| buf.brk(Flow::Cell), stretch);
     }
 
     /// Marks a break of the given kind before the next text.
@@ -573,36 +625,21 @@ mod tests {
     /// `TextBuf::push` as it was written first: a break for white space at either end
     /// and between words, each word pushed alone.
     fn push_by_words(buf: &mut TextBuf, text: &str) {
-        if text.starts_with(|c: char| c.is_ascii_whitespace()) {
-            buf.brk(Flow::Cell);
-        }
-        for (i, word) in text.split_ascii_whitespace().enumerate() {
-            if i > 0 {
-                buf.brk(Flow::Cell);
-            }
+        let word = |buf: &mut TextBuf, w: &str| {
             buf.flush_pending();
-            buf.out.push_str(word);
-        }
-        if text.ends_with(|c: char| c.is_ascii_whitespace()) {
-            buf.brk(Flow::Cell);
-        }
+            buf.out.push_str(w);
+        };
+        by_words(buf, text, |buf| buf.brk(Flow::Cell), word);
     }
 
     #[test]
     fn text_in_stretches_is_text_word_by_word() {
-        // Every string of up to 6 pieces of words, spaces, other white space, non-ASCII,
+        // Every string of up to 4 pieces of words, spaces, other white space, non-ASCII,
         // pushed in one or two runs after a block break.
         let pieces = [
             "a", "bc", " ", "  ", "\n", "\t \r", "\u{c}", "é", "\u{a0}", "\u{b}",
         ];
-        let mut texts = vec![String::new()];
-        for _ in 0..4 {
-            let more: Vec<String> = texts
-                .iter()
-                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
-                .collect();
-            texts.extend(more);
-        }
+        let texts = pieced(&pieces);
         for t in &texts {
             for split in [0, t.len() / 2] {
                 let split = (0..=split).rev().find(|&i| t.is_char_boundary(i)).unwrap();

@@ -11,7 +11,7 @@ use ego_tree::NodeRef;
 use scraper::Node;
 use url::Url;
 
-use crate::dom::{Flow, Skip, flow};
+use crate::dom::{Flow, Skip, flow, stretches};
 use crate::visit::{Depth, Elem, Visitor, walk_tree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -130,20 +130,15 @@ impl Writer {
         self.out.push_str(s);
     }
 
+    /// Text, white space collapsed: each run of it asks for a space; the words between
+    /// are written in stretches with single spaces between them, which are written as
+    /// they are (what asking for a space between each two words would give).
     fn text(&mut self, text: &str) {
-        if text.starts_with(|c: char| c.is_ascii_whitespace()) {
-            self.want(Gap::Space);
-        }
-        for (i, word) in text.split_ascii_whitespace().enumerate() {
-            if i > 0 {
-                self.want(Gap::Space);
-            }
-            self.flush();
-            escape_into(&mut self.out, word, self.in_cell > 0);
-        }
-        if text.ends_with(|c: char| c.is_ascii_whitespace()) {
-            self.want(Gap::Space);
-        }
+        let stretch = |w: &mut Self, s: &str| {
+            w.flush();
+            escape_into(&mut w.out, s, w.in_cell > 0);
+        };
+        stretches(self, text, |w| w.want(Gap::Space), stretch);
     }
 }
 
@@ -515,6 +510,55 @@ fn close(w: &mut Writer, name: &str, el: &Elem<'_>, base: &Url) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Writer::text` as it was written first: a space asked for between each two words.
+    fn text_by_words(w: &mut Writer, text: &str) {
+        let word = |w: &mut Writer, word: &str| {
+            w.flush();
+            escape_into(&mut w.out, word, w.in_cell > 0);
+        };
+        crate::dom::by_words(w, text, |w| w.want(Gap::Space), word);
+    }
+
+    #[test]
+    fn text_in_stretches_is_text_word_by_word() {
+        let pieces = ["a", "b*", " ", "  ", "\n", "\t \r", "é", "\u{b}", "|"];
+        let texts = crate::dom::pieced(&pieces);
+        // Writers in the states text may find them in.
+        let writer = |state: usize| {
+            let mut w = Writer::default();
+            if state & 1 != 0 {
+                w.out.push_str("before");
+            }
+            if state & 2 != 0 {
+                w.prefixes.push("> ");
+                w.marker = Some("- ".into());
+            }
+            if state & 4 != 0 {
+                w.in_cell = 1;
+            }
+            if state & 8 != 0 {
+                w.want(Gap::Para);
+            }
+            w
+        };
+        for t in &texts {
+            for state in 0..16 {
+                let (mut ours, mut theirs) = (writer(state), writer(state));
+                let split = (0..=t.len() / 2).rev().find(|&i| t.is_char_boundary(i));
+                let (x, y) = t.split_at(split.unwrap_or(0));
+                for part in [x, y, "end"] {
+                    ours.text(part);
+                    text_by_words(&mut theirs, part);
+                }
+                assert_eq!(
+                    (ours.out, ours.gap, ours.gap_depth, ours.marker),
+                    (theirs.out, theirs.gap, theirs.gap_depth, theirs.marker),
+                    "{t:?} in state {state}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn markup_characters_and_only_they_are_escaped() {
