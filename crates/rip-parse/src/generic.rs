@@ -20,7 +20,7 @@ use crate::dom::{ParseLimits, Skip, html_name, node_attr};
 use crate::stream::{self, Bail};
 use crate::visit::{Elem, Visitor, walk_tree};
 use content::{Content, ContentFields, Regions};
-use head::{HeadAndLinks, RawLink};
+use head::{HeadAndLinks, OpenLink};
 
 /// What generic extraction found on a page: plain strings, so that the page's DOM
 /// can be dropped before they are turned into JSON values ([`Generic::into_fields`]).
@@ -171,6 +171,16 @@ pub fn base_url(html: &Html, page_url: &Url) -> Url {
     page_url.clone()
 }
 
+/// The `href` of the first `<base>` that has one (what generic extraction resolves
+/// against, as [`HeadAndLinks`] reads it).
+fn first_base_href(html: &Html) -> Option<&str> {
+    html.tree
+        .root()
+        .descendants()
+        .filter(|n| html_name(n) == Some("base"))
+        .find_map(|n| node_attr(&n, "href"))
+}
+
 /// The content region: the first `<main>` or `[role=main]`, else `<body>`, else the
 /// document, with what its text leaves out besides hidden elements: boilerplate in a
 /// body, navigation in a main element.
@@ -196,9 +206,10 @@ pub fn content_root(html: &Html) -> (NodeRef<'_, Node>, Skip) {
 
 /// Extracts the generic fields of a parsed page.
 pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
-    let mut head = HeadAndLinks::default();
+    let base = resolve_base(first_base_href(html), page_url);
+    let mut head = HeadAndLinks::new(&base);
     walk_tree(html.tree.root(), &mut head);
-    let base = resolve_base(head.base_href.as_deref(), page_url);
+    debug_assert_eq!(head.base_href.as_deref(), first_base_href(html));
     let (root, skip) = content_root(html);
     let mut content = Content::new(skip, with_markdown.then(|| base.clone()));
     walk_tree(root, &mut content);
@@ -233,7 +244,7 @@ impl<'u> GenericWalk<'u> {
     /// A walk over a page served from `page_url`, with Markdown when `with_markdown`.
     pub fn new(page_url: &'u Url, with_markdown: bool) -> Self {
         Self {
-            head: HeadAndLinks::default(),
+            head: HeadAndLinks::new(page_url),
             regions: Regions::new(with_markdown.then(|| page_url.clone())),
             page_url,
             base: page_url.clone(),
@@ -245,7 +256,7 @@ impl<'u> GenericWalk<'u> {
     /// The fields read; an error when the page turned out to need a tree.
     pub fn finish(self) -> Result<Generic, Bail> {
         if self.late_base {
-            return Err(Bail("a <base> after the content began (Markdown links)"));
+            return Err(Bail("a <base> after a link or the content began"));
         }
         let content = self.regions.finish().ok_or(Bail("no body"))?;
         Ok(assemble(self.head, content, &self.base))
@@ -258,7 +269,10 @@ impl Visitor for GenericWalk<'_> {
         self.head.open(el);
         if !had_base && let Some(href) = self.head.base_href.as_deref() {
             self.base = resolve_base(Some(href), self.page_url);
-            self.late_base |= self.markdown && self.regions.begun();
+            // Links read so far resolved against the page URL; Markdown too.
+            self.late_base |=
+                !self.head.links.is_empty() || (self.markdown && self.regions.begun());
+            self.head.base = crate::resolve::Resolver::new(&self.base);
             if self.markdown {
                 self.regions.markdown_base(&self.base);
             }
@@ -301,24 +315,13 @@ fn assemble(head: HeadAndLinks, content: ContentFields, base: &Url) -> Generic {
             .collect(),
         headings: content.headings,
         text: content.text,
-        links: resolve_links(head.links, base),
+        links: head
+            .links
+            .into_iter()
+            .filter_map(OpenLink::finish)
+            .collect(),
         markdown: content.markdown,
     }
-}
-
-/// The links resolved against `base` (those that do not resolve left out).
-fn resolve_links(links: Vec<RawLink>, base: &Url) -> Vec<Link> {
-    let base = crate::resolve::Resolver::new(base);
-    links
-        .into_iter()
-        .filter_map(|l| {
-            Some(Link {
-                href: base.join(l.href.trim())?,
-                text: l.text.finish(),
-                rel: l.rel.filter(|r| !r.trim().is_empty()),
-            })
-        })
-        .collect()
 }
 
 #[cfg(test)]

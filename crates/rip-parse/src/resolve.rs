@@ -21,79 +21,94 @@ use url::{Position, Url};
 
 /// `base.join(href)` as a string, or `None` when `href` does not resolve.
 pub fn join(base: &Url, href: &str) -> Option<String> {
-    Resolver::new(base).join(href)
+    resolve(base, parts_of(base), href)
 }
 
-/// Resolves references against one base URL, its pieces cut out once.
-pub struct Resolver<'u> {
-    base: &'u Url,
-    /// For an `http` or `https` base with a host: the base up to its path, its path up
-    /// to its last `/`, and the base without its fragment.
-    parts: Option<(&'u str, &'u str, &'u str)>,
+/// Resolves references against one base URL, its pieces found once.
+#[derive(Debug, Clone)]
+pub struct Resolver {
+    base: Url,
+    parts: Option<Parts>,
 }
 
-impl<'u> Resolver<'u> {
+impl Resolver {
     /// A resolver against `base`.
-    pub fn new(base: &'u Url) -> Self {
-        let parts = (matches!(base.scheme(), "http" | "https") && base.has_host()).then(|| {
-            let path = base.path();
-            let dir = path.as_bytes().iter().rposition(|&c| c == b'/');
-            (
-                &base[..Position::BeforePath],
-                &path[..dir.map_or(0, |i| i + 1)],
-                &base[..Position::AfterQuery],
-            )
-        });
-        Self { base, parts }
+    pub fn new(base: &Url) -> Self {
+        Self {
+            base: base.clone(),
+            parts: parts_of(base),
+        }
     }
 
     /// `base.join(href)` as a string, or `None` when `href` does not resolve.
     pub fn join(&self, href: &str) -> Option<String> {
-        match self.fast(href) {
-            Some(s) => Some(s),
-            None => self.base.join(href).ok().map(String::from),
-        }
+        resolve(&self.base, self.parts, href)
     }
+}
 
-    /// The resolved reference when it is one the fast path knows to resolve as
-    /// `Url::join` would; `None` otherwise (not an answer: ask `Url::join`).
-    fn fast(&self, href: &str) -> Option<String> {
-        if let Some(url) = absolute(href) {
-            return url;
-        }
-        let (origin, dir, no_fragment) = self.parts?;
-        let b = href.as_bytes();
-        let hash = b
-            .iter()
-            .position(|&c| !PATH[usize::from(c)])
-            .unwrap_or(b.len());
-        if hash < b.len() && b[hash] != b'#' {
-            return None;
-        }
-        let (path, fragment) = (&href[..hash], href.get(hash + 1..));
-        if fragment.is_some_and(|f| !all_in(f, &FRAGMENT)) {
-            return None;
-        }
-        let mut out = String::with_capacity(no_fragment.len() + href.len());
-        if path.is_empty() {
-            // A fragment alone (or nothing): the base without its fragment.
-            out.push_str(no_fragment);
-        } else {
-            if path.starts_with("//") {
-                return None;
-            }
-            out.push_str(origin);
-            match path.strip_prefix('/') {
-                Some(rest) => merged_path(&mut out, "", rest),
-                None => merged_path(&mut out, dir, path),
-            }
-        }
-        if let Some(f) = fragment {
-            out.push('#');
-            out.push_str(f);
-        }
-        Some(out)
+/// For an `http` or `https` base with a host: where in it its path starts, where its
+/// path's last `/` ends, and where its query ends.
+type Parts = (usize, usize, usize);
+
+fn parts_of(base: &Url) -> Option<Parts> {
+    (matches!(base.scheme(), "http" | "https") && base.has_host()).then(|| {
+        let path_start = base[..Position::BeforePath].len();
+        let dir = base.path().as_bytes().iter().rposition(|&c| c == b'/');
+        (
+            path_start,
+            path_start + dir.map_or(0, |i| i + 1),
+            base[..Position::AfterQuery].len(),
+        )
+    })
+}
+
+fn resolve(base: &Url, parts: Option<Parts>, href: &str) -> Option<String> {
+    match fast(base, parts, href) {
+        Some(s) => Some(s),
+        None => base.join(href).ok().map(String::from),
     }
+}
+
+/// The resolved reference when it is one the fast path knows to resolve as `Url::join`
+/// would; `None` otherwise (not an answer: ask `Url::join`).
+fn fast(base: &Url, parts: Option<Parts>, href: &str) -> Option<String> {
+    if let Some(url) = absolute(href) {
+        return url;
+    }
+    let (path_at, dir_end, query_end) = parts?;
+    let s = base.as_str();
+    let (origin, dir, no_fragment) = (&s[..path_at], &s[path_at..dir_end], &s[..query_end]);
+    let b = href.as_bytes();
+    let hash = b
+        .iter()
+        .position(|&c| !PATH[usize::from(c)])
+        .unwrap_or(b.len());
+    if hash < b.len() && b[hash] != b'#' {
+        return None;
+    }
+    let (path, fragment) = (&href[..hash], href.get(hash + 1..));
+    if fragment.is_some_and(|f| !all_in(f, &FRAGMENT)) {
+        return None;
+    }
+    let mut out = String::with_capacity(no_fragment.len() + href.len());
+    if path.is_empty() {
+        // A fragment alone (or nothing): the base without its fragment.
+        out.push_str(no_fragment);
+    } else {
+        if path.starts_with("//") {
+            return None;
+        }
+        out.push_str(origin);
+        match path.strip_prefix('/') {
+            Some(rest) => merged_path(&mut out, "", rest),
+            None => merged_path(&mut out, dir, path),
+        }
+    }
+    if let Some(f) = fragment {
+        out.push('#');
+        out.push_str(f);
+    }
+    Some(out)
 }
 
 /// An absolute `http` or `https` URL in the form `Url::parse` writes it back, resolved:
@@ -333,7 +348,7 @@ mod tests {
             "a/..",
             "",
         ] {
-            assert!(Resolver::new(&base).fast(h).is_some(), "{h}");
+            assert!(fast(&base, parts_of(&base), h).is_some(), "{h}");
         }
         let file = Url::parse("file:///c:/x/y").unwrap();
         check(&file, "../z");
@@ -345,7 +360,7 @@ mod tests {
             "https://github.com/rust-lang/rust/issues/198#issuecomment-1",
             "http://a-b.c0.example/x/./y/../z.html",
         ] {
-            assert!(Resolver::new(&base).fast(h).is_some(), "{h}");
+            assert!(fast(&base, parts_of(&base), h).is_some(), "{h}");
         }
     }
 

@@ -1,26 +1,42 @@
 //! The first half of generic extraction: the head fields and every link.
 
+use url::Url;
+
 use crate::dom::{Info, Skip, TextBuf, TextWalk};
+use crate::resolve::Resolver;
 use crate::visit::{Depth, Elem, Visitor};
 
-/// A link as written in the page (not resolved yet).
-pub(super) struct RawLink {
-    pub href: String,
+/// A link as read so far: its `href` resolved (`None`: it does not resolve).
+pub(super) struct OpenLink {
+    pub href: Option<String>,
     pub text: TextBuf,
     pub rel: Option<String>,
 }
 
-/// Reads the head fields (the first of each) and every `<a href>` with its text, as
-/// written in the page (nothing resolved yet), from the events of the whole page.
-#[derive(Default)]
+impl OpenLink {
+    /// The link, when its `href` resolves.
+    pub fn finish(self) -> Option<super::Link> {
+        Some(super::Link {
+            href: self.href?,
+            text: self.text.finish(),
+            rel: self.rel.filter(|r| !r.trim().is_empty()),
+        })
+    }
+}
+
+/// Reads the head fields (the first of each, as written in the page) and every
+/// `<a href>` with its text, its `href` resolved as it opens against [`Self::base`],
+/// from the events of the whole page.
 pub(super) struct HeadAndLinks {
+    /// What links resolve against.
+    pub base: Resolver,
     pub title: Option<String>,
     pub lang: Option<String>,
     pub base_href: Option<String>,
     pub canonical: Option<String>,
     pub description: Option<String>,
     pub keywords: Option<String>,
-    pub links: Vec<RawLink>,
+    pub links: Vec<OpenLink>,
     /// The links the walk is inside of (nested `<a>` is possible in a parsed tree).
     open_links: Vec<usize>,
     /// How deep the walk is in script, style and template elements.
@@ -37,6 +53,23 @@ fn is_canonical(rel: Option<&str>) -> bool {
 }
 
 impl HeadAndLinks {
+    /// A reader whose links resolve against `base`.
+    pub fn new(base: &Url) -> Self {
+        Self {
+            base: Resolver::new(base),
+            title: None,
+            lang: None,
+            base_href: None,
+            canonical: None,
+            description: None,
+            keywords: None,
+            links: Vec::new(),
+            open_links: Vec::new(),
+            hidden: 0,
+            title_text: None,
+        }
+    }
+
     /// Takes in what an element holds: a head field, or a link.
     fn element(&mut self, name: &str, el: &Elem<'_>) {
         match name {
@@ -60,8 +93,8 @@ impl HeadAndLinks {
             "a" => {
                 if let Some(href) = el.attr("href") {
                     self.open_links.push(self.links.len());
-                    self.links.push(RawLink {
-                        href: href.to_owned(),
+                    self.links.push(OpenLink {
+                        href: self.base.join(href.trim()),
                         text: TextBuf::default(),
                         rel: el.attr("rel").map(str::to_owned),
                     });

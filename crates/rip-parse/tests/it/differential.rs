@@ -153,6 +153,29 @@ fn a_link_opened_inside_a_link_closes_it_and_streams() {
     }
 }
 
+#[test]
+fn a_base_after_a_link_goes_to_the_tree_which_resolves_every_link_against_it() {
+    // Links resolve as they open in the streaming pass: one read before the `<base>`
+    // would have resolved against the page URL.
+    let html = "<p><a href=x>one</a><base href='/late/'><a href=y>two</a>";
+    assert!(!same(html), "streamed");
+    let url = Url::parse("http://site.test/dir/page.html").unwrap();
+    let tree = parse(html, ParseLimits::default()).unwrap();
+    let hrefs: Vec<String> = extract(&tree, &url, false)
+        .links
+        .into_iter()
+        .map(|l| l.href)
+        .collect();
+    assert_eq!(
+        hrefs,
+        ["http://site.test/late/x", "http://site.test/late/y"]
+    );
+    // A `<base>` before the links streams.
+    assert!(same(
+        "<base href='/b/'><p><a href=x>one</a><a href=y>two</a>"
+    ));
+}
+
 /// A small deterministic generator (xorshift).
 struct Rng(u64);
 
