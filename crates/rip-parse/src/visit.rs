@@ -98,17 +98,17 @@ impl<'e> Elem<'e> {
 
     /// An element of a parsed tree.
     pub fn of_tree(el: &'e scraper::node::Element) -> Self {
-        let name = &el.name.local;
         let html = el.name.ns == html5ever::ns!(html);
-        let attr = |n| crate::dom::attr(el, n);
+        let info = if html { tree_info(el) } else { Info::default() };
+        Self::of_tree_with(el, info)
+    }
+
+    /// An element of a parsed tree whose [`Info`] is known.
+    fn of_tree_with(el: &'e scraper::node::Element, info: Info) -> Self {
         Self {
-            name,
-            html,
-            info: if html {
-                Info::of(name, attr("hidden").is_some(), attr("role"))
-            } else {
-                Info::default()
-            },
+            name: &el.name.local,
+            html: el.name.ns == html5ever::ns!(html),
+            info,
             attrs: Attrs::Tree(el),
             path: None,
         }
@@ -192,20 +192,45 @@ impl<V: Visitor> Visitor for &mut V {
 /// Gives `visitor` the events of the subtree at `root` (`root` included), in
 /// document order. Comments, doctypes and the like give no event.
 pub fn walk_tree(root: NodeRef<'_, Node>, visitor: &mut impl Visitor) {
+    // The open elements' info, worked out when they open, for their close.
+    let mut open = Vec::new();
     for edge in root.traverse() {
         match edge {
             Edge::Open(node) => match node.value() {
-                Node::Element(el) => visitor.open(&Elem::of_tree(el)),
+                Node::Element(el) => {
+                    let el = Elem::of_tree(el);
+                    open.push(el.info);
+                    visitor.open(&el);
+                }
                 Node::Text(t) => visitor.text(t),
                 _ => {}
             },
             Edge::Close(node) => {
                 if let Node::Element(el) = node.value() {
-                    visitor.close(&Elem::of_tree(el));
+                    let info = open.pop().unwrap_or_default();
+                    visitor.close(&Elem::of_tree_with(el, info));
                 }
             }
         }
     }
+}
+
+/// [`Info::of`] an HTML element of a tree: its `hidden` and first `role` attributes (in
+/// no namespace) found in one pass, their names compared as atoms.
+fn tree_info(el: &scraper::node::Element) -> Info {
+    let mut hidden = false;
+    let mut role = None;
+    for (q, v) in &el.attrs {
+        if q.ns != html5ever::ns!() {
+            continue;
+        }
+        if q.local == html5ever::local_name!("hidden") {
+            hidden = true;
+        } else if q.local == html5ever::local_name!("role") && role.is_none() {
+            role = Some(&**v);
+        }
+    }
+    Info::of(&el.name.local, hidden, role)
 }
 
 /// Counts the nesting of elements below a visitor's root, so that a visitor that
