@@ -106,6 +106,7 @@ pub mod frontier;
 pub mod journal;
 pub mod links;
 pub mod mediawiki;
+mod resolved;
 pub mod scope;
 pub mod sitemap;
 mod summary;

@@ -3,6 +3,7 @@
 //! only read shared state; the crawl loop ([`crate::crawl`]) decides what their results
 //! mean (which links are new, what is written).
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use rip_http::{FetchFailure, FetchOptions, Fetcher, Outcome, RequestStats, Skip};
@@ -12,6 +13,7 @@ use serde_json::Map;
 use crate::context::ContextRules;
 use crate::frontier::{Item, ItemKind, key};
 use crate::links::{self, Extracted};
+use crate::resolved::{Link, Resolutions};
 use crate::scope::{Decision, Scope};
 use crate::sitemap::{self, Limits};
 
@@ -27,16 +29,71 @@ pub(crate) struct Shared {
     pub sitemap_limits: Limits,
     /// `--render`: pages' links are read from their DOM after a browser ran their scripts.
     pub renderer: Option<rip_render::Renderer>,
+    /// Hrefs already resolved, by directory.
+    pub resolutions: Resolutions,
 }
 
-/// A link worth the crawl loop's attention: canonical, in the domain and followed.
+/// A link worth the crawl loop's attention: canonical, in the domain and followed. Its
+/// URL and text are in its [`FoundLinks`]' strings.
 #[derive(Debug, Clone)]
 pub(crate) struct Found {
-    pub url: String,
+    /// The visited-set key of the canonical URL.
     pub key: u64,
-    pub text: String,
+    url: Range<u32>,
+    text: Range<u32>,
     pub raw: Map<String, serde_json::Value>,
     pub target: bool,
+}
+
+impl Found {
+    /// The canonical URL, in the strings of the [`FoundLinks`] it came in.
+    pub fn url<'a>(&self, strings: &'a str) -> &'a str {
+        &strings[self.url.start as usize..self.url.end as usize]
+    }
+
+    /// The link text (empty when there is none), as [`Found::url`].
+    pub fn text<'a>(&self, strings: &'a str) -> &'a str {
+        &strings[self.text.start as usize..self.text.end as usize]
+    }
+}
+
+/// The links of a page (or sitemap) worth the crawl loop's attention, their URLs and
+/// texts in one string: most of a page's links are duplicates that the crawl loop only
+/// counts, and one string is one allocation to make and free for all of them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FoundLinks {
+    pub strings: String,
+    pub links: Vec<Found>,
+}
+
+impl FoundLinks {
+    fn with_capacity(links: usize) -> Self {
+        Self {
+            strings: String::new(),
+            links: Vec::with_capacity(links),
+        }
+    }
+
+    fn push(&mut self, link: &Link, text: &str, raw: Map<String, serde_json::Value>, target: bool) {
+        let url = self.add(link.url.as_str());
+        let text = self.add(text);
+        self.links.push(Found {
+            key: link.key,
+            url,
+            text,
+            raw,
+            target,
+        });
+    }
+
+    fn add(&mut self, s: &str) -> Range<u32> {
+        let start = self.strings.len();
+        self.strings.push_str(s);
+        // A page's links are bounded (MAX_LINKS_PER_PAGE, each text MAX_LINK_TEXT):
+        // far from 4 GiB.
+        let end = u32::try_from(self.strings.len()).expect("a page's links under 4 GiB");
+        start as u32..end
+    }
 }
 
 /// How the links of a page (or sitemap) were sorted.
@@ -63,7 +120,7 @@ pub(crate) enum PageResult {
     /// Fetched: where it led and the links worth following.
     Fetched {
         final_key: Option<u64>,
-        links: Vec<Found>,
+        links: FoundLinks,
         stats: LinkStats,
         html: bool,
         /// Why the render failed (`--render`): the links are the HTML's as sent.
@@ -76,7 +133,7 @@ pub(crate) enum SitemapResult {
     Denied(Skip),
     Failed(Box<FetchFailure>, RequestStats),
     Parsed {
-        pages: Vec<Found>,
+        pages: FoundLinks,
         sitemaps: Vec<String>,
         problems: Vec<String>,
         stats: LinkStats,
@@ -170,7 +227,7 @@ async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
     let html = links::is_html(resp.content_type(), &resp.body);
     let wants_links = shared.max_depth.is_none_or(|m| item.depth() < m);
     let mut stats = LinkStats::default();
-    let mut found = Vec::new();
+    let mut found = FoundLinks::default();
     let mut render_failed = None;
     if html && wants_links {
         let extracted = match &shared.renderer {
@@ -250,51 +307,43 @@ fn sort_links(
     page: &Url,
     extracted: Extracted,
     stats: &mut LinkStats,
-) -> Vec<Found> {
+) -> FoundLinks {
     let base = extracted.base_url(page);
     stats.dropped += extracted.dropped as u64;
-    let mut out = Vec::with_capacity(extracted.links.len());
+    let mut out = FoundLinks::with_capacity(extracted.links.len());
+    let mut resolved = shared.resolutions.page(&shared.canon, &base);
     for l in extracted.links {
         stats.links += 1;
         if !shared.follow_nofollow && (l.nofollow || extracted.nofollow_page) {
             stats.nofollow += 1;
             continue;
         }
-        let Ok(url) = shared.canon.resolve(&base, &l.href) else {
+        let Some(link) = resolved.resolve(&l.href) else {
             stats.rejected += 1;
             continue;
         };
-        if let Some(found) = admit(scope, url, l.text, l.raw, stats) {
-            out.push(found);
-        }
+        admit(scope, link, &l.text, l.raw, stats, &mut out);
     }
     out
 }
 
-/// A link (or sitemap entry) as the scope decides it: a [`Found`] when it is traversed
+/// A link (or sitemap entry) as the scope decides it: added to `out` when it is traversed
 /// (and whether it is a target), else counted in `stats` as out of domain or not followed.
 fn admit(
     scope: &Scope,
-    url: Url,
-    text: String,
+    link: &Link,
+    text: &str,
     raw: Map<String, serde_json::Value>,
     stats: &mut LinkStats,
-) -> Option<Found> {
-    match scope.decide(&url) {
+    out: &mut FoundLinks,
+) {
+    match scope.decide(&link.url) {
         Decision::OutOfDomain => stats.out_of_domain += 1,
         Decision::NotFollowed => stats.not_followed += 1,
         d @ (Decision::Traverse | Decision::Target) => {
-            let url = String::from(url);
-            return Some(Found {
-                key: key(&url),
-                url,
-                text,
-                raw,
-                target: d == Decision::Target,
-            });
+            out.push(link, text, raw, d == Decision::Target);
         }
     }
-    None
 }
 
 async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
@@ -328,7 +377,7 @@ async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
     let parsed = sitemap::parse(&resp.body, &shared.sitemap_limits);
     let base = Url::parse(&resp.final_url).ok().or(url);
     let mut stats = LinkStats::default();
-    let mut pages = Vec::new();
+    let mut pages = FoundLinks::default();
     let mut sitemaps = Vec::new();
     let mut problems = parsed.problems;
     if parsed.kind == sitemap::Kind::Unknown && problems.is_empty() {
@@ -348,9 +397,14 @@ async fn sitemap(shared: &Shared, scope: &Scope, item: &Item) -> SitemapResult {
             sitemaps.push(String::from(url));
             continue;
         }
-        if let Some(found) = admit(scope, url, String::new(), Map::new(), &mut stats) {
-            pages.push(found);
-        }
+        admit(
+            scope,
+            &Link::new(url),
+            "",
+            Map::new(),
+            &mut stats,
+            &mut pages,
+        );
     }
     SitemapResult::Parsed {
         pages,

@@ -166,6 +166,79 @@ impl Canonicalizer {
     }
 }
 
+/// What of the base URL an `href` needs to be resolved ([`Canonicalizer::resolve`]): a
+/// crawler that resolves the same navigation links on every page of a directory can
+/// remember what an `href` gave in that directory ([`base_dir`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HrefNeeds {
+    /// Nothing of the base past its [`base_dir`]: a path relative to the directory
+    /// (`b.html`, `../c/`), an absolute path (`/a`), a scheme-relative URL (`//h/a`) or
+    /// an absolute `http(s)://` URL, with no query or fragment of the base's taken over.
+    Dir,
+    /// `#…`: the base itself, whatever the fragment (canonical URLs have none), so every
+    /// such `href` resolves as `#` does against the same base.
+    Itself,
+    /// The whole base: an empty `href`, a `?query`, a scheme without `//` (`http:x` is
+    /// relative to a base of that scheme), a control character or a tab or newline.
+    Whole,
+}
+
+/// What of the base `href` (surrounding blanks ignored, as [`Canonicalizer::resolve`]
+/// ignores them) needs; see [`HrefNeeds`].
+pub fn href_needs(href: &str) -> HrefNeeds {
+    let b = trim(href).as_bytes();
+    match b.first() {
+        Some(b'#') => return HrefNeeds::Itself,
+        None | Some(b'?') => return HrefNeeds::Whole,
+        Some(&c) if c <= b' ' => return HrefNeeds::Whole,
+        Some(_) => {}
+    }
+    // A scheme ends at a `:` before any `/`, `\\`, `?` or `#`; tabs and newlines are
+    // dropped anywhere by the URL parser.
+    let mut scheme = false;
+    for &c in b {
+        match c {
+            b'\t' | b'\n' | b'\r' => return HrefNeeds::Whole,
+            b':' if !scheme => {
+                let absolute =
+                    |p: &[u8]| b.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p));
+                if !(absolute(b"http://") || absolute(b"https://")) {
+                    return HrefNeeds::Whole;
+                }
+                scheme = true;
+            }
+            b'/' | b'\\' | b'?' | b'#' => scheme = true,
+            _ => {}
+        }
+    }
+    HrefNeeds::Dir
+}
+
+/// `s.trim()`, quicker when what ASCII trimming leaves starts and ends with a character
+/// that is no blank of any kind (the usual case).
+fn trim(s: &str) -> &str {
+    let t = s.trim_ascii();
+    let plain = |c: Option<&u8>| c.is_none_or(|&c| c.is_ascii() && c != 0x0b);
+    if plain(t.as_bytes().first()) && plain(t.as_bytes().last()) {
+        t
+    } else {
+        s.trim()
+    }
+}
+
+/// The part of `base` that an [`HrefNeeds::Dir`] `href`'s resolution depends on: the URL
+/// up to the last `/` of its path (scheme, credentials, host, port and directory), or up
+/// to the end of the path when it has no `/`. Never the query or the fragment.
+pub fn base_dir(base: &Url) -> &str {
+    let s = base.as_str();
+    let end = base[..url::Position::AfterPath].len();
+    let start = base[..url::Position::BeforePath].len();
+    match s[start..end].rfind('/') {
+        Some(i) => &s[..start + i + 1],
+        None => &s[..end],
+    }
+}
+
 fn truncate(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &s[..i]),

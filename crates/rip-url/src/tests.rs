@@ -203,3 +203,131 @@ proptest! {
         }
     }
 }
+
+/// Any href: [`href_strategy`]'s, after a start that changes what of the base it needs
+/// (a scheme without `//`, a query, a fragment, blanks, control characters).
+fn needs_strategy() -> impl Strategy<Value = String> {
+    let start = prop_oneof![
+        Just(String::new()),
+        Just("http:".to_owned()),
+        Just("HTTPS:".to_owned()),
+        Just("https:/".to_owned()),
+        Just("h\tttp://x/".to_owned()),
+        Just("mailto:".to_owned()),
+        Just("a1+.-:".to_owned()),
+        Just("1a:".to_owned()),
+        Just("?".to_owned()),
+        Just("#".to_owned()),
+        Just(" ".to_owned()),
+        Just("\t".to_owned()),
+        Just("\n".to_owned()),
+        Just("\u{1}".to_owned()),
+        Just("\u{3000}".to_owned()),
+        Just(" \u{3000}".to_owned()),
+        Just("\u{b}".to_owned()),
+        Just("\u{a0}".to_owned()),
+        Just("\\".to_owned()),
+        Just("\\\\".to_owned()),
+        Just("./".to_owned()),
+    ];
+    (start, href_strategy()).prop_map(|(s, h)| s + &h)
+}
+
+/// Bases that share a directory: one directory, then last segments, queries and
+/// fragments that differ.
+fn bases_strategy() -> impl Strategy<Value = (String, Vec<String>)> {
+    let dir = prop_oneof![
+        Just("http://h/".to_owned()),
+        Just("https://h/".to_owned()),
+        Just("http://h:8080/a/".to_owned()),
+        Just("http://user:pw@Ex.com/a/b/".to_owned()),
+        Just("https://xn--bcher-kva.example/a%20b/c/".to_owned()),
+        Just("http://[::1]/x/".to_owned()),
+    ];
+    let last = prop_oneof![
+        Just(String::new()),
+        Just("page.html".to_owned()),
+        Just("index".to_owned()),
+        Just("x%2Fy".to_owned()),
+        Just("a;b".to_owned()),
+    ];
+    let rest = prop_oneof![
+        Just(String::new()),
+        Just("?".to_owned()),
+        Just("?q=1".to_owned()),
+        Just("?q=1#f".to_owned()),
+        Just("#f".to_owned()),
+    ];
+    (dir, prop::collection::vec((last, rest), 2..5)).prop_map(|(d, v)| {
+        let bases = v.iter().map(|(l, r)| format!("{d}{l}{r}")).collect();
+        (d, bases)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6000, ..ProptestConfig::default() })]
+
+    /// What `href_needs` says of the base is all the resolution uses: bases with one
+    /// `base_dir` resolve a `Dir` href alike (failures included), and an `Itself` href
+    /// resolves as `#` does.
+    #[test]
+    fn hrefs_need_what_href_needs_says(href in needs_strategy(), (dir, bases) in bases_strategy()) {
+        let c = Canonicalizer::default();
+        let bases: Vec<Url> = bases.iter().map(|b| Url::parse(b).unwrap()).collect();
+        let dir = Url::parse(&dir).unwrap();
+        for b in &bases {
+            prop_assert_eq!(base_dir(b), dir.as_str());
+        }
+        match href_needs(&href) {
+            HrefNeeds::Dir => {
+                let first = c.resolve(&bases[0], &href);
+                for b in &bases[1..] {
+                    prop_assert_eq!(&c.resolve(b, &href), &first, "{} against {}", href, b);
+                }
+            }
+            HrefNeeds::Itself => {
+                for b in &bases {
+                    prop_assert_eq!(c.resolve(b, &href), c.resolve(b, "#"));
+                }
+            }
+            HrefNeeds::Whole => {}
+        }
+    }
+}
+
+#[test]
+fn what_hrefs_need() {
+    use HrefNeeds::*;
+    for (href, want) in [
+        ("b.html", Dir),
+        ("../c/", Dir),
+        ("/a", Dir),
+        ("//h/a", Dir),
+        ("HTTP://h/a", Dir),
+        ("https://h", Dir),
+        ("a/b:c", Dir),
+        ("a?b:c", Dir),
+        ("\\x", Dir),
+        (" #top ", Itself),
+        (" \u{3000}#top\u{3000}", Itself),
+        ("\u{b}#top\u{b}", Itself),
+        ("\u{3000}b.html", Dir),
+        ("\u{e9}/b:c", Dir),
+        ("#", Itself),
+        ("", Whole),
+        ("  ", Whole),
+        ("?q", Whole),
+        ("http:x", Whole),
+        ("http:", Whole),
+        ("https:/x", Whole),
+        ("mailto:x", Whole),
+        ("a\tb", Whole),
+        ("\u{1}x", Whole),
+    ] {
+        assert_eq!(href_needs(href), want, "{href:?}");
+    }
+    let base = Url::parse("http://u:p@h:81/a/b.html?q#f").unwrap();
+    assert_eq!(base_dir(&base), "http://u:p@h:81/a/");
+    let base = Url::parse("http://h").unwrap();
+    assert_eq!(base_dir(&base), "http://h/");
+}

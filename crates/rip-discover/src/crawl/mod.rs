@@ -344,6 +344,7 @@ impl<W: Write> Crawl<W> {
             context: cfg.context.take(),
             max_depth: cfg.max_depth,
             sitemap_limits: cfg.sitemap_limits,
+            resolutions: Default::default(),
         });
         let scope = Scope {
             domain: match &cfg.domain {

@@ -9,15 +9,16 @@ use rip_http::records;
 
 use super::Crawl;
 use crate::frontier::{Item, ItemKind, key_in};
-use crate::task::{Done, Found, PageResult, SitemapResult, Work};
+use crate::task::{Done, Found, FoundLinks, PageResult, SitemapResult, Work};
 use crate::{DiscoverError, STAGE};
 
 impl<W: Write> Crawl<W> {
-    fn add_children(&mut self, parent: &Item, found: Vec<Found>, depth: u32) {
-        for f in found {
+    fn add_children(&mut self, parent: &Item, found: FoundLinks, depth: u32) {
+        let FoundLinks { strings, links } = found;
+        for f in links {
             if !self.frontier.visit(f.key) {
                 self.counters.duplicates += 1;
-                self.maybe_reparent(parent, f, depth);
+                self.maybe_reparent(parent, f, &strings, depth);
                 continue;
             }
             // At the depth limit only targets are worth a fetch: their links are not followed.
@@ -25,10 +26,10 @@ impl<W: Write> Crawl<W> {
                 self.counters.depth_limited += 1;
                 continue;
             }
-            let mut r = Ref::new(f.url);
+            let mut r = Ref::new(f.url(&strings).to_owned());
             r.context.depth = depth;
             r.context.parent = Some(parent.record.url.clone());
-            r.context.link_text = (!f.text.is_empty()).then_some(f.text);
+            r.context.link_text = link_text(f.text(&strings));
             r.context.raw = f.raw;
             self.enqueue(Item {
                 is_target: f.target,
@@ -41,7 +42,7 @@ impl<W: Write> Crawl<W> {
     /// A URL found again while it still waits at the same depth: it keeps the finding with
     /// row context if only one has it, else the parent first in BFS order; so parent, link
     /// text and raw do not depend on which fetch ended first.
-    fn maybe_reparent(&mut self, parent: &Item, f: Found, depth: u32) {
+    fn maybe_reparent(&mut self, parent: &Item, f: Found, strings: &str, depth: u32) {
         let journal = &mut self.journal;
         self.frontier.update(f.key, |waiting| {
             if waiting.depth() != depth || waiting.kind != ItemKind::Page || waiting.is_start {
@@ -57,7 +58,7 @@ impl<W: Write> Crawl<W> {
             }
             waiting.dispatch_order = parent.dispatch_order;
             waiting.record.context.parent = Some(parent.record.url.clone());
-            waiting.record.context.link_text = (!f.text.is_empty()).then_some(f.text);
+            waiting.record.context.link_text = link_text(f.text(strings));
             waiting.record.context.raw = f.raw;
             if let Some(j) = journal {
                 j.enqueued(waiting);
@@ -201,7 +202,7 @@ impl<W: Write> Crawl<W> {
                 stats,
             } => {
                 self.counters.sitemaps += 1;
-                self.counters.sitemap_urls += pages.len() as u64;
+                self.counters.sitemap_urls += pages.links.len() as u64;
                 self.counters.add_links(&stats);
                 for p in problems.into_iter().take(3) {
                     self.notes.push(format!("sitemap {}: {p}", item.record.url));
@@ -232,4 +233,9 @@ impl<W: Write> Crawl<W> {
         self.done(&item, false);
         Ok(())
     }
+}
+
+/// A ref's `linkText`: none for an empty text.
+fn link_text(text: &str) -> Option<String> {
+    (!text.is_empty()).then(|| text.to_owned())
 }
