@@ -21,6 +21,10 @@
 //! Only `http` and `https` URLs are kept; `mailto:`, `javascript:`, `data:`, … are
 //! [`Rejected::Scheme`].
 //!
+//! [`href_needs`] and [`base_dir`] say what of its base an `href`'s resolution depends
+//! on, so that a crawler can resolve a navigation link once per directory, not once per
+//! page (a property test checks the classes against `resolve`).
+//!
 //! [`natural_cmp`] orders strings the way people number things (`item-9` before
 //! `item-10`).
 
