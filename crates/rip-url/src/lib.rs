@@ -197,25 +197,25 @@ pub fn href_needs(href: &str) -> HrefNeeds {
         Some(&c) if c <= b' ' => return HrefNeeds::Whole,
         Some(_) => {}
     }
-    // A scheme ends at a `:` before any `/`, `\\`, `?` or `#`; tabs and newlines are
-    // dropped anywhere by the URL parser.
-    let mut scheme = false;
-    for &c in b {
-        match c {
-            b'\t' | b'\n' | b'\r' => return HrefNeeds::Whole,
-            b':' if !scheme => {
-                let absolute =
-                    |p: &[u8]| b.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p));
-                if !(absolute(b"http://") || absolute(b"https://")) {
-                    return HrefNeeds::Whole;
-                }
-                scheme = true;
-            }
-            b'/' | b'\\' | b'?' | b'#' => scheme = true,
-            _ => {}
-        }
+    // Tabs and newlines are dropped anywhere by the URL parser.
+    if b.iter().any(|&c| matches!(c, b'\t' | b'\n' | b'\r')) {
+        return HrefNeeds::Whole;
     }
-    HrefNeeds::Dir
+    // A scheme ends at a `:` before any `/`, `\\`, `?` or `#`.
+    match b
+        .iter()
+        .position(|&c| matches!(c, b':' | b'/' | b'\\' | b'?' | b'#'))
+    {
+        Some(i) if b[i] == b':' => {
+            let absolute = |p: &[u8]| b.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p));
+            if absolute(b"http://") || absolute(b"https://") {
+                HrefNeeds::Dir
+            } else {
+                HrefNeeds::Whole
+            }
+        }
+        _ => HrefNeeds::Dir,
+    }
 }
 
 /// `s.trim()`, quicker when what ASCII trimming leaves starts and ends with a character
