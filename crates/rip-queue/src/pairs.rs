@@ -40,19 +40,12 @@ impl Piece {
     }
 }
 
-/// The messages of `lines`, a run's output in order: ledger records one URL at a time, each
-/// entry whose URL has an outcome among `lines` paired with the first such outcome, at the
-/// outcome's place, when the two fit in `max_payload` bytes together; every other record
-/// alone, in its place.
-pub(crate) fn pieces(lines: Vec<String>, max_payload: usize) -> Vec<Piece> {
-    let records: Vec<(String, Head)> = lines
-        .into_iter()
-        .flat_map(|line| ledger_per_url(&line).unwrap_or_else(|| vec![line]))
-        .map(|line| {
-            let head = Head::of(&line);
-            (line, head)
-        })
-        .collect();
+/// The messages of `records`, a run's output in order, each line with its head (read once,
+/// by the caller): ledger records one URL at a time, each entry whose URL has an outcome
+/// among them paired with the first such outcome, at the outcome's place, when the two fit
+/// in `max_payload` bytes together; every other record alone, in its place.
+pub(crate) fn pieces(records: Vec<(String, Head)>, max_payload: usize) -> Vec<Piece> {
+    let records: Vec<(String, Head)> = records.into_iter().flat_map(one_url_per_ledger).collect();
     let entry_of = pairs(&records, max_payload);
     let paired: HashSet<usize> = entry_of.values().copied().collect();
     let mut slots: Vec<Option<(String, Head)>> = records.into_iter().map(Some).collect();
@@ -77,6 +70,24 @@ pub(crate) fn pieces(lines: Vec<String>, max_payload: usize) -> Vec<Piece> {
         pieces.push(piece);
     }
     pieces
+}
+
+/// `record` itself, or the ledger record it is, one record per URL it names (each with its
+/// head; only ledger lines are read again).
+fn one_url_per_ledger((line, head): (String, Head)) -> Vec<(String, Head)> {
+    if head.kind != "ledger" {
+        return vec![(line, head)];
+    }
+    match ledger_per_url(&line) {
+        Some(pieces) => pieces
+            .into_iter()
+            .map(|piece| {
+                let head = Head::of(&piece);
+                (piece, head)
+            })
+            .collect(),
+        None => vec![(line, head)],
+    }
 }
 
 /// The pairs among `records`: for each outcome paired, the index of its entry. A single-URL
@@ -107,6 +118,18 @@ fn pairs(records: &[(String, Head)], max_payload: usize) -> HashMap<usize, usize
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `lines` with their heads, as a worker reads them.
+    fn pieces(lines: Vec<String>, max_payload: usize) -> Vec<Piece> {
+        let records = lines
+            .into_iter()
+            .map(|line| {
+                let head = Head::of(&line);
+                (line, head)
+            })
+            .collect();
+        super::pieces(records, max_payload)
+    }
 
     fn texts(pieces: &[Piece]) -> Vec<String> {
         pieces.iter().map(Piece::text).collect()

@@ -101,11 +101,14 @@ impl Publisher {
         }
     }
 
-    /// Publishes a run's output, `lines` in order, with each URL's ledger entry in one
-    /// message with the URL's outcome ([`crate::pairs`]): a first-round URL costs the broker
-    /// one message, not two.
-    pub async fn send_run(&mut self, lines: Vec<String>) -> Result<(), QueueError> {
-        for piece in pieces(lines, self.max_payload) {
+    /// Publishes a run's output, `records` in order (each line with its head), with each
+    /// URL's ledger entry in one message with the URL's outcome ([`crate::pairs`]): a
+    /// first-round URL costs the broker one message, not two.
+    pub(crate) async fn send_run(
+        &mut self,
+        records: Vec<(String, Head)>,
+    ) -> Result<(), QueueError> {
+        for piece in pieces(records, self.max_payload) {
             match piece {
                 Piece::One { line, head } => self.send_record(&line, head).await?,
                 Piece::Pair {

@@ -3,7 +3,7 @@
 use super::alone::{self, Mark};
 use super::{WorkOptions, Worked};
 use crate::fit::failure_of;
-use crate::identity::kind_of;
+use crate::identity::Head;
 use crate::{Broker, Published, Publisher, QueueError};
 use async_nats::jetstream::{AckKind, Message};
 use chrono::{DateTime, Utc};
@@ -146,11 +146,12 @@ async fn run_program(
         if line.trim().is_empty() {
             continue;
         }
-        let kind = kind_of(&line);
-        *read.entry(kind.clone()).or_default() += 1;
-        if kind == "summary" {
+        // Read once: its kind here, its identity when it is published.
+        let head = Head::of(&line);
+        *read.entry(head.kind.clone()).or_default() += 1;
+        if head.kind == "summary" {
             summaries.push(line);
-        } else if held.hold(line) {
+        } else if held.hold(line, head) {
             held.publish(publisher).await?;
         }
     }
@@ -168,7 +169,7 @@ async fn run_program(
 /// record: the records of a stage whose pages answer one by one came one by one.
 #[derive(Default)]
 struct Held {
-    lines: Vec<String>,
+    records: Vec<(String, Head)>,
     bytes: usize,
 }
 
@@ -177,17 +178,19 @@ struct Held {
 const HELD_BYTES: usize = 8 << 20;
 
 impl Held {
-    /// Holds `line`; true when what is held should go now.
-    fn hold(&mut self, line: String) -> bool {
+    /// Holds `line`, whose head is `head`; true when what is held should go now.
+    fn hold(&mut self, line: String, head: Head) -> bool {
         self.bytes += line.len();
-        self.lines.push(line);
+        self.records.push((line, head));
         self.bytes >= HELD_BYTES
     }
 
     /// Publishes what is held, each URL's ledger entry with its outcome
     /// ([`Publisher::send_run`]).
     async fn publish(&mut self, publisher: &mut Publisher) -> Result<(), QueueError> {
-        publisher.send_run(std::mem::take(&mut self.lines)).await?;
+        publisher
+            .send_run(std::mem::take(&mut self.records))
+            .await?;
         self.bytes = 0;
         Ok(())
     }
@@ -397,10 +400,11 @@ mod tests {
     fn output_is_held_up_to_its_budget() {
         let mut held = Held::default();
         let line = "x".repeat(HELD_BYTES / 4);
-        assert!(!held.hold(line.clone()));
-        assert!(!held.hold(line.clone()));
-        assert!(!held.hold(line.clone()));
-        assert!(held.hold(line), "a full budget goes out");
-        assert_eq!(held.lines.len(), 4);
+        let hold = |held: &mut Held, line: &str| held.hold(line.to_owned(), Head::of(line));
+        assert!(!hold(&mut held, &line));
+        assert!(!hold(&mut held, &line));
+        assert!(!hold(&mut held, &line));
+        assert!(hold(&mut held, &line), "a full budget goes out");
+        assert_eq!(held.records.len(), 4);
     }
 }
