@@ -219,22 +219,12 @@ impl Politeness {
             // No gap to keep: only a Retry-After hold (this process's or another's) matters,
             // and it is read without a lock.
             sleep(self.store.held_for(host)).await;
-        } else if rate.is_none() {
-            sleep(self.store.ready_in(host, gap)).await;
-            if self.circuit(host).is_none()
-                && let Ok(total) = self.total.clone().try_acquire_owned()
-            {
-                match self.store.start_or_reserve(host, gap) {
-                    Ok(stamp) => return Slot::Started { stamp, total },
-                    Err(wait) => {
-                        drop(total);
-                        sleep(wait).await;
-                        return Slot::Reserved;
-                    }
-                }
-            }
-            sleep(self.store.reserve(host, gap)).await;
         } else {
+            if rate.is_none()
+                && let Some(slot) = self.start_at_slot(host, gap).await
+            {
+                return slot;
+            }
             sleep(self.store.reserve(host, gap)).await;
         }
         if let Some(rate) = rate {
@@ -245,6 +235,26 @@ impl Politeness {
             .await;
         }
         Slot::Reserved
+    }
+
+    /// Sleeps to the host's slot on a read of the schedule, then, with a total permit free
+    /// and the circuit closed, starts in one update, or reserves the slot and waits for it
+    /// when another request took it meanwhile. `None` (nothing reserved) when no total
+    /// permit is free or the circuit opened: the caller reserves as usual.
+    async fn start_at_slot(&self, host: &str, gap: Duration) -> Option<Slot> {
+        sleep(self.store.ready_in(host, gap)).await;
+        if self.circuit(host).is_some() {
+            return None;
+        }
+        let total = self.total.clone().try_acquire_owned().ok()?;
+        match self.store.start_or_reserve(host, gap) {
+            Ok(stamp) => Some(Slot::Started { stamp, total }),
+            Err(wait) => {
+                drop(total);
+                sleep(wait).await;
+                Some(Slot::Reserved)
+            }
+        }
     }
 
     /// With the slot reserved and come: a total concurrency permit, then the commit, right

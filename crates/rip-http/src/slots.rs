@@ -127,14 +127,15 @@ impl Schedule {
     /// [`reserve`](Self::reserve), then [`commit`](Self::commit) when the slot is now and
     /// the commit passes; else only the reservation, and the wait before committing.
     fn start_or_reserve(&mut self, now: u64, gap: u64) -> Result<u64, u64> {
-        let mut started = *self;
-        if started.reserve(now, gap) == 0
-            && let Ok(stamp) = started.commit(now, gap)
-        {
-            *self = started;
-            return Ok(stamp);
+        let wait = self.reserve(now, gap);
+        if wait == 0 {
+            let mut started = *self;
+            if let Ok(stamp) = started.commit(now, gap) {
+                *self = started;
+                return Ok(stamp);
+            }
         }
-        Err(self.reserve(now, gap))
+        Err(wait)
     }
 
     fn commit(&mut self, now: u64, gap: u64) -> Result<u64, u64> {
