@@ -20,7 +20,7 @@ use std::borrow::Cow;
 mod entity;
 mod scan;
 
-pub use scan::{Quirks, Scanner, Token};
+pub use scan::{Quirks, Scanner, Token, byte_table};
 
 /// An attribute as the tokenizer read it: name (lower case) and value (decoded).
 pub type Attr<'a> = (Cow<'a, str>, Cow<'a, str>);

@@ -65,7 +65,8 @@ const TAG_NAME_END: [bool; 256] = byte_table(b" \t\n\x0C/>");
 /// Bytes that end an unquoted attribute value: white space, `>`.
 const VALUE_END: [bool; 256] = byte_table(b" \t\n\x0C>");
 
-const fn byte_table(bytes: &[u8]) -> [bool; 256] {
+/// A table of 256 flags, set for the bytes of `bytes`: a byte class looked up in one step.
+pub const fn byte_table(bytes: &[u8]) -> [bool; 256] {
     let mut t = [false; 256];
     let mut i = 0;
     while i < bytes.len() {

@@ -159,18 +159,8 @@ fn escape_into(out: &mut String, text: &str, in_cell: bool) {
 
 /// The bytes [`escape_into`] puts a backslash before (a backslash, `*`, `_`, a backtick,
 /// `[` and `]`; and `|` in a table cell).
-const MARKUP: [bool; 256] = markup(b"\\*_`[]");
-const MARKUP_IN_CELL: [bool; 256] = markup(b"\\*_`[]|");
-
-const fn markup(bytes: &[u8]) -> [bool; 256] {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < bytes.len() {
-        t[bytes[i] as usize] = true;
-        i += 1;
-    }
-    t
-}
+const MARKUP: [bool; 256] = rip_html::byte_table(b"\\*_`[]");
+const MARKUP_IN_CELL: [bool; 256] = rip_html::byte_table(b"\\*_`[]|");
 
 fn resolve(base: &Url, href: &str) -> String {
     crate::resolve::join(base, href.trim()).unwrap_or_else(|| href.trim().to_owned())
