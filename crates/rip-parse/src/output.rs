@@ -17,10 +17,10 @@ use crate::generic::Link;
 /// they have among its fields, before `markdown`.
 pub fn doc_line(mut doc: Doc, links: &[Link]) -> Line {
     let fields = std::mem::take(&mut doc.fields);
-    let mut out = Vec::with_capacity(512 + fields_size(&fields) + links_size(links));
-    serde_json::to_writer(&mut out, &Record::Doc(doc)).expect("a record serialises");
+    let mut out = serde_json::to_string(&Record::Doc(doc)).expect("a record serialises");
+    out.reserve(fields_size(&fields) + links_size(links));
     // `{…}` with no fields yet: they follow its last member, as a flattened map's do.
-    debug_assert_eq!(out.last(), Some(&b'}'));
+    debug_assert!(out.ends_with('}'));
     out.pop();
     let mut markdown = None;
     for (key, value) in &fields {
@@ -39,10 +39,9 @@ pub fn doc_line(mut doc: Doc, links: &[Link]) -> Line {
         member(&mut out, "markdown");
         value_json(&mut out, md);
     }
-    out.push(b'}');
-    let text = String::from_utf8(out).expect("JSON written from strings is UTF-8");
+    out.push('}');
     // One object: serde_json's, with members written as it writes them.
-    Line::from_trusted(Kind::Doc, text)
+    Line::from_trusted(Kind::Doc, out)
 }
 
 /// A record as a line.
@@ -59,7 +58,7 @@ fn fields_size(fields: &serde_json::Map<String, Value>) -> usize {
             k.len()
                 + 4
                 + match v {
-                    Value::String(s) => s.len() + s.len() / 16,
+                    Value::String(s) => s.len() + s.len() / 8,
                     _ => 64,
                 }
         })
@@ -74,91 +73,92 @@ fn links_size(links: &[Link]) -> usize {
 }
 
 /// `,"key":`.
-fn member(out: &mut Vec<u8>, key: &str) {
-    out.push(b',');
+fn member(out: &mut String, key: &str) {
+    out.push(',');
     escaped(out, key);
-    out.push(b':');
+    out.push(':');
 }
 
 /// A field's value as `serde_json` writes it: strings and arrays here, the rest (numbers,
 /// booleans, null, objects: small) by `serde_json`.
-fn value_json(out: &mut Vec<u8>, value: &Value) {
+fn value_json(out: &mut String, value: &Value) {
     match value {
         Value::String(s) => escaped(out, s),
         Value::Array(items) => {
-            out.push(b'[');
+            out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.push(',');
                 }
                 value_json(out, item);
             }
-            out.push(b']');
+            out.push(']');
         }
         Value::Object(map) => {
-            out.push(b'{');
+            out.push('{');
             for (i, (k, v)) in map.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.push(',');
                 }
                 escaped(out, k);
-                out.push(b':');
+                out.push(':');
                 value_json(out, v);
             }
-            out.push(b'}');
+            out.push('}');
         }
-        other => serde_json::to_writer(&mut *out, other).expect("a value serialises"),
+        other => out.push_str(&serde_json::to_string(other).expect("a value serialises")),
     }
 }
 
 /// The doc's `links`, as their `Serialize` writes them: `{"href","text","rel"?}`.
-fn links_json(out: &mut Vec<u8>, links: &[Link]) {
-    out.push(b'[');
+fn links_json(out: &mut String, links: &[Link]) {
+    out.push('[');
     for (i, link) in links.iter().enumerate() {
         if i > 0 {
-            out.push(b',');
+            out.push(',');
         }
-        out.extend_from_slice(b"{\"href\":");
+        out.push_str("{\"href\":");
         escaped(out, &link.href);
-        out.extend_from_slice(b",\"text\":");
+        out.push_str(",\"text\":");
         escaped(out, &link.text);
         if let Some(rel) = &link.rel {
-            out.extend_from_slice(b",\"rel\":");
+            out.push_str(",\"rel\":");
             escaped(out, rel);
         }
-        out.push(b'}');
+        out.push('}');
     }
-    out.push(b']');
+    out.push(']');
 }
 
 /// `s` as a JSON string, escaped as `serde_json` escapes it: `\"`, `\\`, `\b`, `\f`,
 /// `\n`, `\r`, `\t`, other control characters as `\u00xx`, everything else as is.
-pub fn escaped(out: &mut Vec<u8>, s: &str) {
+pub fn escaped(out: &mut String, s: &str) {
     let b = s.as_bytes();
     out.reserve(b.len() + 2);
-    out.push(b'"');
+    out.push('"');
     let mut start = 0;
     while let Some(i) = next_escape(b, start) {
-        out.extend_from_slice(&b[start..i]);
+        // Before an ASCII byte: a character boundary.
+        out.push_str(&s[start..i]);
         match b[i] {
-            b'"' => out.extend_from_slice(b"\\\""),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0C => out.extend_from_slice(b"\\f"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            0x08 => out.push_str("\\b"),
+            0x0C => out.push_str("\\f"),
             c => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[usize::from(c >> 4)]);
-                out.push(HEX[usize::from(c & 0xF)]);
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(c >> 4)]));
+                out.push(char::from(HEX[usize::from(c & 0xF)]));
             }
         }
         start = i + 1;
     }
-    out.extend_from_slice(&b[start..]);
-    out.push(b'"');
+    out.push_str(&s[start..]);
+    out.push('"');
 }
 
 #[cfg(test)]
@@ -170,9 +170,9 @@ mod tests {
     }
 
     fn ours(s: &str) -> String {
-        let mut out = Vec::new();
+        let mut out = String::new();
         escaped(&mut out, s);
-        String::from_utf8(out).unwrap()
+        out
     }
 
     #[test]
