@@ -58,10 +58,14 @@ fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\x0C')
 }
 
-/// Bytes that end an attribute's name: white space, `/`, `>`, `=`.
-const NAME_END: [bool; 256] = byte_table(b" \t\n\x0C/>=");
-/// Bytes that end a tag's name: white space, `/`, `>`.
-const TAG_NAME_END: [bool; 256] = byte_table(b" \t\n\x0C/>");
+/// The classes of bytes in an attribute's name: [`END`] for white space, `/`, `>`, `=`.
+const ATTR_NAME: [u8; 256] = name_classes(b" \t\n\x0C/>=");
+/// The classes of bytes in a tag's name: [`END`] for white space, `/`, `>`.
+const TAG_NAME: [u8; 256] = name_classes(b" \t\n\x0C/>");
+/// A byte that ends a name.
+const END: u8 = 1;
+/// An upper case ASCII letter (the name is lower-cased).
+const UPPER: u8 = 2;
 /// Bytes that end an unquoted attribute value: white space, `>`.
 const VALUE_END: [bool; 256] = byte_table(b" \t\n\x0C>");
 
@@ -81,8 +85,39 @@ fn find_in(s: &[u8], table: &[bool; 256]) -> Option<usize> {
     s.iter().position(|&c| table[usize::from(c)])
 }
 
-fn lower(s: &str) -> Cow<'_, str> {
-    if s.bytes().any(|c| c.is_ascii_uppercase()) {
+/// [`END`] for the bytes of `ends`, [`UPPER`] for `A` to `Z`.
+const fn name_classes(ends: &[u8]) -> [u8; 256] {
+    let mut t = [0; 256];
+    let mut c = b'A';
+    while c <= b'Z' {
+        t[c as usize] = UPPER;
+        c += 1;
+    }
+    let mut i = 0;
+    while i < ends.len() {
+        t[ends[i] as usize] = END;
+        i += 1;
+    }
+    t
+}
+
+/// A name at the start of `s`, read in one pass: its length (up to the first byte
+/// `classes` marks [`END`]) and whether it holds upper case letters.
+fn name_len(s: &[u8], classes: &[u8; 256]) -> Option<(usize, bool)> {
+    let mut seen = 0;
+    for (i, &c) in s.iter().enumerate() {
+        let class = classes[usize::from(c)];
+        if class == END {
+            return Some((i, seen != 0));
+        }
+        seen |= class;
+    }
+    None
+}
+
+/// `s` lower case; `upper` says whether it has upper case letters.
+fn lower(s: &str, upper: bool) -> Cow<'_, str> {
+    if upper {
         Cow::Owned(s.to_ascii_lowercase())
     } else {
         Cow::Borrowed(s)
@@ -168,17 +203,18 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// A tag name from `pos`, up to white space, `/` or `>`.
-    fn name(&mut self) -> Result<&'a str, Bail> {
+    /// A tag name from `pos`, up to white space, `/` or `>`, lower case.
+    fn name(&mut self) -> Result<Cow<'a, str>, Bail> {
         let rest = self.rest();
-        let len = find_in(rest.as_bytes(), &TAG_NAME_END).ok_or(Bail("the page ends in a tag"))?;
+        let (len, upper) =
+            name_len(rest.as_bytes(), &TAG_NAME).ok_or(Bail("the page ends in a tag"))?;
         self.pos += len;
-        Ok(&rest[..len])
+        Ok(lower(&rest[..len], upper))
     }
 
     fn start_tag(&mut self, attrs: &mut Vec<Attr<'a>>) -> Result<Token<'a>, Bail> {
         self.pos += 1;
-        let name = lower(self.name()?);
+        let name = self.name()?;
         let self_closing = if (self.attributes_of)(&name) {
             let first = attrs.len();
             self.attributes(attrs, first)?
@@ -190,7 +226,11 @@ impl<'a> Scanner<'a> {
 
     fn end_tag(&mut self) -> Result<Token<'a>, Bail> {
         self.pos += 2;
-        let name = lower(self.name()?);
+        let name = self.name()?;
+        if self.peek(0) == Some(b'>') {
+            self.pos += 1;
+            return Ok(Token::End(name));
+        }
         let mut ignored = Vec::new();
         self.attributes(&mut ignored, 0)?;
         Ok(Token::End(name))
@@ -254,21 +294,23 @@ impl<'a> Scanner<'a> {
     }
 
     fn attribute(&mut self) -> Result<Attr<'a>, Bail> {
-        let (name, raw, amp) = self.raw_attribute()?;
+        let ((name, upper), raw, amp) = self.raw_attribute()?;
         let value = if amp {
             entity::decode(raw, true)?
         } else {
             Cow::Borrowed(raw)
         };
-        Ok((lower(name), value))
+        Ok((lower(name, upper), value))
     }
 
-    /// An attribute's name and value as written (`""` without a value), and whether the
-    /// value holds a `&` (may hold a character reference).
-    fn raw_attribute(&mut self) -> Result<(&'a str, &'a str, bool), Bail> {
+    /// An attribute's name as written (and whether it has upper case letters), its value
+    /// as written (`""` without a value), and whether the value holds a `&` (may hold a
+    /// character reference).
+    fn raw_attribute(&mut self) -> Result<((&'a str, bool), &'a str, bool), Bail> {
         let rest = self.rest();
-        let len = find_in(rest.as_bytes(), &NAME_END).ok_or(Bail("the page ends in a tag"))?;
-        let name = &rest[..len];
+        let (len, upper) =
+            name_len(rest.as_bytes(), &ATTR_NAME).ok_or(Bail("the page ends in a tag"))?;
+        let name = (&rest[..len], upper);
         self.pos += len;
         self.skip_space();
         if self.peek(0) != Some(b'=') {
@@ -465,6 +507,53 @@ mod tests {
             .into_iter()
             .map(|(n, v)| (n.into_owned(), v.into_owned()))
             .collect()
+    }
+
+    #[test]
+    fn names_are_read_lower_case_in_one_pass() {
+        let mut attrs = Vec::new();
+        let mut scan = Scanner::new(
+            "<DiV CLASS=x Data-Y='1' id=Z><sPan/></DIV ></Span x=\"1\">\u{e9}<P\u{c9}X>",
+        );
+        let mut got = Vec::new();
+        loop {
+            match scan.next(&mut attrs).unwrap() {
+                Token::Start { name, self_closing } => {
+                    got.push(format!("<{name}{}>", if self_closing { "/" } else { "" }))
+                }
+                Token::End(name) => got.push(format!("</{name}>")),
+                Token::Text(t) => got.push(t.into_owned()),
+                Token::Eof => break,
+                other => panic!("{other:?}"),
+            }
+        }
+        // Only ASCII letters are lower-cased (as the HTML tokenizer does).
+        assert_eq!(
+            got,
+            [
+                "<div>",
+                "<span/>",
+                "</div>",
+                "</span>",
+                "\u{e9}",
+                "<p\u{c9}x>"
+            ]
+        );
+        let read: Vec<(&str, &str)> = attrs.iter().map(|(n, v)| (&**n, &**v)).collect();
+        assert_eq!(read, [("class", "x"), ("data-y", "1"), ("id", "Z")]);
+        attrs.clear();
+        // An end tag's name runs to its `>` or white space; what follows is read past.
+        for tag in ["</b>", "</B >", "</b\tx=\">\">", "</b/>"] {
+            let mut scan = Scanner::new(tag);
+            assert!(
+                matches!(scan.next(&mut attrs).unwrap(), Token::End(n) if n == "b"),
+                "{tag}"
+            );
+            assert!(
+                matches!(scan.next(&mut attrs).unwrap(), Token::Eof),
+                "{tag}"
+            );
+        }
     }
 
     #[test]
