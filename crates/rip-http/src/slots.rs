@@ -8,6 +8,10 @@
 //! turn from the same schedule, and together they never start two requests to one host
 //! closer than its gap. A Retry-After pushes the schedule back for every process alike.
 //!
+//! While a process is the folder's only user, [`FileSlots`] keeps the schedules in its
+//! memory and writes them to the files when another process arrives or it ends
+//! (`users`: the protocol, and what a process killed meanwhile leaves).
+//!
 //! A request *reserves* its slot (`slot = max(now, next, hold, last start + gap)`,
 //! `next = slot + gap`), sleeps until it outside the lock, then *commits* right before
 //! sending, which succeeds only if the previous start is at least `gap` old and the
@@ -22,14 +26,16 @@
 //! overlapping requests again, up to `--per-host`); the answer moves the previous start to
 //! when it came, and the gap is measured from there.
 
+mod alone;
+mod files;
 mod open_files;
+mod users;
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+
+pub use files::FileSlots;
 
 use tokio::time::Instant;
 
@@ -271,184 +277,6 @@ impl SlotStore for MemorySlots {
     }
 }
 
-/// The schedule shared through files, for several processes: `<dir>/<host>` holds
-/// `next last_start hold unanswered` in Unix microseconds, each padded to a fixed width
-/// so that an update overwrites in place, read and written under `flock`.
-#[derive(Debug)]
-pub struct FileSlots {
-    dir: PathBuf,
-    fallback: MemorySlots,
-    /// host → (when the file was last read, its hold), for [`SlotStore::held_for`].
-    peeks: Mutex<HashMap<String, (std::time::Instant, u64)>>,
-    files: open_files::OpenFiles,
-}
-
-impl FileSlots {
-    /// Keeps host files in `dir` (created when missing).
-    pub fn new(dir: impl Into<PathBuf>) -> std::io::Result<Self> {
-        let dir = dir.into();
-        std::fs::create_dir_all(&dir)?;
-        Ok(Self {
-            dir,
-            fallback: MemorySlots::default(),
-            peeks: Mutex::new(HashMap::new()),
-            files: open_files::OpenFiles::new(),
-        })
-    }
-
-    /// The file holding `host`'s schedule.
-    pub fn path_for(&self, host: &str) -> PathBuf {
-        self.dir.join(file_name(host))
-    }
-
-    fn update<T>(&self, host: &str, f: impl FnOnce(&mut Schedule, u64) -> T) -> std::io::Result<T> {
-        self.files.with(&self.path_for(host), |file| {
-            file.lock()?;
-            let result = (|| {
-                let mut sched = read(file)?;
-                let before = sched;
-                let ret = f(&mut sched, now_us());
-                if sched != before {
-                    let text = sched.render();
-                    file.write_all_at(text.as_bytes(), 0)?;
-                }
-                Ok(ret)
-            })();
-            let _ = file.unlock();
-            result
-        })
-    }
-
-    /// `f` on `host`'s shared schedule; `local` (this process's schedule) when its file
-    /// cannot be used, with a warning.
-    fn shared_or_local<T>(
-        &self,
-        host: &str,
-        f: impl FnOnce(&mut Schedule, u64) -> T,
-        local: impl FnOnce() -> T,
-    ) -> T {
-        self.update(host, f).unwrap_or_else(|e| {
-            tracing::warn!(
-                host,
-                "cannot use the shared host schedule: {e}; using this process's"
-            );
-            local()
-        })
-    }
-
-    /// The schedule in `host`'s file as it stands (no lock: a torn read parses as "no
-    /// constraint", and the commit, under the lock, has the last word). A host without a
-    /// file yet has an empty schedule: nothing is created for a read.
-    fn peek(&self, host: &str) -> Schedule {
-        self.files
-            .with_existing(&self.path_for(host), read)
-            .unwrap_or_default()
-    }
-}
-
-/// The schedule in a host file. Files written before the fixed width may be shorter
-/// (rewritten at full width, the rest ignored), never longer.
-fn read(file: &File) -> std::io::Result<Schedule> {
-    let mut buf = [0u8; FILE_LEN];
-    let n = file.read_at(&mut buf, 0)?;
-    Ok(Schedule::parse(&String::from_utf8_lossy(&buf[..n])))
-}
-
-fn now_us() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_micros() as u64)
-        .unwrap_or(0)
-}
-
-/// A file name for a host key (`host` or `host:port`): safe characters kept, others `_`.
-fn file_name(host: &str) -> String {
-    let mut s: String = host
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .take(200)
-        .collect();
-    if s.is_empty() || s.starts_with('.') {
-        s.insert(0, '_');
-    }
-    s
-}
-
-impl SlotStore for FileSlots {
-    fn reserve(&self, host: &str, gap: Duration) -> Duration {
-        self.shared_or_local(
-            host,
-            |s, now| Duration::from_micros(s.reserve(now, us(gap))),
-            || self.fallback.reserve(host, gap),
-        )
-    }
-
-    fn commit(&self, host: &str, gap: Duration) -> Result<u64, Duration> {
-        self.shared_or_local(
-            host,
-            |s, now| s.commit(now, us(gap)).map_err(Duration::from_micros),
-            || self.fallback.commit(host, gap),
-        )
-    }
-
-    fn start_or_reserve(&self, host: &str, gap: Duration) -> Result<u64, Duration> {
-        self.shared_or_local(
-            host,
-            |s, now| {
-                s.start_or_reserve(now, us(gap))
-                    .map_err(Duration::from_micros)
-            },
-            || self.fallback.start_or_reserve(host, gap),
-        )
-    }
-
-    fn push_back(&self, host: &str, wait: Duration) {
-        // Also here, so this process sees its own hold at once in `held_for`.
-        self.fallback.push_back(host, wait);
-        if let Err(e) = self.update(host, |s, now| {
-            s.push_back(now, us(wait));
-            0
-        }) {
-            tracing::warn!(host, "cannot update the shared host schedule: {e}");
-        }
-    }
-
-    fn held_for(&self, host: &str) -> Duration {
-        let now = now_us();
-        let cached = lock(&self.peeks)
-            .get(host)
-            .filter(|(at, _)| at.elapsed() < HOLD_PEEK_INTERVAL)
-            .map(|(_, hold)| *hold);
-        let hold = match cached {
-            Some(h) => h,
-            None => {
-                let h = self.peek(host).hold;
-                lock(&self.peeks).insert(host.to_owned(), (std::time::Instant::now(), h));
-                h
-            }
-        };
-        Duration::from_micros(hold.saturating_sub(now)).max(self.fallback.held_for(host))
-    }
-
-    fn ready_in(&self, host: &str, gap: Duration) -> Duration {
-        let shared = self.peek(host).ready_in(now_us(), us(gap));
-        Duration::from_micros(shared).max(self.fallback.ready_in(host, gap))
-    }
-
-    fn answered(&self, host: &str, started: u64) {
-        if let Err(e) = self.update(host, |s, now| s.answered(now, started)) {
-            tracing::warn!(host, "cannot update the shared host schedule: {e}");
-            self.fallback.answered(host, started);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,76 +324,6 @@ mod tests {
         assert_eq!(unanswered.start_or_reserve(101_000, gap), Err(0));
         assert_eq!(unanswered.last_start, 1_000, "nothing started");
         assert!(unanswered.commit(101_000, gap).is_err());
-    }
-
-    #[test]
-    fn file_slots_are_shared_between_instances() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = FileSlots::new(dir.path()).unwrap();
-        let b = FileSlots::new(dir.path()).unwrap();
-        let g = Duration::from_secs(10);
-        assert!(a.reserve("127.0.0.1:80", g) < Duration::from_millis(50));
-        let w = b.reserve("127.0.0.1:80", g);
-        assert!(w > Duration::from_secs(9), "{w:?}");
-        b.push_back("h", Duration::from_secs(60));
-        assert!(a.reserve("h", g) > Duration::from_secs(59));
-        assert!(a.path_for("127.0.0.1:80").ends_with("127.0.0.1_80"));
-    }
-
-    /// The access time of `path` after setting it a day back and reading it with `read`.
-    fn atime_after(path: &std::path::Path, read: impl FnOnce()) -> (SystemTime, SystemTime) {
-        let day_ago = SystemTime::now() - Duration::from_secs(86_400);
-        let file = File::options().write(true).open(path).unwrap();
-        file.set_times(std::fs::FileTimes::new().set_accessed(day_ago))
-            .unwrap();
-        drop(file);
-        let before = std::fs::metadata(path).unwrap().accessed().unwrap();
-        read();
-        (before, std::fs::metadata(path).unwrap().accessed().unwrap())
-    }
-
-    #[test]
-    fn reading_a_host_schedule_leaves_its_files_access_time_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let slots = FileSlots::new(dir.path()).unwrap();
-        slots.reserve("h", Duration::from_secs(1));
-        let path = slots.path_for("h");
-        // The precondition: on this file system a plain read does update an old atime (not
-        // so when it is mounted `noatime`, and then there is nothing to show).
-        let (before, after) = atime_after(&path, || {
-            std::fs::read(&path).unwrap();
-        });
-        if before == after {
-            eprintln!("skipped: reads do not update access times here");
-            return;
-        }
-        let (before, after) = atime_after(&path, || {
-            slots.ready_in("h", Duration::from_secs(1));
-            slots.reserve("h", Duration::from_secs(1));
-        });
-        assert_eq!(before, after);
-    }
-
-    #[test]
-    fn a_host_file_of_an_earlier_version_in_milliseconds_still_holds() {
-        let ms_now = now_us() / 1000;
-        let held = ms_now + 60_000;
-        let dir = tempfile::tempdir().unwrap();
-        let text = format!("{held} {ms_now} {held} 0\n");
-        std::fs::write(dir.path().join("h"), text).unwrap();
-        let slots = FileSlots::new(dir.path()).unwrap();
-        let wait = slots.reserve("h", Duration::from_millis(100));
-        let minute = Duration::from_secs(60);
-        assert!(
-            wait > minute - Duration::from_secs(1) && wait <= minute,
-            "{wait:?}"
-        );
-        // Written back in microseconds, and read so again.
-        let wait = slots.reserve("h", Duration::from_millis(100));
-        assert!(
-            wait > minute && wait <= minute + Duration::from_millis(100),
-            "{wait:?}"
-        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -635,83 +393,5 @@ mod tests {
         s.answered("a", second);
         tokio::time::advance(g).await;
         assert!(s.commit("a", g).is_err());
-    }
-
-    #[test]
-    fn another_process_waits_for_the_answer_too() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = FileSlots::new(dir.path()).unwrap();
-        let b = FileSlots::new(dir.path()).unwrap();
-        let g = Duration::from_millis(20);
-        let first = a.commit("h", g).unwrap();
-        std::thread::sleep(Duration::from_millis(40));
-        assert!(
-            b.commit("h", g).is_err(),
-            "b started while a's request is unanswered"
-        );
-        a.answered("h", first);
-        std::thread::sleep(Duration::from_millis(25));
-        assert!(b.commit("h", g).is_ok());
-    }
-
-    #[test]
-    fn holds_are_seen_by_other_instances_without_a_lock() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = FileSlots::new(dir.path()).unwrap();
-        let b = FileSlots::new(dir.path()).unwrap();
-        assert_eq!(b.held_for("h"), Duration::ZERO);
-        a.push_back("h", Duration::from_secs(30));
-        assert!(
-            a.held_for("h") > Duration::from_secs(29),
-            "at once in its own process"
-        );
-        std::thread::sleep(HOLD_PEEK_INTERVAL + Duration::from_millis(10));
-        assert!(
-            b.held_for("h") > Duration::from_secs(29),
-            "within the peek interval elsewhere"
-        );
-    }
-
-    #[test]
-    fn a_file_of_the_earlier_unpadded_form_is_read_and_rewritten_in_place() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = FileSlots::new(dir.path()).unwrap();
-        // That form was in Unix milliseconds.
-        let far = now_us() / 1000 + 60_000;
-        std::fs::write(a.path_for("h"), format!("{far} 0 0\n")).unwrap();
-        let w = a.reserve("h", Duration::from_secs(1));
-        assert!(w > Duration::from_secs(59), "{w:?}");
-        let text = std::fs::read_to_string(a.path_for("h")).unwrap();
-        assert_eq!(text.len(), FILE_LEN);
-        assert_eq!(Schedule::parse(&text).next, far * 1000 + 1_000_000);
-    }
-
-    #[test]
-    fn a_torn_file_is_no_constraint() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = FileSlots::new(dir.path()).unwrap();
-        std::fs::write(a.path_for("h"), "garbage").unwrap();
-        assert_eq!(a.reserve("h", Duration::from_secs(1)), Duration::ZERO);
-    }
-
-    #[test]
-    fn ready_in_reads_the_schedule_without_reserving() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = FileSlots::new(dir.path()).unwrap();
-        let b = FileSlots::new(dir.path()).unwrap();
-        let g = Duration::from_secs(10);
-        assert_eq!(b.ready_in("h", g), Duration::ZERO, "a host never asked");
-        assert_eq!(b.held_for("h"), Duration::ZERO);
-        assert!(!b.path_for("h").exists(), "a read created the host's file");
-        let first = a.commit("h", g).unwrap();
-        // Another process sees the gap; reading twice reserves nothing.
-        let w = b.ready_in("h", g);
-        assert!(w > Duration::from_secs(9) && w <= g, "{w:?}");
-        assert!(b.ready_in("h", g) <= w);
-        a.answered("h", first);
-        // A hold longer than the gap is what counts.
-        a.push_back("h", Duration::from_secs(60));
-        assert!(b.ready_in("h", g) > Duration::from_secs(59));
-        assert!(b.ready_in("other", g).is_zero());
     }
 }

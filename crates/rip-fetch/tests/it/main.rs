@@ -3,6 +3,7 @@
 
 mod hosts;
 mod not_before;
+mod sharing;
 mod wiki;
 
 use std::io::Write;
