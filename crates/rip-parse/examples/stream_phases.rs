@@ -46,10 +46,10 @@ fn main() {
         let outcome = timed(&mut whole, || {
             rip_parse::process::page_line(&opts, line.text())
         });
-        let rip_parse::Outcome::Doc { doc, links, .. } = outcome else {
+        let rip_parse::Outcome::Doc { doc, typed, .. } = outcome else {
             panic!("not a doc: {}", line.text().get(..200).unwrap_or_default());
         };
-        timed(&mut write, || rip_parse::output::doc_line(*doc, &links));
+        timed(&mut write, || rip_parse::output::doc_line(*doc, &typed));
         pages += 1;
     }
     let us = |d: Duration| (d.as_secs_f64() * 1e6 / f64::from(pages) * 10.0).round() / 10.0;

@@ -108,14 +108,57 @@ impl Generic {
         fields
     }
 
-    /// The doc fields without `links`, and the links, typed. A page's links can be most of
-    /// its doc (74,411 on the largest page of the Rust documentation), and as JSON values
-    /// each is a map of its own: about 475 bytes a link against 150 typed, 35 MB on that
-    /// page. The stage writes them typed, in their place ([`put_links`] puts them back
+    /// The doc fields without `headings` and `links`, and those two, typed. A page's links
+    /// can be most of its doc (74,411 on the largest page of the Rust documentation), and
+    /// as JSON values each is a map of its own: about 475 bytes a link against 150 typed,
+    /// 35 MB on that page; each heading as a map costs its allocations and hashing too.
+    /// The stage writes them typed, in their place ([`Typed::put_into`] puts them back
     /// where a doc must be whole, for a schema).
-    pub fn into_fields_and_links(mut self) -> (Map<String, Value>, Vec<Link>) {
-        let links = std::mem::take(&mut self.links);
-        (self.into_fields(), links)
+    pub fn into_fields_and_typed(mut self) -> (Map<String, Value>, Typed) {
+        let typed = Typed {
+            headings: std::mem::take(&mut self.headings),
+            links: std::mem::take(&mut self.links),
+        };
+        (self.into_fields(), typed)
+    }
+}
+
+/// The fields of a generic doc kept typed until the doc is written:
+/// [`Generic::into_fields_and_typed`].
+#[derive(Debug, Default)]
+pub struct Typed {
+    /// The `headings` (`[]`: none).
+    pub headings: Vec<Heading>,
+    /// The `links` (`[]`: none).
+    pub links: Vec<Link>,
+}
+
+impl Typed {
+    /// Puts the fields into `fields` where [`Generic::into_fields`] puts them: `headings`
+    /// before `text`, `links` and `markdown`, `links` before `markdown`.
+    pub fn put_into(self, fields: &mut Map<String, Value>) {
+        let has_headings = !self.headings.is_empty();
+        if !has_headings && self.links.is_empty() {
+            return;
+        }
+        let markdown = fields.shift_remove("markdown");
+        let text = if has_headings {
+            fields.shift_remove("text")
+        } else {
+            None
+        };
+        if has_headings {
+            fields.insert("headings".into(), headings_value(self.headings));
+        }
+        if let Some(text) = text {
+            fields.insert("text".into(), text);
+        }
+        if !self.links.is_empty() {
+            fields.insert("links".into(), links_value(self.links));
+        }
+        if let Some(md) = markdown {
+            fields.insert("markdown".into(), md);
+        }
     }
 }
 
@@ -142,19 +185,6 @@ pub fn links_value(links: Vec<Link>) -> Value {
 /// Links as JSON: their fields in declaration order, empty options left out.
 fn values<T: serde::Serialize>(items: &[T]) -> Value {
     serde_json::to_value(items).expect("headings and links serialise")
-}
-
-/// Puts `links` into `fields` as [`Generic::into_fields`] orders them: before `markdown`,
-/// the one field that follows them.
-pub fn put_links(fields: &mut Map<String, Value>, links: Vec<Link>) {
-    if links.is_empty() {
-        return;
-    }
-    let markdown = fields.remove("markdown");
-    fields.insert("links".into(), links_value(links));
-    if let Some(md) = markdown {
-        fields.insert("markdown".into(), md);
-    }
 }
 
 /// The URL relative references resolve against: `<base href>` resolved against the

@@ -11,25 +11,38 @@ use rip_core::ndjson::next_escape;
 use rip_core::{Doc, Kind, Line, Record};
 use serde_json::Value;
 
-use crate::generic::Link;
+use crate::generic::{Heading, Link, Typed};
 
-/// A doc's line: as [`Record::Doc`] writes it, its typed `links` (if any) in the place
-/// they have among its fields, before `markdown`.
-pub fn doc_line(mut doc: Doc, links: &[Link]) -> Line {
+/// A doc's line: as [`Record::Doc`] writes it, its typed fields (if any) in the place
+/// [`Typed::put_into`] gives them among its fields: `headings` before `text`, `links` and
+/// `markdown`, `links` before `markdown`.
+pub fn doc_line(mut doc: Doc, typed: &Typed) -> Line {
     let fields = std::mem::take(&mut doc.fields);
+    let links = &typed.links[..];
     let mut out = serde_json::to_string(&Record::Doc(doc)).expect("a record serialises");
-    out.reserve(fields_size(&fields) + links_size(links));
+    out.reserve(fields_size(&fields) + links_size(links) + headings_size(&typed.headings));
     // `{…}` with no fields yet: they follow its last member, as a flattened map's do.
     debug_assert!(out.ends_with('}'));
     out.pop();
+    let mut headings = Some(&typed.headings[..]).filter(|h| !h.is_empty());
     let mut markdown = None;
     for (key, value) in &fields {
+        if matches!(key.as_str(), "text" | "markdown")
+            && let Some(h) = headings.take()
+        {
+            member(&mut out, "headings");
+            headings_json(&mut out, h);
+        }
         if key == "markdown" && !links.is_empty() {
             markdown = Some(value);
             continue;
         }
         member(&mut out, key);
         value_json(&mut out, value);
+    }
+    if let Some(h) = headings {
+        member(&mut out, "headings");
+        headings_json(&mut out, h);
     }
     if !links.is_empty() {
         member(&mut out, "links");
@@ -65,6 +78,13 @@ fn fields_size(fields: &serde_json::Map<String, Value>) -> usize {
         .sum()
 }
 
+fn headings_size(headings: &[Heading]) -> usize {
+    headings
+        .iter()
+        .map(|h| h.text.len() + h.id.as_ref().map_or(0, |i| i.len() + 8) + 24)
+        .sum()
+}
+
 fn links_size(links: &[Link]) -> usize {
     links
         .iter()
@@ -84,16 +104,7 @@ fn member(out: &mut String, key: &str) {
 fn value_json(out: &mut String, value: &Value) {
     match value {
         Value::String(s) => escaped(out, s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                value_json(out, item);
-            }
-            out.push(']');
-        }
+        Value::Array(items) => array(out, items, value_json),
         Value::Object(map) => {
             out.push('{');
             for (i, (k, v)) in map.iter().enumerate() {
@@ -110,13 +121,37 @@ fn value_json(out: &mut String, value: &Value) {
     }
 }
 
-/// The doc's `links`, as their `Serialize` writes them: `{"href","text","rel"?}`.
-fn links_json(out: &mut String, links: &[Link]) {
+/// `items` as a JSON array, each written by `item`.
+fn array<T>(out: &mut String, items: &[T], mut item: impl FnMut(&mut String, &T)) {
     out.push('[');
-    for (i, link) in links.iter().enumerate() {
+    for (i, x) in items.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
+        item(out, x);
+    }
+    out.push(']');
+}
+
+/// The doc's `headings`, as their `Serialize` writes them: `{"level","text","id"?}`.
+fn headings_json(out: &mut String, headings: &[Heading]) {
+    array(out, headings, |out, h| {
+        out.push_str("{\"level\":");
+        // `Display` writes a number as serde_json does.
+        out.push_str(&h.level.to_string());
+        out.push_str(",\"text\":");
+        escaped(out, &h.text);
+        if let Some(id) = &h.id {
+            out.push_str(",\"id\":");
+            escaped(out, id);
+        }
+        out.push('}');
+    });
+}
+
+/// The doc's `links`, as their `Serialize` writes them: `{"href","text","rel"?}`.
+fn links_json(out: &mut String, links: &[Link]) {
+    array(out, links, |out, link| {
         out.push_str("{\"href\":");
         escaped(out, &link.href);
         out.push_str(",\"text\":");
@@ -126,8 +161,7 @@ fn links_json(out: &mut String, links: &[Link]) {
             escaped(out, rel);
         }
         out.push('}');
-    }
-    out.push(']');
+    });
 }
 
 /// `s` as a JSON string, escaped as `serde_json` escapes it: `\"`, `\\`, `\b`, `\f`,
@@ -239,12 +273,97 @@ mod tests {
                 rel: Some("nofollow".into()),
             },
         ];
+        let typed = Typed {
+            headings: Vec::new(),
+            links,
+        };
         let mut whole = doc.clone();
-        crate::generic::put_links(&mut whole.fields, links.clone());
+        Typed {
+            headings: Vec::new(),
+            links: typed.links.clone(),
+        }
+        .put_into(&mut whole.fields);
         let expected = serde_json::to_string(&Record::Doc(whole)).unwrap();
-        assert_eq!(doc_line(doc.clone(), &links).text(), expected);
+        assert_eq!(doc_line(doc.clone(), &typed).text(), expected);
         // Without links: the fields in their own order.
         let expected = serde_json::to_string(&Record::Doc(doc.clone())).unwrap();
-        assert_eq!(doc_line(doc, &[]).text(), expected);
+        assert_eq!(doc_line(doc, &Typed::default()).text(), expected);
+    }
+
+    /// A generic doc with or without each of its fields: written with its headings and
+    /// links typed, it is the line of the doc whose fields are all JSON values (and
+    /// `Typed::put_into` puts them back where `into_fields` has them).
+    #[test]
+    fn typed_headings_and_links_are_written_in_their_place() {
+        use crate::generic::Generic;
+        for present in 0u32..64 {
+            let has = |bit: u32| present & (1 << bit) != 0;
+            let generic = || Generic {
+                title: Some("T".into()),
+                canonical: has(0).then(|| "http://h/c".into()),
+                lang: Some("en".into()),
+                description: None,
+                keywords: if has(1) {
+                    vec!["k\"".into()]
+                } else {
+                    Vec::new()
+                },
+                headings: if has(2) {
+                    vec![
+                        Heading {
+                            level: 1,
+                            text: "One \"1\"".into(),
+                            id: Some("one".into()),
+                        },
+                        Heading {
+                            level: 6,
+                            text: String::new(),
+                            id: None,
+                        },
+                    ]
+                } else {
+                    Vec::new()
+                },
+                text: if has(3) { "a\nb".into() } else { String::new() },
+                links: if has(4) {
+                    vec![Link {
+                        href: "http://h/x".into(),
+                        text: "x\\".into(),
+                        rel: Some("nofollow".into()),
+                    }]
+                } else {
+                    Vec::new()
+                },
+                markdown: has(5).then(|| "# One".into()),
+            };
+            let doc = |fields| Doc {
+                url: "http://h/a".into(),
+                concept: "page".into(),
+                id: None,
+                name: Some("T".into()),
+                context: Default::default(),
+                attempt: 1,
+                http_attempts: None,
+                elapsed_ms: None,
+                site_fetch: None,
+                errors: Vec::new(),
+                fields,
+            };
+            let whole = doc(generic().into_fields());
+            let expected = serde_json::to_string(&Record::Doc(whole.clone())).unwrap();
+            let (fields, typed) = generic().into_fields_and_typed();
+            assert_eq!(
+                doc_line(doc(fields.clone()), &typed).text(),
+                expected,
+                "{present:b}"
+            );
+            let mut put = fields;
+            typed.put_into(&mut put);
+            assert_eq!(
+                serde_json::to_string(&Record::Doc(doc(put))).unwrap(),
+                expected,
+                "{present:b}"
+            );
+        }
     }
 }

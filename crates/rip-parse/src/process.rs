@@ -93,10 +93,10 @@ pub enum Outcome {
     Doc {
         /// The doc.
         doc: Box<Doc>,
-        /// Its `links`, when they are kept typed, out of `doc.fields`, until it is written
-        /// ([`generic::Generic::into_fields_and_links`]); [`Outcome::into_doc`] puts them
-        /// back.
-        links: Vec<generic::Link>,
+        /// Its `headings` and `links`, when they are kept typed, out of `doc.fields`, until
+        /// it is written ([`generic::Generic::into_fields_and_typed`]);
+        /// [`Outcome::into_doc`] puts them back.
+        typed: generic::Typed,
         /// Messages for stderr.
         warnings: Vec<String>,
     },
@@ -114,11 +114,11 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// A doc as a whole (its typed links in its fields), if the outcome is one.
+    /// A doc as a whole (its typed fields in its fields), if the outcome is one.
     pub fn into_doc(self) -> Option<Doc> {
         match self {
-            Outcome::Doc { mut doc, links, .. } => {
-                generic::put_links(&mut doc.fields, links);
+            Outcome::Doc { mut doc, typed, .. } => {
+                typed.put_into(&mut doc.fields);
                 Some(*doc)
             }
             _ => None,
@@ -243,10 +243,10 @@ pub fn page_outcome(opts: &ExtractOptions, page: Page) -> Outcome {
     match outcome(opts, page) {
         Outcome::Doc {
             mut doc,
-            links,
+            typed,
             warnings,
         } => {
-            generic::put_links(&mut doc.fields, links);
+            typed.put_into(&mut doc.fields);
             let what = format!(
                 "concept `{}`: the doc breaks the output schema {}",
                 doc.concept,
@@ -325,10 +325,10 @@ fn outcome(opts: &ExtractOptions, page: Page) -> Outcome {
 /// The doc of generic extraction.
 fn generic_doc(page: Page, mut g: generic::Generic) -> Outcome {
     let title = g.title.take();
-    let (fields, links) = g.into_fields_and_links();
+    let (fields, typed) = g.into_fields_and_typed();
     Outcome::Doc {
         doc: Box::new(doc(page, GENERIC_CONCEPT, None, title, fields)),
-        links,
+        typed,
         warnings: Vec::new(),
     }
 }
@@ -350,7 +350,7 @@ fn other_outcome(opts: &ExtractOptions, page: Page, media_type: String, bytes: u
     fields.insert("bytes".into(), Value::from(bytes));
     Outcome::Doc {
         doc: Box::new(doc(page, crate::rules::UNKNOWN, None, None, fields)),
-        links: Vec::new(),
+        typed: generic::Typed::default(),
         warnings: Vec::new(),
     }
 }
@@ -496,7 +496,7 @@ fn wiki_outcome(opts: &ExtractOptions, mut page: Page, wikitext: &str) -> Outcom
         let fields = wiki::generic(&parsed, &page);
         return Outcome::Doc {
             doc: Box::new(doc(page, GENERIC_CONCEPT, None, Some(title), fields)),
-            links: Vec::new(),
+            typed: generic::Typed::default(),
             warnings: Vec::new(),
         };
     };
@@ -549,7 +549,7 @@ fn validate(concept: &Concept, doc: Doc, meta: Meta) -> Outcome {
     let Some(schema) = &concept.schema else {
         return Outcome::Doc {
             doc: Box::new(doc),
-            links: Vec::new(),
+            typed: generic::Typed::default(),
             warnings: Vec::new(),
         };
     };
@@ -579,7 +579,7 @@ fn check(
     if violations.is_empty() {
         return Outcome::Doc {
             doc: Box::new(doc),
-            links: Vec::new(),
+            typed: generic::Typed::default(),
             warnings,
         };
     }
@@ -592,7 +592,7 @@ fn check(
             warnings.push(format!("{}: {message}", doc.url));
             Outcome::Doc {
                 doc: Box::new(doc),
-                links: Vec::new(),
+                typed: generic::Typed::default(),
                 warnings,
             }
         }

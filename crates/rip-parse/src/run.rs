@@ -175,12 +175,12 @@ impl Written {
         match outcome {
             Outcome::Doc {
                 doc,
-                links,
+                typed,
                 warnings,
             } => {
                 let concept = doc.concept.clone();
                 Self::Doc {
-                    line: doc_line(*doc, &links),
+                    line: doc_line(*doc, &typed),
                     concept,
                     warnings,
                 }
