@@ -398,6 +398,18 @@ impl TextBuf {
         self.out.is_empty()
     }
 
+    /// The text so far.
+    pub fn as_str(&self) -> &str {
+        &self.out
+    }
+
+    /// Empty again, as new (its buffer kept).
+    pub fn clear(&mut self) {
+        self.out.clear();
+        self.pending = Flow::Inline;
+        self.pre = 0;
+    }
+
     /// The text.
     pub fn finish(self) -> String {
         self.out

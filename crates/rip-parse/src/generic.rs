@@ -10,6 +10,7 @@
 
 mod content;
 mod head;
+mod links;
 
 use ego_tree::NodeRef;
 use scraper::{Html, Node};
@@ -20,7 +21,8 @@ use crate::dom::{ParseLimits, Skip, html_name, node_attr};
 use crate::stream::{self, Bail};
 use crate::visit::{Elem, Visitor, walk_tree};
 use content::{Content, ContentFields, Regions};
-use head::{HeadAndLinks, OpenLink};
+use head::HeadAndLinks;
+pub use links::{Link, Links};
 
 /// What generic extraction found on a page: plain strings, so that the page's DOM
 /// can be dropped before they are turned into JSON values ([`Generic::into_fields`]).
@@ -41,7 +43,7 @@ pub struct Generic {
     /// The main content's text.
     pub text: String,
     /// Every `<a href>` of the page, resolved.
-    pub links: Vec<Link>,
+    pub links: Links,
     /// The main content as Markdown, when asked for.
     pub markdown: Option<String>,
 }
@@ -56,18 +58,6 @@ pub struct Heading {
     /// Its `id`, the target of `#fragment` links.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-}
-
-/// A link of the page.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Link {
-    /// The `href`, resolved against the base URL.
-    pub href: String,
-    /// The link's text, whitespace collapsed.
-    pub text: String,
-    /// The `rel` attribute (e.g. `nofollow`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rel: Option<String>,
 }
 
 impl Generic {
@@ -100,7 +90,7 @@ impl Generic {
             put("text", Value::String(self.text));
         }
         if !self.links.is_empty() {
-            put("links", links_value(self.links));
+            put("links", links_value(&self.links));
         }
         if let Some(md) = self.markdown {
             put("markdown", Value::String(md));
@@ -129,8 +119,8 @@ impl Generic {
 pub struct Typed {
     /// The `headings` (`[]`: none).
     pub headings: Vec<Heading>,
-    /// The `links` (`[]`: none).
-    pub links: Vec<Link>,
+    /// The `links` (none: empty).
+    pub links: Links,
 }
 
 impl Typed {
@@ -154,7 +144,7 @@ impl Typed {
             fields.insert("text".into(), text);
         }
         if !self.links.is_empty() {
-            fields.insert("links".into(), links_value(self.links));
+            fields.insert("links".into(), links_value(&self.links));
         }
         if let Some(md) = markdown {
             fields.insert("markdown".into(), md);
@@ -178,8 +168,8 @@ fn headings_value(headings: Vec<Heading>) -> Value {
 }
 
 /// Links as the doc's `links` value.
-pub fn links_value(links: Vec<Link>) -> Value {
-    values(&links)
+pub fn links_value(links: &Links) -> Value {
+    values(&links.iter().collect::<Vec<_>>())
 }
 
 /// Links as JSON: their fields in declaration order, empty options left out.
@@ -300,8 +290,7 @@ impl Visitor for GenericWalk<'_> {
         if !had_base && let Some(href) = self.head.base_href.as_deref() {
             self.base = resolve_base(Some(href), self.page_url);
             // Links read so far resolved against the page URL; Markdown too.
-            self.late_base |=
-                !self.head.links.is_empty() || (self.markdown && self.regions.begun());
+            self.late_base |= self.head.links_seen > 0 || (self.markdown && self.regions.begun());
             self.head.base = crate::resolve::Resolver::new(&self.base);
             if self.markdown {
                 self.regions.markdown_base(&self.base);
@@ -327,7 +316,8 @@ fn resolve_base(href: Option<&str>, page_url: &Url) -> Url {
 }
 
 /// The doc's generic fields from what the two halves read.
-fn assemble(head: HeadAndLinks, content: ContentFields, base: &Url) -> Generic {
+fn assemble(mut head: HeadAndLinks, content: ContentFields, base: &Url) -> Generic {
+    let links = head.finish_links();
     Generic {
         title: head.title,
         canonical: head
@@ -345,11 +335,7 @@ fn assemble(head: HeadAndLinks, content: ContentFields, base: &Url) -> Generic {
             .collect(),
         headings: content.headings,
         text: content.text,
-        links: head
-            .links
-            .into_iter()
-            .filter_map(OpenLink::finish)
-            .collect(),
+        links,
         markdown: content.markdown,
     }
 }

@@ -11,14 +11,14 @@ use rip_core::ndjson::next_escape;
 use rip_core::{Doc, Kind, Line, Record};
 use serde_json::Value;
 
-use crate::generic::{Heading, Link, Typed};
+use crate::generic::{Heading, Links, Typed};
 
 /// A doc's line: as [`Record::Doc`] writes it, its typed fields (if any) in the place
 /// [`Typed::put_into`] gives them among its fields: `headings` before `text`, `links` and
 /// `markdown`, `links` before `markdown`.
 pub fn doc_line(mut doc: Doc, typed: &Typed) -> Line {
     let fields = std::mem::take(&mut doc.fields);
-    let links = &typed.links[..];
+    let links = &typed.links;
     let mut out = serde_json::to_string(&Record::Doc(doc)).expect("a record serialises");
     out.reserve(fields_size(&fields) + links_size(links) + headings_size(&typed.headings));
     // `{…}` with no fields yet: they follow its last member, as a flattened map's do.
@@ -85,11 +85,8 @@ fn headings_size(headings: &[Heading]) -> usize {
         .sum()
 }
 
-fn links_size(links: &[Link]) -> usize {
-    links
-        .iter()
-        .map(|l| l.href.len() + l.text.len() + l.rel.as_ref().map_or(0, |r| r.len() + 8) + 24)
-        .sum()
+fn links_size(links: &Links) -> usize {
+    links.text_len() + links.len() * 32
 }
 
 /// `,"key":`.
@@ -122,9 +119,13 @@ fn value_json(out: &mut String, value: &Value) {
 }
 
 /// `items` as a JSON array, each written by `item`.
-fn array<T>(out: &mut String, items: &[T], mut item: impl FnMut(&mut String, &T)) {
+fn array<T>(
+    out: &mut String,
+    items: impl IntoIterator<Item = T>,
+    mut item: impl FnMut(&mut String, T),
+) {
     out.push('[');
-    for (i, x) in items.iter().enumerate() {
+    for (i, x) in items.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
@@ -135,7 +136,7 @@ fn array<T>(out: &mut String, items: &[T], mut item: impl FnMut(&mut String, &T)
 
 /// The doc's `headings`, as their `Serialize` writes them: `{"level","text","id"?}`.
 fn headings_json(out: &mut String, headings: &[Heading]) {
-    array(out, headings, |out, h| {
+    array(out, headings, |out, h: &Heading| {
         out.push_str("{\"level\":");
         // `Display` writes a number as serde_json does.
         out.push_str(&h.level.to_string());
@@ -150,13 +151,13 @@ fn headings_json(out: &mut String, headings: &[Heading]) {
 }
 
 /// The doc's `links`, as their `Serialize` writes them: `{"href","text","rel"?}`.
-fn links_json(out: &mut String, links: &[Link]) {
-    array(out, links, |out, link| {
+fn links_json(out: &mut String, links: &Links) {
+    array(out, links.iter(), |out, link| {
         out.push_str("{\"href\":");
-        escaped(out, &link.href);
+        escaped(out, link.href);
         out.push_str(",\"text\":");
-        escaped(out, &link.text);
-        if let Some(rel) = &link.rel {
+        escaped(out, link.text);
+        if let Some(rel) = link.rel {
             out.push_str(",\"rel\":");
             escaped(out, rel);
         }
@@ -198,6 +199,7 @@ pub fn escaped(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generic::Link;
 
     fn serde(s: &str) -> String {
         serde_json::to_string(s).unwrap()
@@ -261,28 +263,27 @@ mod tests {
             errors: Vec::new(),
             fields,
         };
-        let links = vec![
-            Link {
-                href: "http://h/b".into(),
-                text: "B \\ b".into(),
-                rel: None,
-            },
-            Link {
-                href: "http://h/c".into(),
-                text: String::new(),
-                rel: Some("nofollow".into()),
-            },
-        ];
+        let mut links = Links::default();
+        links.push(Link {
+            href: "http://h/b",
+            text: "B \\ b",
+            rel: None,
+        });
+        links.push(Link {
+            href: "http://h/c",
+            text: "",
+            rel: Some("nofollow"),
+        });
         let typed = Typed {
             headings: Vec::new(),
             links,
         };
         let mut whole = doc.clone();
-        Typed {
-            headings: Vec::new(),
-            links: typed.links.clone(),
-        }
-        .put_into(&mut whole.fields);
+        whole
+            .fields
+            .insert("links".into(), crate::generic::links_value(&typed.links));
+        let markdown = whole.fields.shift_remove("markdown").unwrap();
+        whole.fields.insert("markdown".into(), markdown);
         let expected = serde_json::to_string(&Record::Doc(whole)).unwrap();
         assert_eq!(doc_line(doc.clone(), &typed).text(), expected);
         // Without links: the fields in their own order.
@@ -325,14 +326,16 @@ mod tests {
                     Vec::new()
                 },
                 text: if has(3) { "a\nb".into() } else { String::new() },
-                links: if has(4) {
-                    vec![Link {
-                        href: "http://h/x".into(),
-                        text: "x\\".into(),
-                        rel: Some("nofollow".into()),
-                    }]
-                } else {
-                    Vec::new()
+                links: {
+                    let mut links = Links::default();
+                    if has(4) {
+                        links.push(Link {
+                            href: "http://h/x",
+                            text: "x\\",
+                            rel: Some("nofollow"),
+                        });
+                    }
+                    links
                 },
                 markdown: has(5).then(|| "# One".into()),
             };

@@ -2,26 +2,16 @@
 
 use url::Url;
 
+use super::Links;
 use crate::dom::{Info, Skip, TextBuf, TextWalk};
 use crate::resolve::Resolver;
 use crate::visit::{Depth, Elem, Visitor};
 
-/// A link as read so far: its `href` resolved (`None`: it does not resolve).
-pub(super) struct OpenLink {
-    pub href: Option<String>,
-    pub text: TextBuf,
-    pub rel: Option<String>,
-}
-
-impl OpenLink {
-    /// The link, when its `href` resolves.
-    pub fn finish(self) -> Option<super::Link> {
-        Some(super::Link {
-            href: self.href?,
-            text: self.text.finish(),
-            rel: self.rel.filter(|r| !r.trim().is_empty()),
-        })
-    }
+/// A link being read: its slot in [`Links`] (`None`: its `href` does not resolve, and
+/// it is left out) and its text so far.
+struct OpenLink {
+    slot: Option<usize>,
+    text: TextBuf,
 }
 
 /// Reads the head fields (the first of each, as written in the page) and every
@@ -36,9 +26,14 @@ pub(super) struct HeadAndLinks {
     pub canonical: Option<String>,
     pub description: Option<String>,
     pub keywords: Option<String>,
-    pub links: Vec<OpenLink>,
+    pub links: Links,
+    /// Links seen so far, resolved or not.
+    pub links_seen: usize,
     /// The links the walk is inside of (nested `<a>` is possible in a parsed tree).
-    open_links: Vec<usize>,
+    open_links: Vec<OpenLink>,
+    /// Text buffers of closed links, for the next ones (a link's text is copied into
+    /// [`Links`] when it closes).
+    spare_texts: Vec<TextBuf>,
     /// How deep the walk is in script, style and template elements.
     hidden: usize,
     /// The `<title>` being read.
@@ -63,8 +58,10 @@ impl HeadAndLinks {
             canonical: None,
             description: None,
             keywords: None,
-            links: Vec::new(),
+            links: Links::default(),
+            links_seen: 0,
             open_links: Vec::new(),
+            spare_texts: Vec::new(),
             hidden: 0,
             title_text: None,
         }
@@ -92,12 +89,13 @@ impl HeadAndLinks {
             "meta" => self.meta(el),
             "a" => {
                 if let Some(href) = el.attr("href") {
-                    self.open_links.push(self.links.len());
-                    self.links.push(OpenLink {
-                        href: self.base.join(href.trim()),
-                        text: TextBuf::default(),
-                        rel: el.attr("rel").map(str::to_owned),
-                    });
+                    self.links_seen += 1;
+                    let slot = self
+                        .base
+                        .join(href.trim())
+                        .map(|href| self.links.open(&href, el.attr("rel")));
+                    let text = self.spare_texts.pop().unwrap_or_default();
+                    self.open_links.push(OpenLink { slot, text });
                 }
             }
             _ => {}
@@ -113,6 +111,27 @@ impl HeadAndLinks {
             Some("keywords") if self.keywords.is_none() => self.keywords = content,
             _ => {}
         }
+    }
+
+    /// The innermost open link closes: its text goes to its slot, its buffer to the
+    /// spares.
+    fn close_link(&mut self) {
+        let Some(OpenLink { slot, mut text }) = self.open_links.pop() else {
+            return;
+        };
+        if let Some(slot) = slot {
+            self.links.close(slot, text.as_str());
+        }
+        text.clear();
+        self.spare_texts.push(text);
+    }
+
+    /// The links read, those still open closed (their text as read so far).
+    pub fn finish_links(&mut self) -> Links {
+        while !self.open_links.is_empty() {
+            self.close_link();
+        }
+        std::mem::take(&mut self.links)
     }
 
     /// Passes an event to the `<title>` being read; takes its text when it closes.
@@ -149,19 +168,17 @@ impl Visitor for HeadAndLinks {
             depth.open();
             walk.open(el);
         }
-        if !self.open_links.is_empty() {
-            let f = el.info.flow;
-            for &i in &self.open_links {
-                self.links[i].text.brk(f);
-            }
+        let f = el.info.flow;
+        for link in &mut self.open_links {
+            link.text.brk(f);
         }
     }
 
     fn text(&mut self, text: &str) {
         self.title_event(|w| _ = w.text(text), false);
         if self.hidden == 0 {
-            for &i in &self.open_links {
-                self.links[i].text.push(text);
+            for link in &mut self.open_links {
+                link.text.push(text);
             }
         }
     }
@@ -172,7 +189,7 @@ impl Visitor for HeadAndLinks {
         if el.info.has(Info::SCRIPT) {
             self.hidden -= 1;
         } else if name == "a" && el.attr("href").is_some() {
-            self.open_links.pop();
+            self.close_link();
         }
     }
 }

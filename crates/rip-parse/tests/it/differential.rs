@@ -161,11 +161,8 @@ fn a_base_after_a_link_goes_to_the_tree_which_resolves_every_link_against_it() {
     assert!(!same(html), "streamed");
     let url = Url::parse("http://site.test/dir/page.html").unwrap();
     let tree = parse(html, ParseLimits::default()).unwrap();
-    let hrefs: Vec<String> = extract(&tree, &url, false)
-        .links
-        .into_iter()
-        .map(|l| l.href)
-        .collect();
+    let links = extract(&tree, &url, false).links;
+    let hrefs: Vec<&str> = links.iter().map(|l| l.href).collect();
     assert_eq!(
         hrefs,
         ["http://site.test/late/x", "http://site.test/late/y"]
