@@ -21,7 +21,8 @@ use url::{Position, Url};
 
 /// `base.join(href)` as a string, or `None` when `href` does not resolve.
 pub fn join(base: &Url, href: &str) -> Option<String> {
-    resolve(base, parts_of(base), href)
+    let mut out = String::new();
+    resolve(base, parts_of(base), href, &mut out).then_some(out)
 }
 
 /// Resolves references against one base URL, its pieces found once.
@@ -40,9 +41,10 @@ impl Resolver {
         }
     }
 
-    /// `base.join(href)` as a string, or `None` when `href` does not resolve.
-    pub fn join(&self, href: &str) -> Option<String> {
-        resolve(&self.base, self.parts, href)
+    /// `base.join(href)` appended to `out`: false (and `out` as it was) when `href`
+    /// does not resolve.
+    pub fn join_onto(&self, href: &str, out: &mut String) -> bool {
+        resolve(&self.base, self.parts, href, out)
     }
 }
 
@@ -62,18 +64,26 @@ fn parts_of(base: &Url) -> Option<Parts> {
     })
 }
 
-fn resolve(base: &Url, parts: Option<Parts>, href: &str) -> Option<String> {
-    match fast(base, parts, href) {
-        Some(s) => Some(s),
-        None => base.join(href).ok().map(String::from),
+/// Appends `base.join(href)` to `out`: false (nothing appended) when it does not resolve.
+fn resolve(base: &Url, parts: Option<Parts>, href: &str, out: &mut String) -> bool {
+    if fast(base, parts, href, out).is_some() {
+        return true;
+    }
+    match base.join(href) {
+        Ok(url) => {
+            out.push_str(url.as_str());
+            true
+        }
+        Err(_) => false,
     }
 }
 
-/// The resolved reference when it is one the fast path knows to resolve as `Url::join`
-/// would; `None` otherwise (not an answer: ask `Url::join`).
-fn fast(base: &Url, parts: Option<Parts>, href: &str) -> Option<String> {
-    if let Some(url) = absolute(href) {
-        return url;
+/// Appends the resolved reference to `out` when it is one the fast path knows to
+/// resolve as `Url::join` would; `None` otherwise, with nothing appended (not an
+/// answer: ask `Url::join`).
+fn fast(base: &Url, parts: Option<Parts>, href: &str, out: &mut String) -> Option<()> {
+    if let Some(done) = absolute(href, out) {
+        return done;
     }
     let (path_at, dir_end, query_end) = parts?;
     let s = base.as_str();
@@ -90,25 +100,25 @@ fn fast(base: &Url, parts: Option<Parts>, href: &str) -> Option<String> {
     if fragment.is_some_and(|f| !all_in(f, &FRAGMENT)) {
         return None;
     }
-    let mut out = String::with_capacity(no_fragment.len() + href.len());
+    if path.starts_with("//") {
+        return None;
+    }
+    out.reserve(no_fragment.len() + href.len());
     if path.is_empty() {
         // A fragment alone (or nothing): the base without its fragment.
         out.push_str(no_fragment);
     } else {
-        if path.starts_with("//") {
-            return None;
-        }
         out.push_str(origin);
         match path.strip_prefix('/') {
-            Some(rest) => merged_path(&mut out, "", rest),
-            None => merged_path(&mut out, dir, path),
+            Some(rest) => merged_path(out, "", rest),
+            None => merged_path(out, dir, path),
         }
     }
     if let Some(f) = fragment {
         out.push('#');
         out.push_str(f);
     }
-    Some(out)
+    Some(())
 }
 
 /// An absolute `http` or `https` URL in the form `Url::parse` writes it back, resolved:
@@ -118,7 +128,7 @@ fn fast(base: &Url, parts: Option<Parts>, href: &str) -> Option<String> {
 /// start with `xn--`, the last one starting with a letter: no IP address, port,
 /// user or IDNA), followed by a path of [`PATH`] bytes (dot segments removed), then
 /// an optional query of [`QUERY`] bytes and an optional fragment of [`FRAGMENT`] bytes.
-fn absolute(href: &str) -> Option<Option<String>> {
+fn absolute(href: &str, out: &mut String) -> Option<Option<()>> {
     let rest = href
         .strip_prefix("http://")
         .or_else(|| href.strip_prefix("https://"))?;
@@ -147,16 +157,16 @@ fn absolute(href: &str) -> Option<Option<String>> {
     {
         return Some(None);
     }
-    let mut out = String::with_capacity(href.len());
+    out.reserve(href.len());
     out.push_str(&href[..scheme + host]);
-    merged_path(&mut out, "", &rest[host + 1..path_end]);
+    merged_path(out, "", &rest[host + 1..path_end]);
     for (mark, part) in [('?', query), ('#', fragment)] {
         if let Some(p) = part {
             out.push(mark);
             out.push_str(p);
         }
     }
-    Some(Some(out))
+    Some(Some(()))
 }
 
 /// A host the URL parser writes back as it is: see [`absolute`].
@@ -279,11 +289,18 @@ mod tests {
     use super::*;
 
     fn check(base: &Url, href: &str) {
+        let want = base.join(href).ok().map(String::from);
+        assert_eq!(join(base, href), want, "{base} + {href:?}");
+        // Appended to what the buffer holds (a `..` does not climb into it), or nothing
+        // appended.
+        let mut out = String::from("x/../");
+        let done = Resolver::new(base).join_onto(href, &mut out);
         assert_eq!(
-            join(base, href),
-            base.join(href).ok().map(String::from),
+            done.then(|| &out[5..]),
+            want.as_deref(),
             "{base} + {href:?}"
         );
+        assert!(out.starts_with("x/../") && (done || out.len() == 5));
     }
 
     #[test]
@@ -348,7 +365,10 @@ mod tests {
             "a/..",
             "",
         ] {
-            assert!(fast(&base, parts_of(&base), h).is_some(), "{h}");
+            assert!(
+                fast(&base, parts_of(&base), h, &mut String::new()).is_some(),
+                "{h}"
+            );
         }
         let file = Url::parse("file:///c:/x/y").unwrap();
         check(&file, "../z");
@@ -360,7 +380,10 @@ mod tests {
             "https://github.com/rust-lang/rust/issues/198#issuecomment-1",
             "http://a-b.c0.example/x/./y/../z.html",
         ] {
-            assert!(fast(&base, parts_of(&base), h).is_some(), "{h}");
+            assert!(
+                fast(&base, parts_of(&base), h, &mut String::new()).is_some(),
+                "{h}"
+            );
         }
     }
 

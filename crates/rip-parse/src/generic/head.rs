@@ -90,10 +90,10 @@ impl HeadAndLinks {
             "a" => {
                 if let Some(href) = el.attr("href") {
                     self.links_seen += 1;
+                    let base = &self.base;
                     let slot = self
-                        .base
-                        .join(href.trim())
-                        .map(|href| self.links.open(&href, el.attr("rel")));
+                        .links
+                        .open_resolved(|buf| base.join_onto(href.trim(), buf), el.attr("rel"));
                     let text = self.spare_texts.pop().unwrap_or_default();
                     self.open_links.push(OpenLink { slot, text });
                 }

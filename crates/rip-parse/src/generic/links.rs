@@ -70,14 +70,36 @@ impl Links {
     /// A link opens with its resolved `href` and its `rel` attribute (left out when
     /// blank): its slot, for [`Links::close`].
     pub fn open(&mut self, href: &str, rel: Option<&str>) -> usize {
-        let href = self.add(href);
+        let slot = self.open_resolved(
+            |buf| {
+                buf.push_str(href);
+                true
+            },
+            rel,
+        );
+        slot.expect("an href given resolves")
+    }
+
+    /// A link opens whose `href` `resolve` appends to the buffer (false: it does not
+    /// resolve, and the link is left out), with its `rel` attribute: its slot.
+    pub fn open_resolved(
+        &mut self,
+        resolve: impl FnOnce(&mut String) -> bool,
+        rel: Option<&str>,
+    ) -> Option<usize> {
+        let start = self.buf.len();
+        if !resolve(&mut self.buf) {
+            self.buf.truncate(start);
+            return None;
+        }
+        let href = start..self.buf.len();
         let rel = rel.filter(|r| !r.trim().is_empty()).map(|r| self.add(r));
         self.slots.push(Slot {
             href,
             text: 0..0,
             rel,
         });
-        self.slots.len() - 1
+        Some(self.slots.len() - 1)
     }
 
     /// The link in `slot` closes with its text.
