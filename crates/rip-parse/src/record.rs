@@ -153,9 +153,10 @@ fn unescaped(text: &str, i: usize) -> Option<(String, usize)> {
         return None;
     }
     let mut out = String::with_capacity(b.len() - i);
-    let mut j = i + 1;
+    // The run to copy starts at `j`; the next escape is searched for from `from`.
+    let (mut j, mut from) = (i + 1, i + 1);
     loop {
-        let k = next_escape(b, j)?;
+        let k = next_escape(b, from)?;
         out.push_str(&text[j..k]);
         match b[k] {
             b'"' => {
@@ -163,10 +164,19 @@ fn unescaped(text: &str, i: usize) -> Option<(String, usize)> {
                 out.shrink_to_fit();
                 return Some((out, k + 1));
             }
+            // `\"`, `\\`, `\/` (most escapes in HTML: its quotes): the character is the
+            // byte escaped, copied with the run it starts.
+            b'\\' if matches!(b.get(k + 1), Some(b'"' | b'\\' | b'/')) => {
+                (j, from) = (k + 1, k + 2);
+            }
+            b'\\' if b.get(k + 1) == Some(&b'n') => {
+                out.push('\n');
+                (j, from) = (k + 2, k + 2);
+            }
             b'\\' => {
                 let (c, used) = escape(b, k + 1)?;
                 out.push(c);
-                j = k + 1 + used;
+                (j, from) = (k + 1 + used, k + 1 + used);
             }
             _ => return None,
         }
@@ -230,6 +240,19 @@ mod tests {
                 let line = format!("{json},\"x\":1}}");
                 assert_eq!(unescaped(&line, 0), Some((want, json.len())), "{json}");
             }
+        }
+        // An escaped backslash before `n`, `"`, `/` or another escape is one backslash;
+        // escaped quotes and slashes in a row.
+        for json in [
+            r#""\\n""#,
+            r#""\\\"""#,
+            r#""\\\\""#,
+            r#""a\\/\/b\"\"\n\\n\\\n""#,
+            r#""\"\"\"""#,
+            r#""\n\n\/\"""#,
+        ] {
+            let want: String = serde_json::from_str(json).unwrap();
+            assert_eq!(unescaped(json, 0), Some((want, json.len())), "{json}");
         }
         // Bytes JSON does not allow are left to serde_json, wherever they are.
         for at in 0..17 {
