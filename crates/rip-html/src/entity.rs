@@ -95,12 +95,17 @@ fn named(after: &str, in_attr: bool, out: &mut String) -> Result<usize, Bail> {
     if len > LONGEST_NAME {
         return Ok(0);
     }
-    if b.get(len) == Some(&b';')
-        && let Some(&(c1, c2)) = NAMED_ENTITIES.get(&after[..=len])
-        && c1 != 0
-    {
-        push_pair(out, c1, c2);
-        return Ok(len + 1);
+    if b.get(len) == Some(&b';') {
+        if let Some(c) = common(&after[..len]) {
+            out.push(c);
+            return Ok(len + 1);
+        }
+        if let Some(&(c1, c2)) = NAMED_ENTITIES.get(&after[..=len])
+            && c1 != 0
+        {
+            push_pair(out, c1, c2);
+            return Ok(len + 1);
+        }
     }
     // A legacy reference written without its semicolon: the longest one that starts
     // the name.
@@ -123,6 +128,19 @@ fn named(after: &str, in_attr: bool, out: &mut String) -> Result<usize, Bail> {
     Ok(k)
 }
 
+/// The character of the commonest references, written with their semicolon, without
+/// a look in the table (a hash of the name).
+fn common(name: &str) -> Option<char> {
+    match name {
+        "amp" => Some('&'),
+        "lt" => Some('<'),
+        "gt" => Some('>'),
+        "quot" => Some('"'),
+        "nbsp" => Some('\u{a0}'),
+        _ => None,
+    }
+}
+
 fn push_pair(out: &mut String, c1: u32, c2: u32) {
     out.push(char::from_u32(c1).unwrap_or('\u{FFFD}'));
     if c2 != 0 {
@@ -136,6 +154,17 @@ mod tests {
 
     fn text(s: &str) -> String {
         decode(s, false).unwrap().into_owned()
+    }
+
+    #[test]
+    fn the_commonest_references_are_the_tables() {
+        for name in ["amp", "lt", "gt", "quot", "nbsp"] {
+            let (c1, c2) = NAMED_ENTITIES[&format!("{name};")];
+            assert_eq!(common(name), char::from_u32(c1), "{name}");
+            assert_eq!(c2, 0, "{name}");
+        }
+        assert_eq!(common("ampx"), None);
+        assert_eq!(common("AMP"), None);
     }
 
     #[test]

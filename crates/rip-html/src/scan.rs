@@ -332,7 +332,7 @@ impl<'a> Scanner<'a> {
                     (first + 1 + more, true)
                 };
                 self.pos += end + 2;
-                (&rest[1..=end], amp)
+                (&rest[1..end + 1], amp)
             }
             Some(b'>') => ("", false),
             Some(_) => {
