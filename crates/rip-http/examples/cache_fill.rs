@@ -55,6 +55,7 @@ fn meta(url: &str) -> CacheMeta {
         last_modified: None,
         truncated: false,
         body_len: 0,
+        body_xxh3: String::new(),
         body_sha256: String::new(),
         site_fetch: None,
     }

@@ -107,6 +107,7 @@ impl Fetcher {
             last_modified: resp.header("last-modified").map(str::to_owned),
             truncated: resp.truncated,
             body_len: 0,
+            body_xxh3: String::new(),
             body_sha256: String::new(),
             site_fetch: site.cloned(),
         };
