@@ -4,6 +4,8 @@
 //! raw text. The html5gum emitter (`scan.rs`) and the streaming scan (`stream.rs`)
 //! share it, so they give the same [`Extracted`] for the same tokens.
 
+use std::borrow::Cow;
+
 use super::{
     Extracted, MAX_LINK_TEXT, MAX_LINKS_PER_PAGE, RawLink, collapse_ws, meta_nofollow, rel_nofollow,
 };
@@ -64,20 +66,22 @@ impl Attr {
     }
 }
 
-/// The kept attributes of a start tag, by [`Attr`] (the first of a name wins, as in HTML).
+/// The kept attributes of a start tag, by [`Attr`] (the first of a name wins, as in HTML):
+/// borrowed from the page where the tokenizer could, so that a value read only to be
+/// looked at (`rel`, `title`, `name`, `content`) is not copied.
 #[derive(Debug, Default)]
-pub(super) struct Values([Option<String>; 6]);
+pub(super) struct Values<'a>([Option<Cow<'a, str>>; 6]);
 
-impl Values {
+impl<'a> Values<'a> {
     /// Files `value` under `a` unless the tag already had one.
-    pub(super) fn keep(&mut self, a: Attr, value: impl FnOnce() -> String) {
+    pub(super) fn keep(&mut self, a: Attr, value: impl FnOnce() -> Cow<'a, str>) {
         let slot = &mut self.0[a as usize];
         if slot.is_none() {
             *slot = Some(value());
         }
     }
 
-    fn take(&mut self, a: Attr) -> Option<String> {
+    fn take(&mut self, a: Attr) -> Option<Cow<'a, str>> {
         self.0[a as usize].take()
     }
 }
@@ -118,27 +122,30 @@ enum Ns {
     Html,
 }
 
-/// The link whose text is being collected.
+/// The link whose text is being collected (in [`Collector::text`]).
 #[derive(Debug, Default)]
-struct OpenLink {
+struct OpenLink<'a> {
     index: usize,
-    text: Vec<u8>,
-    alt: Option<String>,
-    title: Option<String>,
+    alt: Option<Cow<'a, str>>,
+    title: Option<Cow<'a, str>>,
 }
 
-/// The page's links and what is open while it is read.
+/// The page's links and what is open while it is read (`'a`: the page, for values
+/// borrowed from it).
 #[derive(Debug, Default)]
-pub(super) struct Collector {
+pub(super) struct Collector<'a> {
     out: Extracted,
     ns: Vec<(Ns, Vec<u8>)>,
-    open: Option<OpenLink>,
+    open: Option<OpenLink<'a>>,
+    /// The open link's text so far: one buffer for every link of the page, not one each.
+    text: Vec<u8>,
 }
 
-impl Collector {
+impl<'a> Collector<'a> {
     fn close_link(&mut self) {
         let Some(open) = self.open.take() else { return };
-        let mut text = collapse_ws(&String::from_utf8_lossy(&open.text));
+        let mut text = collapse_ws(&String::from_utf8_lossy(&self.text));
+        self.text.clear();
         if text.is_empty() {
             text = open
                 .alt
@@ -161,26 +168,24 @@ impl Collector {
 
     /// The bytes of link text collected so far (0 outside a link).
     pub(super) fn text_len(&self) -> usize {
-        self.open.as_ref().map_or(0, |o| o.text.len())
+        self.text.len()
     }
 
     /// Text outside raw-text elements: the open link's, until [`MAX_RAW_TEXT`] bytes.
     pub(super) fn text(&mut self, s: &[u8]) {
-        if let Some(open) = &mut self.open
-            && open.text.len() < MAX_RAW_TEXT
-        {
-            open.text.extend_from_slice(s);
+        if self.open.is_some() && self.text.len() < MAX_RAW_TEXT {
+            self.text.extend_from_slice(s);
         }
     }
 
     /// What a start tag tells: a link opens, the base URL, a page-wide nofollow, an
     /// image's alt text for the open link.
-    pub(super) fn start_tag(&mut self, tag: Tag, values: &mut Values) {
+    pub(super) fn start_tag(&mut self, tag: Tag, values: &mut Values<'a>) {
         match tag {
             Tag::A => self.open_link(values),
             Tag::Base => {
                 if self.out.base.is_none() {
-                    self.out.base = values.take(Attr::Href);
+                    self.out.base = values.take(Attr::Href).map(Cow::into_owned);
                 }
             }
             Tag::Meta => {
@@ -206,7 +211,7 @@ impl Collector {
         }
     }
 
-    fn open_link(&mut self, values: &mut Values) {
+    fn open_link(&mut self, values: &mut Values<'a>) {
         // An `<a>` closes any open one, as the tree builder does.
         self.close_link();
         let Some(href) = values.take(Attr::Href) else {
@@ -218,7 +223,7 @@ impl Collector {
         }
         let nofollow = rel_nofollow(values.take(Attr::Rel).as_deref());
         self.out.links.push(RawLink {
-            href,
+            href: href.into_owned(),
             nofollow,
             ..RawLink::default()
         });

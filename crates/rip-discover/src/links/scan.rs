@@ -29,7 +29,7 @@ struct CurrentTag {
     /// The current attribute is one of the kept ones: its value is being copied.
     keep_value: bool,
     in_attr: bool,
-    values: Values,
+    values: Values<'static>,
 }
 
 impl CurrentTag {
@@ -55,7 +55,7 @@ impl CurrentTag {
         {
             let value = &self.attr_value;
             self.values
-                .keep(a, || String::from_utf8_lossy(value).into_owned());
+                .keep(a, || String::from_utf8_lossy(value).into_owned().into());
         }
         self.attr_name.clear();
         self.attr_value.clear();
@@ -65,7 +65,7 @@ impl CurrentTag {
 
 #[derive(Debug, Default)]
 pub(super) struct Scanner {
-    found: Collector,
+    found: Collector<'static>,
     tag: CurrentTag,
     last_start: Vec<u8>,
     /// In a raw-text element's content (script, style, textarea, …).

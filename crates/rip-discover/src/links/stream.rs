@@ -63,14 +63,14 @@ fn text_in(found: &mut Collector, text: &[u8]) -> Result<(), Bail> {
 }
 
 /// The attributes of a `tag` that links need, taken from what the tokenizer read.
-fn kept(tag: Tag, attrs: &mut Vec<rip_html::Attr<'_>>) -> Values {
+fn kept<'a>(tag: Tag, attrs: &mut Vec<rip_html::Attr<'a>>) -> Values<'a> {
     let mut values = Values::default();
     if tag == Tag::Other {
         return values;
     }
     for (name, value) in attrs.drain(..) {
         if let Some(a) = Attr::of(tag, name.as_bytes()) {
-            values.keep(a, || value.into_owned());
+            values.keep(a, || value);
         }
     }
     values
