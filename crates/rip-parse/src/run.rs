@@ -179,8 +179,10 @@ impl Written {
                 warnings,
             } => {
                 let concept = doc.concept.clone();
+                let line = doc_line(*doc, &typed);
+                typed.links.recycle();
                 Self::Doc {
-                    line: doc_line(*doc, &typed),
+                    line,
                     concept,
                     warnings,
                 }

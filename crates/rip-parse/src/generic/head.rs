@@ -58,7 +58,7 @@ impl HeadAndLinks {
             canonical: None,
             description: None,
             keywords: None,
-            links: Links::default(),
+            links: Links::from_spare(),
             links_seen: 0,
             open_links: Vec::new(),
             spare_texts: Vec::new(),

@@ -7,6 +7,7 @@
 //! is taken when it opens (links keep the order they open in, even nested in a tree) and
 //! its text is added when it closes.
 
+use std::cell::Cell;
 use std::ops::Range;
 
 /// A link of the page, as written in a doc.
@@ -36,7 +37,36 @@ pub struct Links {
     slots: Vec<Slot>,
 }
 
+thread_local! {
+    /// The buffers of the last page's links on this thread, for the next page's.
+    static SPARE: Cell<Links> = const {
+        Cell::new(Links {
+            buf: String::new(),
+            slots: Vec::new(),
+        })
+    };
+}
+
+/// Bytes of links' strings past which a page's buffer is not kept for the next one.
+const SPARE_MAX: usize = 1 << 20;
+
 impl Links {
+    /// No links yet, in the buffers [`Links::recycle`] left on this thread (if any).
+    pub fn from_spare() -> Self {
+        SPARE.take()
+    }
+
+    /// Leaves the buffers, emptied, for the next page's links on this thread (unless
+    /// they are large): a page's links are a few kilobytes freed at the end of every
+    /// page, which the allocator would return to the system and take back again.
+    pub fn recycle(mut self) {
+        if self.buf.capacity() <= SPARE_MAX {
+            self.buf.clear();
+            self.slots.clear();
+            SPARE.set(self);
+        }
+    }
+
     /// The number of links.
     pub fn len(&self) -> usize {
         self.slots.len()
@@ -118,6 +148,23 @@ impl Links {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn recycled_links_come_back_empty_with_their_room() {
+        let mut links = Links::from_spare();
+        links.push(Link {
+            href: "http://h/a",
+            text: "A",
+            rel: Some("x"),
+        });
+        let room = links.buf.capacity();
+        links.recycle();
+        let again = Links::from_spare();
+        assert!(again.is_empty() && again.buf.is_empty());
+        assert_eq!(again.buf.capacity(), room);
+        // Taken: the next one starts with nothing (until this one is recycled).
+        assert_eq!(Links::from_spare().buf.capacity(), 0);
+    }
 
     #[test]
     fn links_keep_their_order_and_strings_nested_or_not() {
