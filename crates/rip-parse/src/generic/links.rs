@@ -86,6 +86,11 @@ impl Links {
         })
     }
 
+    /// Room for `bytes` of links' strings in all.
+    pub fn reserve(&mut self, bytes: usize) {
+        self.buf.reserve(bytes.saturating_sub(self.buf.len()));
+    }
+
     /// The bytes of the links' strings.
     pub fn text_len(&self) -> usize {
         self.buf.len()
