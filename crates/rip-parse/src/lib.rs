@@ -87,6 +87,7 @@ pub mod rules;
 mod run;
 pub mod schema;
 pub mod stream;
+pub mod tag;
 pub mod visit;
 pub mod wiki;
 

@@ -11,6 +11,7 @@ use ego_tree::iter::Edge;
 use scraper::Node;
 
 use crate::dom::Info;
+use crate::tag::Tag;
 
 /// An attribute as the streaming pass read it: name (lower case) and value (decoded).
 pub type Attr<'a> = rip_html::Attr<'a>;
@@ -20,6 +21,8 @@ pub type Attr<'a> = rip_html::Attr<'a>;
 pub struct OpenElem<'a> {
     /// Its local name, lower case.
     pub name: std::borrow::Cow<'a, str>,
+    /// Its tag ([`Tag::Other`] for an element of another namespace than HTML's).
+    pub tag: Tag,
     /// True for an element of the HTML namespace.
     pub html: bool,
     /// What the tree construction rules need to know of it (`stream::kind`).
@@ -28,6 +31,20 @@ pub struct OpenElem<'a> {
     pub info: Info,
     /// Its attributes, in [`Path::attrs`].
     pub attrs: std::ops::Range<usize>,
+}
+
+impl OpenElem<'_> {
+    /// True for the HTML element `tag` (one of the tags, not [`Tag::Other`]).
+    pub fn is(&self, tag: Tag) -> bool {
+        debug_assert_ne!(tag, Tag::Other);
+        self.html && self.tag == tag
+    }
+
+    /// True for the HTML element named `name`, whose tag is `tag` (the name is compared
+    /// only for [`Tag::Other`]).
+    pub fn is_named(&self, tag: Tag, name: &str) -> bool {
+        self.html && self.tag == tag && (tag != Tag::Other || self.name == name)
+    }
 }
 
 /// The open elements of the streaming pass, root first: the element an event is about
@@ -44,7 +61,7 @@ impl<'e> Path<'e> {
     /// The element at `i` as an event shows it.
     pub fn elem(&self, i: usize) -> Elem<'e> {
         let o = &self.elems[i];
-        Elem::with_info(&o.name, o.html, o.info, &self.attrs[o.attrs.clone()])
+        Elem::with_info(&o.name, o.tag, o.html, o.info, &self.attrs[o.attrs.clone()])
     }
 }
 
@@ -53,6 +70,9 @@ impl<'e> Path<'e> {
 pub struct Elem<'e> {
     /// Its local name, lower case.
     pub name: &'e str,
+    /// Its tag: [`Tag::Other`] for a name without one, and for an element of another
+    /// namespace than HTML's.
+    pub tag: Tag,
     /// True for an element of the HTML namespace (not SVG or MathML).
     pub html: bool,
     /// What the text walks need to know of it (the default for other namespaces).
@@ -71,17 +91,19 @@ enum Attrs<'e> {
 impl<'e> Elem<'e> {
     /// An element of the streaming pass.
     pub fn streamed(name: &'e str, html: bool, attrs: &'e [Attr<'e>]) -> Self {
-        let info = if html {
-            Info::of_attrs(name, attrs)
+        let (tag, info) = if html {
+            let tag = Tag::of(name);
+            (tag, Info::of_attrs(tag, attrs))
         } else {
-            Info::default()
+            (Tag::Other, Info::default())
         };
-        Self::with_info(name, html, info, attrs)
+        Self::with_info(name, tag, html, info, attrs)
     }
 
-    fn with_info(name: &'e str, html: bool, info: Info, attrs: &'e [Attr<'e>]) -> Self {
+    fn with_info(name: &'e str, tag: Tag, html: bool, info: Info, attrs: &'e [Attr<'e>]) -> Self {
         Self {
             name,
+            tag,
             html,
             info,
             attrs: Attrs::Stream(attrs),
@@ -99,14 +121,20 @@ impl<'e> Elem<'e> {
     /// An element of a parsed tree.
     pub fn of_tree(el: &'e scraper::node::Element) -> Self {
         let html = el.name.ns == html5ever::ns!(html);
-        let info = if html { tree_info(el) } else { Info::default() };
-        Self::of_tree_with(el, info)
+        let (tag, info) = if html {
+            let tag = Tag::of(&el.name.local);
+            (tag, tree_info(el, tag))
+        } else {
+            (Tag::Other, Info::default())
+        };
+        Self::of_tree_with(el, tag, info)
     }
 
-    /// An element of a parsed tree whose [`Info`] is known.
-    fn of_tree_with(el: &'e scraper::node::Element, info: Info) -> Self {
+    /// An element of a parsed tree whose [`Tag`] and [`Info`] are known.
+    fn of_tree_with(el: &'e scraper::node::Element, tag: Tag, info: Info) -> Self {
         Self {
             name: &el.name.local,
+            tag,
             html: el.name.ns == html5ever::ns!(html),
             info,
             attrs: Attrs::Tree(el),
@@ -128,6 +156,11 @@ impl<'e> Elem<'e> {
     /// The local name when this is an HTML element.
     pub fn html_name(&self) -> Option<&'e str> {
         self.html.then_some(self.name)
+    }
+
+    /// The tag when this is an HTML element.
+    pub fn html_tag(&self) -> Option<Tag> {
+        self.html.then_some(self.tag)
     }
 }
 
@@ -192,14 +225,14 @@ impl<V: Visitor> Visitor for &mut V {
 /// Gives `visitor` the events of the subtree at `root` (`root` included), in
 /// document order. Comments, doctypes and the like give no event.
 pub fn walk_tree(root: NodeRef<'_, Node>, visitor: &mut impl Visitor) {
-    // The open elements' info, worked out when they open, for their close.
+    // The open elements' tag and info, worked out when they open, for their close.
     let mut open = Vec::new();
     for edge in root.traverse() {
         match edge {
             Edge::Open(node) => match node.value() {
                 Node::Element(el) => {
                     let el = Elem::of_tree(el);
-                    open.push(el.info);
+                    open.push((el.tag, el.info));
                     visitor.open(&el);
                 }
                 Node::Text(t) => visitor.text(t),
@@ -207,17 +240,17 @@ pub fn walk_tree(root: NodeRef<'_, Node>, visitor: &mut impl Visitor) {
             },
             Edge::Close(node) => {
                 if let Node::Element(el) = node.value() {
-                    let info = open.pop().unwrap_or_default();
-                    visitor.close(&Elem::of_tree_with(el, info));
+                    let (tag, info) = open.pop().unwrap_or_default();
+                    visitor.close(&Elem::of_tree_with(el, tag, info));
                 }
             }
         }
     }
 }
 
-/// [`Info::of`] an HTML element of a tree: its `hidden` and first `role` attributes (in
-/// no namespace) found in one pass, their names compared as atoms.
-fn tree_info(el: &scraper::node::Element) -> Info {
+/// [`Info::of`] an HTML element of a tree (whose tag is `tag`): its `hidden` and first
+/// `role` attributes (in no namespace) found in one pass, their names compared as atoms.
+fn tree_info(el: &scraper::node::Element, tag: Tag) -> Info {
     let mut hidden = false;
     let mut role = None;
     for (q, v) in &el.attrs {
@@ -230,7 +263,7 @@ fn tree_info(el: &scraper::node::Element) -> Info {
             role = Some(&**v);
         }
     }
-    Info::of(&el.name.local, hidden, role)
+    Info::of(tag, hidden, role)
 }
 
 /// Counts the nesting of elements below a visitor's root, so that a visitor that

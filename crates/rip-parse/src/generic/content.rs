@@ -6,6 +6,7 @@ use url::Url;
 use super::Heading;
 use crate::dom::{Flow, Info, Skip, TextBuf, TextWalk};
 use crate::markdown::Markdown;
+use crate::tag::Tag;
 use crate::visit::{Depth, Elem, Visitor};
 
 /// What a content region gave.
@@ -149,13 +150,13 @@ impl Regions {
     }
 
     fn start(&mut self, el: &Elem<'_>) {
-        match el.html_name() {
-            Some("main") if self.main.is_none() => {
+        match el.html_tag() {
+            Some(Tag::Main) if self.main.is_none() => {
                 self.main = Some(Content::new(Skip::Nav, self.markdown.clone()));
                 self.role_main = None;
                 self.body = None;
             }
-            Some("body") if !self.seen_body => {
+            Some(Tag::Body) if !self.seen_body => {
                 self.seen_body = true;
                 if self.main.is_none() {
                     self.body = Some(Content::new(Skip::Boilerplate, self.markdown.clone()));

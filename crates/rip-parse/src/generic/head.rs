@@ -5,6 +5,7 @@ use url::Url;
 use super::Links;
 use crate::dom::{Info, Skip, TextBuf, TextWalk};
 use crate::resolve::Resolver;
+use crate::tag::Tag;
 use crate::visit::{Depth, Elem, Visitor};
 
 /// A link being read: its slot in [`Links`] (`None`: its `href` does not resolve, and
@@ -68,26 +69,26 @@ impl HeadAndLinks {
     }
 
     /// Takes in what an element holds: a head field, or a link.
-    fn element(&mut self, name: &str, el: &Elem<'_>) {
-        match name {
-            "html" if self.lang.is_none() => {
+    fn element(&mut self, tag: Tag, el: &Elem<'_>) {
+        match tag {
+            Tag::Html if self.lang.is_none() => {
                 self.lang = el
                     .attr("lang")
                     .map(str::trim)
                     .filter(|l| !l.is_empty())
                     .map(str::to_owned);
             }
-            "title" if self.title.is_none() && self.title_text.is_none() => {
+            Tag::Title if self.title.is_none() && self.title_text.is_none() => {
                 self.title_text = Some((Depth::default(), TextWalk::new(Skip::Hidden)));
             }
-            "base" if self.base_href.is_none() => {
+            Tag::Base if self.base_href.is_none() => {
                 self.base_href = el.attr("href").map(str::to_owned);
             }
-            "link" if self.canonical.is_none() && is_canonical(el.attr("rel")) => {
+            Tag::Link if self.canonical.is_none() && is_canonical(el.attr("rel")) => {
                 self.canonical = el.attr("href").map(str::to_owned);
             }
-            "meta" => self.meta(el),
-            "a" => {
+            Tag::Meta => self.meta(el),
+            Tag::A => {
                 if let Some(href) = el.attr("href") {
                     self.links_seen += 1;
                     let base = &self.base;
@@ -156,12 +157,12 @@ impl Visitor for HeadAndLinks {
             depth.open();
             walk.open(el);
         }
-        let Some(name) = el.html_name() else { return };
+        let Some(tag) = el.html_tag() else { return };
         if el.info.has(Info::SCRIPT) {
             self.hidden += 1;
             return;
         }
-        self.element(name, el);
+        self.element(tag, el);
         if let Some((depth, walk)) = &mut self.title_text
             && !depth.inside()
         {
@@ -185,10 +186,10 @@ impl Visitor for HeadAndLinks {
 
     fn close(&mut self, el: &Elem<'_>) {
         self.title_event(|w| _ = w.close(el), true);
-        let Some(name) = el.html_name() else { return };
+        let Some(tag) = el.html_tag() else { return };
         if el.info.has(Info::SCRIPT) {
             self.hidden -= 1;
-        } else if name == "a" && el.attr("href").is_some() {
+        } else if tag == Tag::A && el.attr("href").is_some() {
             self.close_link();
         }
     }

@@ -17,6 +17,7 @@ use super::kind::{
     kind,
 };
 use crate::dom::{Info, ParseLimits};
+use crate::tag::Tag;
 use crate::visit::{Attr, Elem, OpenElem, Path, Visitor};
 use rip_html::{Quirks, Scanner, Token};
 
@@ -50,66 +51,68 @@ fn is_space(c: char) -> bool {
 }
 
 /// The tags that leave inline SVG for HTML (the tree builder's "breakout" list).
-fn breaks_out(name: &str) -> bool {
+fn breaks_out(tag: Tag) -> bool {
+    use Tag::*;
     matches!(
-        name,
-        "b" | "big"
-            | "blockquote"
-            | "body"
-            | "br"
-            | "center"
-            | "code"
-            | "dd"
-            | "div"
-            | "dl"
-            | "dt"
-            | "em"
-            | "embed"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "head"
-            | "hr"
-            | "i"
-            | "img"
-            | "li"
-            | "listing"
-            | "menu"
-            | "meta"
-            | "nobr"
-            | "ol"
-            | "p"
-            | "pre"
-            | "ruby"
-            | "s"
-            | "small"
-            | "span"
-            | "strong"
-            | "strike"
-            | "sub"
-            | "sup"
-            | "table"
-            | "tt"
-            | "u"
-            | "ul"
-            | "var"
-            | "font"
-            | "script"
-            | "style"
-            | "math"
-            | "foreignobject"
-            | "desc"
-            | "title"
+        tag,
+        B | Big
+            | Blockquote
+            | Body
+            | Br
+            | Center
+            | Code
+            | Dd
+            | Div
+            | Dl
+            | Dt
+            | Em
+            | Embed
+            | H1
+            | H2
+            | H3
+            | H4
+            | H5
+            | H6
+            | Head
+            | Hr
+            | I
+            | Img
+            | Li
+            | Listing
+            | Menu
+            | Meta
+            | Nobr
+            | Ol
+            | P
+            | Pre
+            | Ruby
+            | S
+            | Small
+            | Span
+            | Strong
+            | Strike
+            | Sub
+            | Sup
+            | Table
+            | Tt
+            | U
+            | Ul
+            | Var
+            | Font
+            | Script
+            | Style
+            | Math
+            | Foreignobject
+            | Desc
+            | Title
     )
 }
 
-fn is_table_part(name: &str) -> bool {
+fn is_table_part(tag: Tag) -> bool {
+    use Tag::*;
     matches!(
-        name,
-        "caption" | "col" | "colgroup" | "tbody" | "td" | "tfoot" | "th" | "thead" | "tr"
+        tag,
+        Caption | Col | Colgroup | Tbody | Td | Tfoot | Th | Thead | Tr
     )
 }
 
@@ -193,11 +196,12 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
                 }
                 Token::Start { name, self_closing } => {
                     self.quirks.get_or_insert(Quirks::Yes);
-                    self.start(name, self_closing)?;
+                    let tag = Tag::of(&name);
+                    self.start(name, tag, self_closing)?;
                 }
                 Token::End(name) => {
                     self.quirks.get_or_insert(Quirks::Yes);
-                    self.end(&name)?;
+                    self.end(&name, Tag::of(&name))?;
                 }
             }
         }
@@ -209,17 +213,19 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         self.stack.last()
     }
 
-    fn current_is(&self, name: &str) -> bool {
-        self.current().is_some_and(|o| o.html && o.name == name)
+    fn current_is(&self, tag: Tag) -> bool {
+        self.current().is_some_and(|o| o.is(tag))
     }
 
-    fn insert(&mut self, name: Cow<'a, str>, html: bool, with_attrs: bool) -> Step {
-        let kind = if html { kind(&name) } else { 0 };
-        self.insert_kind(name, html, kind, with_attrs)
-    }
-
-    /// [`Builder::insert`] of an element whose [`kind`] is known.
-    fn insert_kind(&mut self, name: Cow<'a, str>, html: bool, kind: u16, with_attrs: bool) -> Step {
+    /// Opens the element `name` (whose [`Tag`] is `tag`; an element of another
+    /// namespace than HTML's when `html` is false), with the start tag's attributes
+    /// when `with_attrs`.
+    fn insert(&mut self, name: Cow<'a, str>, tag: Tag, html: bool, with_attrs: bool) -> Step {
+        let (tag, kind) = if html {
+            (tag, kind(tag))
+        } else {
+            (Tag::Other, 0)
+        };
         if self.stack.len() + 3 >= self.limits.max_depth {
             return Err(Bail("elements nested near the depth limit"));
         }
@@ -234,12 +240,13 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
             self.templates += 1;
         }
         let info = if html {
-            Info::of_attrs(&name, &self.attrs[start..])
+            Info::of_attrs(tag, &self.attrs[start..])
         } else {
             Info::default()
         };
         self.stack.push(Open {
             name,
+            tag,
             html,
             kind,
             info,
@@ -252,8 +259,8 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         Ok(())
     }
 
-    fn implied(&mut self, name: &'static str) -> Step {
-        self.insert(Cow::Borrowed(name), true, false)
+    fn implied(&mut self, tag: Tag) -> Step {
+        self.insert(Cow::Borrowed(tag.name()), tag, true, false)
     }
 
     fn pop(&mut self) {
@@ -274,16 +281,16 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         }
     }
 
-    fn void(&mut self, name: Cow<'a, str>, html: bool) -> Step {
-        self.insert(name, html, true)?;
+    fn void(&mut self, name: Cow<'a, str>, tag: Tag) -> Step {
+        self.insert(name, tag, true, true)?;
         self.pop();
         Ok(())
     }
 
     /// A raw text element: its start, its text up to its end tag, its end.
-    fn raw(&mut self, name: Cow<'a, str>, rcdata: bool) -> Step {
-        let skip_lf = name == "textarea";
-        self.insert(name.clone(), true, true)?;
+    fn raw(&mut self, name: Cow<'a, str>, tag: Tag, rcdata: bool) -> Step {
+        let skip_lf = tag == Tag::Textarea;
+        self.insert(name.clone(), tag, true, true)?;
         let text = self.scan.raw_text(&name, rcdata)?;
         let text = if skip_lf {
             text.strip_prefix('\n').unwrap_or(&text).to_owned().into()
@@ -311,50 +318,54 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         Ok(())
     }
 
-    fn find(&self, name: &str) -> Option<usize> {
-        self.stack.iter().rposition(|o| o.html && o.name == name)
+    fn find(&self, tag: Tag, name: &str) -> Option<usize> {
+        self.stack.iter().rposition(|o| o.is_named(tag, name))
     }
 
-    fn pop_until(&mut self, name: &str) -> Step {
+    /// Pops up to the element `name` (whose tag is `tag`).
+    fn pop_until(&mut self, tag: Tag, name: &str) -> Step {
         let i = self
-            .find(name)
+            .find(tag, name)
             .ok_or(Bail("an end tag's element is not open"))?;
         self.pop_to(i)
     }
 
     /// Whether an HTML element that `target` picks is in scope: the default scope,
     /// widened by the elements `extra` names (button scope, list item scope).
-    fn in_scope(&self, target: impl Fn(&Open<'a>) -> bool, extra: &[&str]) -> bool {
+    fn in_scope(&self, target: impl Fn(&Open<'a>) -> bool, extra: &[Tag]) -> bool {
         for o in self.stack.iter().rev() {
             if o.html && target(o) {
                 return true;
             }
-            if o.html && (o.kind & SCOPE != 0 || extra.contains(&o.name.as_ref())) {
+            if o.html && (o.kind & SCOPE != 0 || extra.contains(&o.tag)) {
                 return false;
             }
         }
         false
     }
 
-    fn named_in_scope(&self, name: &str, extra: &[&str]) -> bool {
-        self.in_scope(|o| o.name == name, extra)
+    fn named_in_scope(&self, tag: Tag, name: &str, extra: &[Tag]) -> bool {
+        self.in_scope(|o| o.is_named(tag, name), extra)
     }
 
-    fn in_table_scope(&self, name: &str) -> bool {
+    /// Whether the table element `tag` (a table, a part of one, a cell) is in table scope.
+    fn in_table_scope(&self, tag: Tag) -> bool {
         for o in self.stack.iter().rev() {
-            if o.html && o.name == name {
+            if o.is(tag) {
                 return true;
             }
-            if o.html && matches!(o.name.as_ref(), "html" | "table" | "template") {
+            if o.html && matches!(o.tag, Tag::Html | Tag::Table | Tag::Template) {
                 return false;
             }
         }
         false
     }
 
-    fn generate_implied(&mut self, except: Option<&str>) {
+    /// Pops the elements that end tags are implied for, but an element `except` (an
+    /// element with an implied end tag has a tag: `except`'s name need not be compared).
+    fn generate_implied(&mut self, except: Option<Tag>) {
         while let Some(o) = self.current() {
-            if !o.html || o.kind & IMPLIED_END == 0 || except == Some(o.name.as_ref()) {
+            if !o.html || o.kind & IMPLIED_END == 0 || except == Some(o.tag) {
                 break;
             }
             self.pop();
@@ -362,9 +373,9 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
     }
 
     fn close_p(&mut self) -> Step {
-        if self.named_in_scope("p", &["button"]) {
-            self.generate_implied(Some("p"));
-            self.pop_until("p")?;
+        if self.named_in_scope(Tag::P, "p", &[Tag::Button]) {
+            self.generate_implied(Some(Tag::P));
+            self.pop_until(Tag::P, "p")?;
         }
         Ok(())
     }
@@ -380,11 +391,11 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         let Some(o) = self.stack.iter().rev().find(|o| o.kind & TABLE_MODE != 0) else {
             return Mode::Body;
         };
-        match o.name.as_ref() {
-            "td" | "th" => Mode::Cell,
-            "tr" => Mode::Row,
-            "tbody" | "thead" | "tfoot" => Mode::TableBody,
-            "table" => Mode::Table,
+        match o.tag {
+            Tag::Td | Tag::Th => Mode::Cell,
+            Tag::Tr => Mode::Row,
+            Tag::Tbody | Tag::Thead | Tag::Tfoot => Mode::TableBody,
+            Tag::Table => Mode::Table,
             _ => Mode::Template,
         }
     }
@@ -396,10 +407,10 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
     fn ensure_body(&mut self) -> Step {
         loop {
             match self.phase {
-                Phase::BeforeHtml => self.implied("html")?,
-                Phase::BeforeHead => self.implied("head")?,
+                Phase::BeforeHtml => self.implied(Tag::Html)?,
+                Phase::BeforeHead => self.implied(Tag::Head)?,
                 Phase::InHead => self.pop(),
-                Phase::AfterHead => self.implied("body")?,
+                Phase::AfterHead => self.implied(Tag::Body)?,
                 Phase::InBody => return Ok(()),
             }
             self.advance();
@@ -443,92 +454,104 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
         Ok(())
     }
 
-    fn start(&mut self, name: Cow<'a, str>, self_closing: bool) -> Step {
+    fn start(&mut self, name: Cow<'a, str>, tag: Tag, self_closing: bool) -> Step {
         loop {
             match self.phase {
-                Phase::BeforeHtml if name == "html" => {
-                    self.insert(name, true, true)?;
+                Phase::BeforeHtml if tag == Tag::Html => {
+                    self.insert(name, tag, true, true)?;
                     self.advance();
                     return Ok(());
                 }
-                Phase::BeforeHead if name == "head" => {
-                    self.insert(name, true, true)?;
+                Phase::BeforeHead if tag == Tag::Head => {
+                    self.insert(name, tag, true, true)?;
                     self.advance();
                     return Ok(());
                 }
                 Phase::BeforeHtml | Phase::BeforeHead => {
-                    if name == "html" {
+                    if tag == Tag::Html {
                         return Err(Bail("a second <html> tag"));
                     }
                     self.implied(if self.phase == Phase::BeforeHtml {
-                        "html"
+                        Tag::Html
                     } else {
-                        "head"
+                        Tag::Head
                     })?;
                     self.advance();
                 }
                 Phase::InHead => {
-                    if self.head_start(&name)? {
-                        return self.head_element(name);
+                    if self.head_start(tag)? {
+                        return self.head_element(name, tag);
                     }
                     self.pop();
                     self.advance();
                 }
-                Phase::AfterHead => match name.as_ref() {
-                    "body" => {
-                        self.insert(name, true, true)?;
+                Phase::AfterHead => match tag {
+                    Tag::Body => {
+                        self.insert(name, tag, true, true)?;
                         self.advance();
                         return Ok(());
                     }
-                    "html" | "head" | "frameset" | "base" | "basefont" | "bgsound" | "link"
-                    | "meta" | "noframes" | "script" | "style" | "template" | "title" => {
+                    Tag::Html
+                    | Tag::Head
+                    | Tag::Frameset
+                    | Tag::Base
+                    | Tag::Basefont
+                    | Tag::Bgsound
+                    | Tag::Link
+                    | Tag::Meta
+                    | Tag::Noframes
+                    | Tag::Script
+                    | Tag::Style
+                    | Tag::Template
+                    | Tag::Title => {
                         return Err(Bail("a head element after the head"));
                     }
                     _ => {
-                        self.implied("body")?;
+                        self.implied(Tag::Body)?;
                         self.advance();
                     }
                 },
-                Phase::InBody => return self.body_start(name, self_closing),
+                Phase::InBody => return self.body_start(name, tag, self_closing),
             }
         }
     }
 
-    /// In the head: true when `name` belongs there, false when it ends the head.
-    fn head_start(&self, name: &str) -> Result<bool, Bail> {
-        match name {
-            "html" | "head" | "template" => Err(Bail("an unusual tag in the head")),
-            "base" | "basefont" | "bgsound" | "link" | "meta" | "title" | "noscript"
-            | "noframes" | "style" | "script" => Ok(true),
+    /// In the head: true when `tag` belongs there, false when it ends the head.
+    fn head_start(&self, tag: Tag) -> Result<bool, Bail> {
+        use Tag::*;
+        match tag {
+            Html | Head | Template => Err(Bail("an unusual tag in the head")),
+            Base | Basefont | Bgsound | Link | Meta | Title | Noscript | Noframes | Style
+            | Script => Ok(true),
             _ => Ok(false),
         }
     }
 
-    fn head_element(&mut self, name: Cow<'a, str>) -> Step {
-        match name.as_ref() {
-            "title" => self.raw(name, true),
-            "noscript" | "noframes" | "style" | "script" => self.raw(name, false),
-            _ => self.void(name, true),
+    fn head_element(&mut self, name: Cow<'a, str>, tag: Tag) -> Step {
+        match tag {
+            Tag::Title => self.raw(name, tag, true),
+            Tag::Noscript | Tag::Noframes | Tag::Style | Tag::Script => self.raw(name, tag, false),
+            _ => self.void(name, tag),
         }
     }
 
-    fn end(&mut self, name: &str) -> Step {
+    fn end(&mut self, name: &str, tag: Tag) -> Step {
         loop {
-            let ends_head = matches!(name, "head" | "body" | "html" | "br");
+            let ends_head = matches!(tag, Tag::Head | Tag::Body | Tag::Html | Tag::Br);
             match self.phase {
-                Phase::InBody => return self.body_end(name),
-                _ if name == "template" => return Err(Bail("a </template> outside a template")),
-                Phase::InHead if name == "head" => {
+                Phase::InBody => return self.body_end(name, tag),
+                _ if tag == Tag::Template => return Err(Bail("a </template> outside a template")),
+                Phase::InHead if tag == Tag::Head => {
                     self.pop();
                     self.advance();
                     return Ok(());
                 }
-                Phase::AfterHead if name == "head" => return Ok(()),
+                Phase::AfterHead if tag == Tag::Head => return Ok(()),
                 _ if !ends_head => return Ok(()),
-                Phase::BeforeHtml => self.implied("html")?,
-                Phase::BeforeHead => self.implied("head")?,
+                Phase::BeforeHtml => self.implied(Tag::Html)?,
+                Phase::BeforeHead => self.implied(Tag::Head)?,
                 Phase::InHead => self.pop(),
-                Phase::AfterHead => self.implied("body")?,
+                Phase::AfterHead => self.implied(Tag::Body)?,
             }
             self.advance();
         }

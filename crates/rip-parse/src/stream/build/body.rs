@@ -5,46 +5,47 @@ use std::borrow::Cow;
 use super::Quirks;
 use super::{Bail, Builder, Mode, Step, breaks_out, is_table_part};
 use super::{CLOSES_P, FORMATTING, HEADING, MARKER, SPECIAL, VOID, kind};
+use crate::tag::Tag;
 use crate::visit::Visitor;
 
 impl<'a, V: Visitor> Builder<'a, '_, V> {
-    pub(super) fn body_start(&mut self, name: Cow<'a, str>, self_closing: bool) -> Step {
+    pub(super) fn body_start(&mut self, name: Cow<'a, str>, tag: Tag, self_closing: bool) -> Step {
         if self.in_foreign() {
-            return self.foreign_start(name, self_closing);
+            return self.foreign_start(name, tag, self_closing);
         }
         match self.mode() {
-            Mode::Body => self.in_body_start(name, self_closing),
-            Mode::Cell if is_table_part(&name) => {
+            Mode::Body => self.in_body_start(name, tag, self_closing),
+            Mode::Cell if is_table_part(tag) => {
                 self.close_cell()?;
-                self.body_start(name, self_closing)
+                self.body_start(name, tag, self_closing)
             }
-            Mode::Template if is_table_part(&name) => Err(Bail("table parts in a template")),
-            Mode::Cell | Mode::Template => self.in_body_start(name, self_closing),
-            Mode::Table | Mode::TableBody | Mode::Row => self.table_start(name, self_closing),
+            Mode::Template if is_table_part(tag) => Err(Bail("table parts in a template")),
+            Mode::Cell | Mode::Template => self.in_body_start(name, tag, self_closing),
+            Mode::Table | Mode::TableBody | Mode::Row => self.table_start(name, tag, self_closing),
         }
     }
 
-    fn table_start(&mut self, name: Cow<'a, str>, self_closing: bool) -> Step {
+    fn table_start(&mut self, name: Cow<'a, str>, tag: Tag, self_closing: bool) -> Step {
+        use Tag::*;
         let mode = self.mode();
-        match (mode, name.as_ref()) {
-            (_, "style") | (_, "script") => self.raw(name, false),
-            (Mode::Table, "tbody" | "thead" | "tfoot") | (Mode::TableBody, "tr") => {
-                self.insert(name, true, true)
+        match (mode, tag) {
+            (_, Style) | (_, Script) => self.raw(name, tag, false),
+            (Mode::Table, Tbody | Thead | Tfoot) | (Mode::TableBody, Tr) => {
+                self.insert(name, tag, true, true)
             }
-            (Mode::Row, "td" | "th") => self.insert(name, true, true),
-            (Mode::Table, "tr" | "td" | "th") => {
-                self.implied("tbody")?;
-                self.body_start(name, self_closing)
+            (Mode::Row, Td | Th) => self.insert(name, tag, true, true),
+            (Mode::Table, Tr | Td | Th) => {
+                self.implied(Tbody)?;
+                self.body_start(name, tag, self_closing)
             }
-            (Mode::TableBody, "td" | "th") => {
-                self.implied("tr")?;
-                self.body_start(name, self_closing)
+            (Mode::TableBody, Td | Th) => {
+                self.implied(Tr)?;
+                self.body_start(name, tag, self_closing)
             }
-            (Mode::TableBody, "tbody" | "thead" | "tfoot")
-            | (Mode::Row, "tr" | "tbody" | "thead" | "tfoot") => {
+            (Mode::TableBody, Tbody | Thead | Tfoot) | (Mode::Row, Tr | Tbody | Thead | Tfoot) => {
                 // The open row or body ends; the tag starts the next one.
                 self.pop();
-                self.body_start(name, self_closing)
+                self.body_start(name, tag, self_closing)
             }
             _ => Err(Bail("content in a table outside its cells")),
         }
@@ -55,59 +56,57 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
         let i = self
             .stack
             .iter()
-            .rposition(|o| o.html && matches!(o.name.as_ref(), "td" | "th"))
+            .rposition(|o| o.is(Tag::Td) || o.is(Tag::Th))
             .ok_or(Bail("no cell to close"))?;
         self.generate_implied(None);
         self.pop_to(i)
     }
 
-    fn in_body_start(&mut self, name: Cow<'a, str>, self_closing: bool) -> Step {
-        let k = kind(&name);
-        match name.as_ref() {
-            "html" | "body" | "frameset" | "head" | "caption" | "col" | "colgroup" | "frame"
-            | "tbody" | "td" | "tfoot" | "th" | "thead" | "tr" | "image" | "select"
-            | "plaintext" | "math" | "rb" | "rp" | "rt" | "rtc" | "option" | "optgroup"
-            | "isindex" => Err(Bail("a tag the streaming pass does not model")),
-            "base" | "basefont" | "bgsound" | "link" | "meta" => self.void(name, true),
-            "title" | "textarea" => self.raw(name, true),
-            "style" | "noframes" | "noscript" | "iframe" | "noembed" | "script" => {
-                self.raw(name, false)
-            }
-            "xmp" => {
+    fn in_body_start(&mut self, name: Cow<'a, str>, tag: Tag, self_closing: bool) -> Step {
+        use Tag::*;
+        let k = kind(tag);
+        match tag {
+            Html | Body | Frameset | Head | Caption | Col | Colgroup | Frame | Tbody | Td
+            | Tfoot | Th | Thead | Tr | Image | Select | Plaintext | Math | Rb | Rp | Rt | Rtc
+            | Option | Optgroup | Isindex => Err(Bail("a tag the streaming pass does not model")),
+            Base | Basefont | Bgsound | Link | Meta => self.void(name, tag),
+            Title | Textarea => self.raw(name, tag, true),
+            Style | Noframes | Noscript | Iframe | Noembed | Script => self.raw(name, tag, false),
+            Xmp => {
                 self.close_p()?;
-                self.raw(name, false)
+                self.raw(name, tag, false)
             }
-            "li" => self.list_item(name, &["li"]),
-            "dd" | "dt" => self.list_item(name, &["dd", "dt"]),
-            "pre" | "listing" => {
+            Li => self.list_item(name, tag, &[Li]),
+            Dd | Dt => self.list_item(name, tag, &[Dd, Dt]),
+            Pre | Listing => {
                 self.close_p()?;
                 self.skip_lf = true;
-                self.insert(name, true, true)
+                self.insert(name, tag, true, true)
             }
-            "form" => {
+            Form => {
                 if self.form || self.templates > 0 {
                     return Err(Bail("a nested form, or a form in a template"));
                 }
                 self.close_p()?;
                 self.form = true;
-                self.insert(name, true, true)
+                self.insert(name, tag, true, true)
             }
-            "button" | "nobr" if self.named_in_scope(&name, &[]) => {
+            Button | Nobr if self.named_in_scope(tag, &name, &[]) => {
                 Err(Bail("a nested button or nobr"))
             }
-            "a" if self.formatting_open("a") => self.link_in_link(name),
-            "table" => {
-                if self.named_in_scope("p", &["button"]) {
+            A if self.formatting_open(A) => self.link_in_link(name),
+            Table => {
+                if self.named_in_scope(P, "p", &[Button]) {
                     match self.quirks.unwrap_or(Quirks::Yes) {
                         Quirks::No => self.close_p()?,
                         Quirks::Yes => {}
                         Quirks::Unknown => return Err(Bail("a table in a p, in an unknown mode")),
                     }
                 }
-                self.insert(name, true, true)
+                self.insert(name, tag, true, true)
             }
-            "svg" => {
-                self.insert(name, false, true)?;
+            Svg => {
+                self.insert(name, tag, false, true)?;
                 if self_closing {
                     self.pop();
                 }
@@ -121,13 +120,13 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
                 {
                     self.pop();
                 }
-                self.insert_kind(name, true, k, true)
+                self.insert(name, tag, true, true)
             }
             _ if k & VOID != 0 => {
                 if k & CLOSES_P != 0 {
                     self.close_p()?;
                 }
-                self.insert_kind(name, true, k, true)?;
+                self.insert(name, tag, true, true)?;
                 self.pop();
                 Ok(())
             }
@@ -135,43 +134,41 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
                 if k & CLOSES_P != 0 {
                     self.close_p()?;
                 }
-                self.insert_kind(name, true, k, true)
+                self.insert(name, tag, true, true)
             }
         }
     }
 
     /// `li`, `dd`, `dt`: an open item of the same list ends first.
-    fn list_item(&mut self, name: Cow<'a, str>, same: &[&str]) -> Step {
+    fn list_item(&mut self, name: Cow<'a, str>, tag: Tag, same: &[Tag]) -> Step {
         for i in (0..self.stack.len()).rev() {
             let o = &self.stack[i];
-            if o.html && same.contains(&o.name.as_ref()) {
-                let found = o.name.clone();
-                self.generate_implied(Some(&found));
-                self.pop_until(&found)?;
+            if o.html && same.contains(&o.tag) {
+                let found = o.tag;
+                self.generate_implied(Some(found));
+                self.pop_until(found, found.name())?;
                 break;
             }
-            if o.html
-                && o.kind & SPECIAL != 0
-                && !matches!(o.name.as_ref(), "address" | "div" | "p")
+            if o.html && o.kind & SPECIAL != 0 && !matches!(o.tag, Tag::Address | Tag::Div | Tag::P)
             {
                 break;
             }
         }
         self.close_p()?;
-        self.insert(name, true, true)
+        self.insert(name, tag, true, true)
     }
 
     /// `<a>` inside an open link: the adoption agency's simple case closes that link
     /// first, as `</a>` would (or the page goes to the tree), then the new one opens.
     fn link_in_link(&mut self, name: Cow<'a, str>) -> Step {
-        self.formatting_end("a")?;
-        self.insert(name, true, true)
+        self.formatting_end("a", Tag::A)?;
+        self.insert(name, Tag::A, true, true)
     }
 
-    /// An open formatting element `name` since the last marker.
-    fn formatting_open(&self, name: &str) -> bool {
+    /// An open formatting element `tag` since the last marker.
+    fn formatting_open(&self, tag: Tag) -> bool {
         for o in self.stack.iter().rev() {
-            if o.html && o.name == name {
+            if o.is(tag) {
                 return true;
             }
             if o.html && o.kind & MARKER != 0 {
@@ -181,18 +178,19 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
         false
     }
 
-    fn foreign_start(&mut self, name: Cow<'a, str>, self_closing: bool) -> Step {
-        if breaks_out(&name) {
+    fn foreign_start(&mut self, name: Cow<'a, str>, tag: Tag, self_closing: bool) -> Step {
+        if breaks_out(tag) {
             return Err(Bail("HTML, or a script, inside SVG"));
         }
-        self.insert(name, false, true)?;
+        self.insert(name, tag, false, true)?;
         if self_closing {
             self.pop();
         }
         Ok(())
     }
 
-    pub(super) fn body_end(&mut self, name: &str) -> Step {
+    pub(super) fn body_end(&mut self, name: &str, tag: Tag) -> Step {
+        use Tag::*;
         if self.in_foreign() {
             return if self
                 .current()
@@ -205,50 +203,51 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
             };
         }
         match self.mode() {
-            Mode::Table | Mode::TableBody | Mode::Row => match name {
-                "table" | "tbody" | "thead" | "tfoot" | "tr" if self.in_table_scope(name) => {
-                    self.pop_until(name)
+            Mode::Table | Mode::TableBody | Mode::Row => match tag {
+                Table | Tbody | Thead | Tfoot | Tr if self.in_table_scope(tag) => {
+                    self.pop_until(tag, name)
                 }
                 _ => Err(Bail("an end tag in a table outside its cells")),
             },
-            Mode::Cell => match name {
-                "td" | "th" if self.in_table_scope(name) => {
+            Mode::Cell => match tag {
+                Td | Th if self.in_table_scope(tag) => {
                     self.generate_implied(None);
-                    self.pop_until(name)
+                    self.pop_until(tag, name)
                 }
-                "table" | "tbody" | "thead" | "tfoot" | "tr" if self.in_table_scope(name) => {
+                Table | Tbody | Thead | Tfoot | Tr if self.in_table_scope(tag) => {
                     self.close_cell()?;
-                    self.body_end(name)
+                    self.body_end(name, tag)
                 }
-                "td" | "th" | "table" | "tbody" | "thead" | "tfoot" | "tr" | "body" | "caption"
-                | "col" | "colgroup" | "html" => Err(Bail("an unusual end tag in a table cell")),
-                _ => self.in_body_end(name),
+                Td | Th | Table | Tbody | Thead | Tfoot | Tr | Body | Caption | Col | Colgroup
+                | Html => Err(Bail("an unusual end tag in a table cell")),
+                _ => self.in_body_end(name, tag),
             },
-            Mode::Body | Mode::Template => self.in_body_end(name),
+            Mode::Body | Mode::Template => self.in_body_end(name, tag),
         }
     }
 
-    fn in_body_end(&mut self, name: &str) -> Step {
-        let k = kind(name);
-        match name {
-            "template" if self.templates > 0 => self.pop_until("template"),
-            "template" => Ok(()),
-            "body" | "html" if self.named_in_scope("body", &[]) => Ok(()),
-            "p" if self.named_in_scope("p", &["button"]) => {
-                self.generate_implied(Some("p"));
-                self.pop_until("p")
+    fn in_body_end(&mut self, name: &str, tag: Tag) -> Step {
+        use Tag::*;
+        let k = kind(tag);
+        match tag {
+            Template if self.templates > 0 => self.pop_until(tag, name),
+            Template => Ok(()),
+            Body | Html if self.named_in_scope(Body, "body", &[]) => Ok(()),
+            P if self.named_in_scope(P, name, &[Button]) => {
+                self.generate_implied(Some(P));
+                self.pop_until(P, name)
             }
-            "li" if self.named_in_scope("li", &["ol", "ul"]) => {
-                self.generate_implied(Some("li"));
-                self.pop_until("li")
+            Li if self.named_in_scope(Li, name, &[Ol, Ul]) => {
+                self.generate_implied(Some(Li));
+                self.pop_until(Li, name)
             }
-            "dd" | "dt" if self.named_in_scope(name, &[]) => {
-                self.generate_implied(Some(name));
-                self.pop_until(name)
+            Dd | Dt if self.named_in_scope(tag, name, &[]) => {
+                self.generate_implied(Some(tag));
+                self.pop_until(tag, name)
             }
-            "li" | "dd" | "dt" => Ok(()),
-            "form" => self.form_end(),
-            "body" | "html" | "p" | "br" | "select" | "option" | "optgroup" => {
+            Li | Dd | Dt => Ok(()),
+            Form => self.form_end(),
+            Body | Html | P | Br | Select | Option | Optgroup => {
                 Err(Bail("an end tag the streaming pass does not model"))
             }
             _ if k & HEADING != 0 => {
@@ -263,24 +262,24 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
                     .ok_or(Bail("no heading"))?;
                 self.pop_to(i)
             }
-            _ if k & FORMATTING != 0 => self.formatting_end(name),
-            _ if k & (CLOSES_P | MARKER) != 0 || name == "button" => {
-                if self.named_in_scope(name, &[]) {
+            _ if k & FORMATTING != 0 => self.formatting_end(name, tag),
+            _ if k & (CLOSES_P | MARKER) != 0 || tag == Button => {
+                if self.named_in_scope(tag, name, &[]) {
                     self.generate_implied(None);
-                    self.pop_until(name)?;
+                    self.pop_until(tag, name)?;
                 }
                 Ok(())
             }
-            _ => self.any_other_end(name),
+            _ => self.any_other_end(name, tag),
         }
     }
 
     fn form_end(&mut self) -> Step {
-        if !std::mem::take(&mut self.form) || !self.named_in_scope("form", &[]) {
+        if !std::mem::take(&mut self.form) || !self.named_in_scope(Tag::Form, "form", &[]) {
             return Ok(());
         }
         self.generate_implied(None);
-        if self.current_is("form") {
+        if self.current_is(Tag::Form) {
             self.pop();
             Ok(())
         } else {
@@ -290,10 +289,10 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
 
     /// The end tag of a formatting element: the adoption agency's simple case (the
     /// element and what is above it are popped), or a bail.
-    fn formatting_end(&mut self, name: &str) -> Step {
+    fn formatting_end(&mut self, name: &str, tag: Tag) -> Step {
         let mut found = None;
         for (i, o) in self.stack.iter().enumerate().rev() {
-            if o.html && o.name == name {
+            if o.is(tag) {
                 found = Some(i);
                 break;
             }
@@ -302,7 +301,7 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
             }
         }
         let Some(i) = found else {
-            return self.any_other_end(name);
+            return self.any_other_end(name, tag);
         };
         if self.stack[i + 1..]
             .iter()
@@ -313,11 +312,11 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
         self.pop_to(i)
     }
 
-    fn any_other_end(&mut self, name: &str) -> Step {
+    fn any_other_end(&mut self, name: &str, tag: Tag) -> Step {
         for i in (0..self.stack.len()).rev() {
             let o = &self.stack[i];
-            if o.html && o.name == name {
-                self.generate_implied(Some(name));
+            if o.is_named(tag, name) {
+                self.generate_implied(Some(tag));
                 return self.pop_to(i);
             }
             if o.html && o.kind & SPECIAL != 0 {
