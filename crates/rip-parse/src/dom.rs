@@ -386,6 +386,11 @@ impl TextBuf {
         stretches(self, text, |buf| buf.brk(Flow::Cell), stretch);
     }
 
+    /// Room for `bytes` more bytes of text.
+    pub fn reserve(&mut self, bytes: usize) {
+        self.out.reserve(bytes);
+    }
+
     /// Marks a break of the given kind before the next text.
     pub fn brk(&mut self, flow: Flow) {
         if !self.out.is_empty() && flow as u8 > self.pending as u8 {

@@ -29,15 +29,17 @@ pub(super) struct Content {
 
 impl Content {
     /// A region leaving out what `skip` says; with Markdown when `markdown` gives the
-    /// URL links resolve against.
-    pub fn new(skip: Skip, markdown: Option<Url>) -> Self {
+    /// URL links resolve against; with room for `text_room` bytes of text.
+    pub fn new(skip: Skip, markdown: Option<Url>, text_room: usize) -> Self {
         let md_skip = if skip == Skip::Boilerplate {
             Skip::Boilerplate
         } else {
             Skip::Nav
         };
+        let mut walk = TextWalk::new(skip);
+        walk.buf.reserve(text_room);
         Self {
-            walk: TextWalk::new(skip),
+            walk,
             headings: Vec::new(),
             heading: None,
             markdown: markdown.map(|base| Markdown::new(base, md_skip)),
@@ -115,6 +117,8 @@ impl Visitor for Content {
 #[derive(Default)]
 pub(super) struct Regions {
     markdown: Option<Url>,
+    /// The room a region's text is given when it begins.
+    text_room: usize,
     main: Option<Content>,
     role_main: Option<Content>,
     body: Option<Content>,
@@ -128,6 +132,12 @@ impl Regions {
             markdown,
             ..Self::default()
         }
+    }
+
+    /// Gives each region begun from now on room for `bytes` of text at once, instead of
+    /// its text grown by doubling (a copy of it at each step).
+    pub fn reserve_text(&mut self, bytes: usize) {
+        self.text_room = bytes;
     }
 
     /// Sets the URL the Markdown of regions begun from now on resolves against.
@@ -152,14 +162,16 @@ impl Regions {
     fn start(&mut self, el: &Elem<'_>) {
         match el.html_tag() {
             Some(Tag::Main) if self.main.is_none() => {
-                self.main = Some(Content::new(Skip::Nav, self.markdown.clone()));
+                let c = Content::new(Skip::Nav, self.markdown.clone(), self.text_room);
+                self.main = Some(c);
                 self.role_main = None;
                 self.body = None;
             }
             Some(Tag::Body) if !self.seen_body => {
                 self.seen_body = true;
                 if self.main.is_none() {
-                    self.body = Some(Content::new(Skip::Boilerplate, self.markdown.clone()));
+                    let c = Content::new(Skip::Boilerplate, self.markdown.clone(), self.text_room);
+                    self.body = Some(c);
                 }
             }
             Some(_)
@@ -167,7 +179,8 @@ impl Regions {
                     && self.role_main.is_none()
                     && el.info.has(Info::ROLE_MAIN) =>
             {
-                self.role_main = Some(Content::new(Skip::Nav, self.markdown.clone()));
+                let c = Content::new(Skip::Nav, self.markdown.clone(), self.text_room);
+                self.role_main = Some(c);
             }
             _ => {}
         }
