@@ -313,15 +313,39 @@ pub fn stretches<S>(
 /// that is not a single space before more text.
 fn stretch_end(b: &[u8], mut i: usize) -> usize {
     loop {
-        while i < b.len() && !b[i].is_ascii_whitespace() {
-            i += 1;
-        }
+        i = next_space(b, i);
         if b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(|c| !c.is_ascii_whitespace()) {
             i += 1;
         } else {
             return i;
         }
     }
+}
+
+/// Where the first ASCII white space at or after `i` is in `b` (`b.len()`: none), looked
+/// for eight bytes at a time: white space is among the bytes below `!`, which one word's
+/// arithmetic finds (the first flagged byte is exact); a control character that is not
+/// white space goes on from the byte after it.
+fn next_space(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    while let Some(chunk) = b.get(i..i + 8) {
+        let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        let low = x.wrapping_sub(ONES * u64::from(b'!')) & !x & HIGH;
+        if low == 0 {
+            i += 8;
+            continue;
+        }
+        i += (low.trailing_zeros() / 8) as usize;
+        if b[i].is_ascii_whitespace() {
+            return i;
+        }
+        i += 1;
+    }
+    while i < b.len() && !b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
 }
 
 /// Every string of up to four of `pieces`, for the tests.
@@ -686,6 +710,31 @@ mod tests {
                 ours.push("end");
                 push_by_words(&mut theirs, "end");
                 assert_eq!(ours.finish(), theirs.finish(), "{t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_next_space_is_the_first_ascii_white_space() {
+        // Every byte below 0x80 and some above, alone, at each place of 0 to 16 bytes of
+        // letters, and after other such bytes (a control character, a space before it).
+        let mut bytes: Vec<u8> = (0..0x80).collect();
+        bytes.extend([0x80, 0xa0, 0xc3, 0xff]);
+        for len in 0..17 {
+            for at in 0..=len {
+                for &c in &bytes {
+                    for &d in &[b'x', 0x0b, 0x01, b' ', b'\n', 0x21] {
+                        let mut b = vec![b'a'; len + 2];
+                        b[at] = c;
+                        b[at + 1] = d;
+                        for from in 0..=b.len() {
+                            let want = (from..b.len())
+                                .find(|&i| b[i].is_ascii_whitespace())
+                                .unwrap_or(b.len());
+                            assert_eq!(next_space(&b, from), want, "{b:?} from {from}");
+                        }
+                    }
+                }
             }
         }
     }
