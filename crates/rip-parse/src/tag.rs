@@ -40,6 +40,9 @@ macro_rules! tags {
             /// Every tag but [`Tag::Other`].
             pub const ALL: &[Tag] = &[$(Tag::$short,)* $(Tag::$long,)*];
 
+            /// How many tags there are, [`Tag::Other`] included (`tag as usize` is below).
+            pub const COUNT: usize = Tag::ALL.len() + 1;
+
             /// The element name (lower case); `""` for [`Tag::Other`].
             pub fn name(self) -> &'static str {
                 match self {

@@ -133,6 +133,10 @@ pub struct Builder<'a, 'v, V: Visitor> {
     /// Open elements that decide the mode (tables, templates).
     table_like: usize,
     templates: usize,
+    /// How many HTML elements of each tag are open: a search of the stack for a tag of
+    /// which none is open (a `p` when a block starts, an `a` when a link starts) is
+    /// answered without a look.
+    open: [u16; Tag::COUNT],
     limits: ParseLimits,
     started: Instant,
     v: &'v mut V,
@@ -157,6 +161,7 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
             form: false,
             table_like: 0,
             templates: 0,
+            open: [0; Tag::COUNT],
             limits,
             started: Instant::now(),
             v,
@@ -239,6 +244,9 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         if kind & TEMPLATE != 0 {
             self.templates += 1;
         }
+        if html {
+            self.open[tag as usize] += 1;
+        }
         let info = if html {
             Info::of_attrs(tag, &self.attrs[start..])
         } else {
@@ -278,6 +286,9 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         }
         if top.kind & TEMPLATE != 0 {
             self.templates -= 1;
+        }
+        if top.html {
+            self.open[top.tag as usize] -= 1;
         }
     }
 
@@ -344,8 +355,13 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         false
     }
 
+    /// True when no HTML element of the tag `tag` (not [`Tag::Other`]) is open.
+    fn none_open(&self, tag: Tag) -> bool {
+        tag != Tag::Other && self.open[tag as usize] == 0
+    }
+
     fn named_in_scope(&self, tag: Tag, name: &str, extra: &[Tag]) -> bool {
-        self.in_scope(|o| o.is_named(tag, name), extra)
+        !self.none_open(tag) && self.in_scope(|o| o.is_named(tag, name), extra)
     }
 
     /// Whether the table element `tag` (a table, a part of one, a cell) is in table scope.

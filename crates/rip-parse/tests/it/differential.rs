@@ -154,6 +154,26 @@ fn a_link_opened_inside_a_link_closes_it_and_streams() {
 }
 
 #[test]
+fn end_tags_and_links_with_none_of_their_element_open_stream_the_same() {
+    // The streaming pass counts the open elements of each tag and answers a search
+    // for one of which none is open without a look at its stack.
+    for html in [
+        "<p>x</a>y</b>z</span>w</p>",
+        "<div>x</li>y</dd>z</div>u",
+        "<ul><li>a</li></ul></li>b",
+        "<p>a<div>b</div></span>c",
+        "<a href=1>x</a></a>y<a href=2>z</a>",
+        "<b>x</b></b><i>y</i></i>",
+        "<span>a<span>b</span></span></span>c",
+        "<table><tr><td><a href=1>in</a></td></tr></table><a href=2>out</a></a>",
+        "<a href=1>x</a><table><tr><td><a href=2>y<a href=3>z</a></td></tr></table>",
+        "<div><p>a<section>b</section><p>c</div></x-y>d",
+    ] {
+        assert!(same(html), "{html:?} went to the tree");
+    }
+}
+
+#[test]
 fn a_base_after_a_link_goes_to_the_tree_which_resolves_every_link_against_it() {
     // Links resolve as they open in the streaming pass: one read before the `<base>`
     // would have resolved against the page URL.

@@ -167,6 +167,9 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
 
     /// An open formatting element `tag` since the last marker.
     fn formatting_open(&self, tag: Tag) -> bool {
+        if self.none_open(tag) {
+            return false;
+        }
         for o in self.stack.iter().rev() {
             if o.is(tag) {
                 return true;
@@ -290,6 +293,10 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
     /// The end tag of a formatting element: the adoption agency's simple case (the
     /// element and what is above it are popped), or a bail.
     fn formatting_end(&mut self, name: &str, tag: Tag) -> Step {
+        if self.none_open(tag) {
+            // What any_other_end does when no such element is open.
+            return Ok(());
+        }
         let mut found = None;
         for (i, o) in self.stack.iter().enumerate().rev() {
             if o.is(tag) {
@@ -313,6 +320,9 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
     }
 
     fn any_other_end(&mut self, name: &str, tag: Tag) -> Step {
+        if self.none_open(tag) {
+            return Ok(());
+        }
         for i in (0..self.stack.len()).rev() {
             let o = &self.stack[i];
             if o.is_named(tag, name) {
