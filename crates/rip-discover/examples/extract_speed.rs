@@ -30,7 +30,7 @@ fn main() {
     let mut links = 0usize;
     for (body, _) in &files {
         let e = rip_discover::links::extract(body, encoding_rs::UTF_8);
-        links += e.links.len();
+        links += e.len();
     }
     let parse = t.elapsed();
     let t = Instant::now();
@@ -38,8 +38,8 @@ fn main() {
     for (body, _) in &files {
         let e = rip_discover::links::extract(body, encoding_rs::UTF_8);
         let base = e.base_url(&page);
-        for l in e.links {
-            if let Ok(u) = canon.resolve(&base, &l.href) {
+        for l in e.links() {
+            if let Ok(u) = canon.resolve(&base, l.href) {
                 ok += u.as_str().len() & 1;
             }
         }

@@ -19,9 +19,7 @@ use regex::Regex;
 use scraper::{ElementRef, Html, Selector};
 use serde_json::{Map, Value};
 
-use crate::links::{
-    Extracted, MAX_LINKS_PER_PAGE, RawLink, collapse_ws, meta_nofollow, rel_nofollow,
-};
+use crate::links::{Extracted, MAX_LINKS_PER_PAGE, collapse_ws, meta_nofollow, rel_nofollow};
 
 /// A bad rule.
 #[derive(Debug, thiserror::Error)]
@@ -151,7 +149,7 @@ impl ContextRules {
         let img = Selector::parse("img[alt]").expect("a valid selector");
         let mut rows: HashMap<ego_tree::NodeId, Map<String, Value>> = HashMap::new();
         for a in doc.select(&anchors) {
-            if out.links.len() >= MAX_LINKS_PER_PAGE {
+            if out.len() >= MAX_LINKS_PER_PAGE {
                 out.dropped += 1;
                 continue;
             }
@@ -176,12 +174,8 @@ impl ContextRules {
                     .clone(),
                 None => Map::new(),
             };
-            out.links.push(RawLink {
-                href: a.attr("href").unwrap_or_default().to_owned(),
-                text,
-                nofollow: rel_nofollow(a.attr("rel")),
-                raw,
-            });
+            let href = a.attr("href").unwrap_or_default();
+            out.push(href, &text, rel_nofollow(a.attr("rel")), raw);
         }
         out
     }
@@ -210,8 +204,7 @@ mod tests {
         .unwrap();
         let e = rules.extract(&html);
         let l = e
-            .links
-            .iter()
+            .links()
             .find(|l| l.href == "item-1.html")
             .expect("item-1 is listed");
         assert_eq!(l.text, "Longsword");
@@ -219,10 +212,10 @@ mod tests {
         assert_eq!(l.raw["price"], "1 gp");
         assert_eq!(l.raw["level"], "0");
         assert_eq!(l.raw["id"], "item-1.html");
-        let rows = e.links.iter().filter(|l| !l.raw.is_empty()).count();
+        let rows = e.links().filter(|l| !l.raw.is_empty()).count();
         assert_eq!(rows, 12, "one link per row, 12 rows");
         // Navigation links sit outside the table: no context.
-        assert!(e.links.iter().any(|l| l.href == "/" && l.raw.is_empty()));
+        assert!(e.links().any(|l| l.href == "/" && l.raw.is_empty()));
     }
 
     #[test]
@@ -231,11 +224,7 @@ mod tests {
         let e = rules.extract(
             "<table><tr><td><a href=/a>A</a><td class=p>1 gp<tr><td><a href=/b>B</a><td class=p>2 gp</table>",
         );
-        let raw: Vec<(&str, &Value)> = e
-            .links
-            .iter()
-            .map(|l| (l.href.as_str(), &l.raw["p"]))
-            .collect();
+        let raw: Vec<(&str, &Value)> = e.links().map(|l| (l.href, &l.raw["p"])).collect();
         assert_eq!(
             raw,
             [("/a", &Value::from("1 gp")), ("/b", &Value::from("2 gp"))]

@@ -26,39 +26,137 @@ use encoding_rs::Encoding;
 use html5gum::Tokenizer;
 use rip_url::Url;
 use serde_json::{Map, Value};
+use std::ops::Range;
 
 /// The largest link text kept, in characters.
 pub const MAX_LINK_TEXT: usize = 500;
 /// Links read from one page at most; the rest are ignored (and counted).
 pub const MAX_LINKS_PER_PAGE: usize = 100_000;
 
-/// A link as found on the page.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct RawLink {
+/// A link as found on the page: a view into its [`Extracted`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RawLink<'a> {
     /// The `href` attribute, entities decoded, not resolved.
-    pub href: String,
+    pub href: &'a str,
     /// The link text, whitespace collapsed (or the `alt` of an image inside, or `title`).
-    pub text: String,
+    pub text: &'a str,
     /// `rel` contains `nofollow`.
     pub nofollow: bool,
     /// Context found around the link by [context rules](crate::context).
+    pub raw: &'a Map<String, Value>,
+}
+
+/// A link's place in [`Extracted`]'s strings, and what else it holds.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LinkAt {
+    pub href: Range<usize>,
+    pub text: Range<usize>,
+    pub nofollow: bool,
     pub raw: Map<String, Value>,
 }
 
-/// What a page holds for the crawler.
-#[derive(Debug, Clone, PartialEq, Default)]
+/// What a page holds for the crawler. A page's links keep their hrefs and texts in one
+/// string (a page of the Rust documentation has ~370 links: two allocations a link
+/// otherwise), read through [`Extracted::links`].
+#[derive(Debug, Clone, Default)]
 pub struct Extracted {
     /// The first `<base href>`, as written.
     pub base: Option<String>,
-    /// The links, in document order.
-    pub links: Vec<RawLink>,
+    /// The links' hrefs and texts, in document order.
+    strings: String,
+    links: Vec<LinkAt>,
     /// `<meta name="robots" content="nofollow">` (or `none`): no link on the page is followed.
     pub nofollow_page: bool,
     /// Links past [`MAX_LINKS_PER_PAGE`] that were ignored.
     pub dropped: usize,
 }
 
+impl PartialEq for Extracted {
+    fn eq(&self, other: &Self) -> bool {
+        self.base == other.base
+            && self.nofollow_page == other.nofollow_page
+            && self.dropped == other.dropped
+            && self.links().eq(other.links())
+    }
+}
+
 impl Extracted {
+    /// The links, in document order.
+    pub fn links(&self) -> impl ExactSizeIterator<Item = RawLink<'_>> {
+        self.links.iter().map(|l| self.view(l))
+    }
+
+    /// The `i`th link (`None` past the last).
+    pub fn link(&self, i: usize) -> Option<RawLink<'_>> {
+        self.links.get(i).map(|l| self.view(l))
+    }
+
+    /// How many links the page has.
+    pub fn len(&self) -> usize {
+        self.links.len()
+    }
+
+    /// True when the page has no link.
+    pub fn is_empty(&self) -> bool {
+        self.links.is_empty()
+    }
+
+    /// Adds a link whose text is known.
+    pub fn push(&mut self, href: &str, text: &str, nofollow: bool, raw: Map<String, Value>) {
+        let href = self.add(href);
+        let text = self.add(text);
+        self.links.push(LinkAt {
+            href,
+            text,
+            nofollow,
+            raw,
+        });
+    }
+
+    /// The strings and the links' places in them, for a caller that takes each link's
+    /// context by value.
+    pub(crate) fn into_parts(self) -> (String, Vec<LinkAt>) {
+        (self.strings, self.links)
+    }
+
+    /// Opens a link whose text comes later ([`Extracted::set_text`]); its index.
+    fn open(&mut self, href: &str, nofollow: bool) -> usize {
+        let href = self.add(href);
+        let at = self.strings.len();
+        self.links.push(LinkAt {
+            href,
+            text: at..at,
+            nofollow,
+            raw: Map::new(),
+        });
+        self.links.len() - 1
+    }
+
+    /// The strings' end, where [`Extracted::set_text`]'s text starts.
+    fn mark(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// Link `i`'s text is what was added to the strings since `from` ([`Extracted::mark`]).
+    fn set_text(&mut self, i: usize, from: usize) {
+        self.links[i].text = from..self.strings.len();
+    }
+
+    fn add(&mut self, s: &str) -> Range<usize> {
+        let start = self.strings.len();
+        self.strings.push_str(s);
+        start..self.strings.len()
+    }
+
+    fn view<'a>(&'a self, l: &'a LinkAt) -> RawLink<'a> {
+        RawLink {
+            href: &self.strings[l.href.clone()],
+            text: &self.strings[l.text.clone()],
+            nofollow: l.nofollow,
+            raw: &l.raw,
+        }
+    }
+
     /// The URL links resolve against: `<base href>` resolved against the page URL when
     /// there is a valid one, else the page URL.
     pub fn base_url(&self, page: &Url) -> Url {
@@ -72,22 +170,29 @@ impl Extracted {
 
 /// Collapses runs of whitespace into one space and trims, cutting at `MAX_LINK_TEXT`.
 pub fn collapse_ws(s: &str) -> String {
+    let mut out = String::new();
+    collapse_ws_onto(s, &mut out);
+    out
+}
+
+/// [`collapse_ws`] appended to `out`.
+pub fn collapse_ws_onto(s: &str, out: &mut String) {
     if is_collapsed(s.as_bytes()) {
-        return s.to_owned();
+        out.push_str(s);
+        return;
     }
-    let mut out = String::with_capacity(s.len().min(MAX_LINK_TEXT));
+    let start = out.len();
     for (n, word) in s.split_whitespace().enumerate() {
         if n > 0 {
             out.push(' ');
         }
         out.push_str(word);
-        if out.len() > MAX_LINK_TEXT * 4 {
+        if out.len() - start > MAX_LINK_TEXT * 4 {
             break;
         }
     }
-    match out.char_indices().nth(MAX_LINK_TEXT) {
-        Some((i, _)) => out[..i].to_owned(),
-        None => out,
+    if let Some((i, _)) = out[start..].char_indices().nth(MAX_LINK_TEXT) {
+        out.truncate(start + i);
     }
 }
 

@@ -67,9 +67,10 @@ pub(crate) struct FoundLinks {
 }
 
 impl FoundLinks {
-    fn with_capacity(links: usize) -> Self {
+    /// Room for `links` links whose URLs and texts take `bytes` bytes.
+    fn with_capacity(links: usize, bytes: usize) -> Self {
         Self {
-            strings: String::new(),
+            strings: String::with_capacity(bytes),
             links: Vec::with_capacity(links),
         }
     }
@@ -310,19 +311,24 @@ fn sort_links(
 ) -> FoundLinks {
     let base = extracted.base_url(page);
     stats.dropped += extracted.dropped as u64;
-    let mut out = FoundLinks::with_capacity(extracted.links.len());
+    let nofollow_page = extracted.nofollow_page;
+    let (strings, links) = extracted.into_parts();
+    let mut out = FoundLinks::with_capacity(
+        links.len(),
+        strings.len() + links.len() * base.as_str().len(),
+    );
     let mut resolved = shared.resolutions.page(&shared.canon, &base);
-    for l in extracted.links {
+    for l in links {
         stats.links += 1;
-        if !shared.follow_nofollow && (l.nofollow || extracted.nofollow_page) {
+        if !shared.follow_nofollow && (l.nofollow || nofollow_page) {
             stats.nofollow += 1;
             continue;
         }
-        let Some(link) = resolved.resolve(&l.href) else {
+        let Some(link) = resolved.resolve(&strings[l.href]) else {
             stats.rejected += 1;
             continue;
         };
-        admit(scope, link, &l.text, l.raw, stats, &mut out);
+        admit(scope, link, &strings[l.text], l.raw, stats, &mut out);
     }
     out
 }

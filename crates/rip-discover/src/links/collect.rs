@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use super::{
-    Extracted, MAX_LINK_TEXT, MAX_LINKS_PER_PAGE, RawLink, collapse_ws, meta_nofollow, rel_nofollow,
+    Extracted, MAX_LINK_TEXT, MAX_LINKS_PER_PAGE, collapse_ws_onto, meta_nofollow, rel_nofollow,
 };
 
 /// Tag names are compared only against short names; longer ones are all "other".
@@ -144,16 +144,15 @@ pub(super) struct Collector<'a> {
 impl<'a> Collector<'a> {
     fn close_link(&mut self) {
         let Some(open) = self.open.take() else { return };
-        let mut text = collapse_ws(&String::from_utf8_lossy(&self.text));
+        let from = self.out.mark();
+        collapse_ws_onto(&String::from_utf8_lossy(&self.text), &mut self.out.strings);
         self.text.clear();
-        if text.is_empty() {
-            text = open
-                .alt
-                .or(open.title)
-                .map(|s| collapse_ws(&s))
-                .unwrap_or_default();
+        if self.out.mark() == from
+            && let Some(s) = open.alt.or(open.title)
+        {
+            collapse_ws_onto(&s, &mut self.out.strings);
         }
-        self.out.links[open.index].text = text;
+        self.out.set_text(open.index, from);
     }
 
     /// Inside `<svg>` or `<math>` (not in an integration point).
@@ -217,18 +216,14 @@ impl<'a> Collector<'a> {
         let Some(href) = values.take(Attr::Href) else {
             return;
         };
-        if self.out.links.len() >= MAX_LINKS_PER_PAGE {
+        if self.out.len() >= MAX_LINKS_PER_PAGE {
             self.out.dropped += 1;
             return;
         }
         let nofollow = rel_nofollow(values.take(Attr::Rel).as_deref());
-        self.out.links.push(RawLink {
-            href: href.into_owned(),
-            nofollow,
-            ..RawLink::default()
-        });
+        let index = self.out.open(&href, nofollow);
         self.open = Some(OpenLink {
-            index: self.out.links.len() - 1,
+            index,
             title: values.take(Attr::Title),
             ..OpenLink::default()
         });

@@ -41,7 +41,7 @@ fn meta_robots_nofollow_and_unclosed_links() {
         r#"<meta name="Robots" content="noindex, nofollow"><a href="/1">one<a href="/2">two</a>"#,
     );
     assert!(e.nofollow_page);
-    let t: Vec<&str> = e.links.iter().map(|l| l.text.as_str()).collect();
+    let t: Vec<&str> = e.links().map(|l| l.text).collect();
     assert_eq!(t, ["one", "two"]);
 }
 
@@ -60,8 +60,8 @@ fn windows_1252_page_text_is_decoded() {
     let enc = charset_for(Some("text/html"), body);
     assert_eq!(enc, encoding_rs::WINDOWS_1252);
     let e = extract(body, enc);
-    assert_eq!(e.links[0].href, "/caf\u{e9}.html");
-    assert_eq!(e.links[0].text, "Caf\u{e9} \u{20ac}");
+    assert_eq!(e.link(0).unwrap().href, "/caf\u{e9}.html");
+    assert_eq!(e.link(0).unwrap().text, "Caf\u{e9} \u{20ac}");
 }
 
 #[test]
@@ -73,8 +73,8 @@ fn utf16_bodies_are_decoded_first() {
     let enc = charset_for(None, &body);
     assert_eq!(enc, encoding_rs::UTF_16LE);
     let e = extract(&body[2..], enc);
-    assert_eq!(e.links.len(), 1);
-    assert_eq!(e.links[0].href, "/x");
+    assert_eq!(e.len(), 1);
+    assert_eq!(e.link(0).unwrap().href, "/x");
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn html_detection() {
 fn link_text_is_bounded() {
     let long = "word ".repeat(10_000);
     let e = links(&format!("<a href=/x>{long}</a>"));
-    assert!(e.links[0].text.chars().count() <= MAX_LINK_TEXT);
+    assert!(e.link(0).unwrap().text.chars().count() <= MAX_LINK_TEXT);
 }
 
 /// Every page of the demo site parses, and the known links are there.
@@ -100,12 +100,7 @@ fn demo_site_pages() {
     let read = |p: &str| std::fs::read(format!("{root}/{p}")).unwrap();
     let about = read("about.html");
     let e = extract(&about, charset_for(Some("text/html"), &about));
-    let nofollow: Vec<&str> = e
-        .links
-        .iter()
-        .filter(|l| l.nofollow)
-        .map(|l| l.href.as_str())
-        .collect();
+    let nofollow: Vec<&str> = e.links().filter(|l| l.nofollow).map(|l| l.href).collect();
     assert_eq!(nofollow, ["/login.html"]);
     let roundup = read("blog/spell-roundup.html");
     let e = extract(&roundup, charset_for(Some("text/html"), &roundup));
@@ -119,14 +114,11 @@ fn demo_site_pages() {
 
 /// Each link as (href, text, nofollow).
 pub(crate) fn triples(e: &Extracted) -> Vec<(&str, &str, bool)> {
-    e.links
-        .iter()
-        .map(|l| (l.href.as_str(), l.text.as_str(), l.nofollow))
-        .collect()
+    e.links().map(|l| (l.href, l.text, l.nofollow)).collect()
 }
 
 fn hrefs(e: &Extracted) -> Vec<&str> {
-    e.links.iter().map(|l| l.href.as_str()).collect()
+    e.links().map(|l| l.href).collect()
 }
 
 #[test]
@@ -152,7 +144,7 @@ fn svg_and_mathml_are_foreign_content() {
         <script>'<a href="/html-js">'</script><a href="/end">End</a>"#,
     );
     assert_eq!(hrefs(&e), ["/in-svg", "/fo", "/end"]);
-    assert_eq!(e.links[0].text, "In SVG");
+    assert_eq!(e.link(0).unwrap().text, "In SVG");
 }
 
 #[test]
@@ -179,8 +171,8 @@ fn attributes_as_the_tokenizer_reads_them() {
 #[test]
 fn an_anchor_without_href_closes_the_open_link() {
     let e = links(r#"<a href="/1">one <a name="x">named</a> tail"#);
-    assert_eq!(e.links.len(), 1);
-    assert_eq!(e.links[0].text, "one");
+    assert_eq!(e.len(), 1);
+    assert_eq!(e.link(0).unwrap().text, "one");
 }
 
 #[test]
@@ -202,7 +194,7 @@ fn hostile_markup_is_bounded() {
 fn link_count_is_bounded() {
     let html = r#"<a href="/x">x</a>"#.repeat(MAX_LINKS_PER_PAGE + 5);
     let e = links(&html);
-    assert_eq!(e.links.len(), MAX_LINKS_PER_PAGE);
+    assert_eq!(e.len(), MAX_LINKS_PER_PAGE);
     assert_eq!(e.dropped, 5);
 }
 
@@ -213,7 +205,7 @@ fn invalid_utf8_is_replaced_not_fatal() {
         encoding_rs::UTF_8,
     );
     assert_eq!(hrefs(&e), ["/a\u{fffd}", "/c"]);
-    assert_eq!(e.links[0].text, "b\u{fffd}");
+    assert_eq!(e.link(0).unwrap().text, "b\u{fffd}");
 }
 
 #[test]
@@ -235,4 +227,34 @@ fn collapsing_whitespace() {
     }
     let long = "a".repeat(MAX_LINK_TEXT + 10);
     assert_eq!(collapse_ws(&long).len(), MAX_LINK_TEXT);
+}
+
+#[test]
+fn collapsed_text_appended_to_a_buffer_is_cut_counting_only_itself() {
+    let mut out = String::from("é".repeat(MAX_LINK_TEXT));
+    let held = out.clone();
+    collapse_ws_onto(&format!("  {}  x", "ü".repeat(MAX_LINK_TEXT)), &mut out);
+    assert_eq!(&out[..held.len()], held, "what the buffer held is kept");
+    assert_eq!(out[held.len()..], "ü".repeat(MAX_LINK_TEXT));
+    collapse_ws_onto(" a \n b ", &mut out);
+    assert!(out.ends_with(&format!("{}a b", "ü".repeat(MAX_LINK_TEXT))));
+}
+
+#[test]
+fn links_texts_and_hrefs_interleave_in_one_buffer_without_mixing() {
+    let e = links(
+        r#"<a href="/1"> one </a><a href="/2" title=" two  t "></a><a href="/3"><img alt="three"></a>
+        <a href="/4">  </a><a href="/5">five<a href="/6">six"#,
+    );
+    assert_eq!(
+        triples(&e),
+        [
+            ("/1", "one", false),
+            ("/2", "two t", false),
+            ("/3", "three", false),
+            ("/4", "", false),
+            ("/5", "five", false),
+            ("/6", "six", false),
+        ]
+    );
 }
