@@ -412,6 +412,28 @@ mod tests {
     }
 
     #[test]
+    fn the_candidate_regions_are_read_side_by_side_in_one_pass() {
+        // The body from its start and a role=main element from its own are read at once
+        // (each its own events); the one picked gives the text: a <main> ends the others.
+        let url = Url::parse("http://h/").unwrap();
+        for (html, text) in [
+            (
+                "<body>a<nav>n</nav><div role=main>b<nav>m</nav></div>c",
+                "b",
+            ),
+            ("<body>a<div>b</div><aside>x</aside>c", "a\nb\nc"),
+            (
+                "<body>a<div role=main>b</div>c<main>d<nav>n</nav></main>e",
+                "d",
+            ),
+            ("<body>a<main>d</main><div role=main>b</div>", "d"),
+        ] {
+            let g = extract_streaming(html, &url, false, ParseLimits::default()).unwrap();
+            assert_eq!(g.text, text, "{html}");
+        }
+    }
+
+    #[test]
     fn without_main_the_boilerplate_is_skipped() {
         let g = generic(
             "<body><header>Site</header><nav>Menu</nav><div role=navigation>More</div>\

@@ -188,10 +188,20 @@ impl Regions {
 
     /// Passes an event to each region being read.
     fn each(&mut self, mut f: impl FnMut(&mut Content)) {
-        for c in [&mut self.main, &mut self.role_main, &mut self.body]
-            .into_iter()
-            .flatten()
-            .filter(|c| !c.done)
+        // One at a time (an array of the three, flattened and filtered, cost as much as
+        // the events it passed on).
+        if let Some(c) = &mut self.main
+            && !c.done
+        {
+            f(c);
+        }
+        if let Some(c) = &mut self.role_main
+            && !c.done
+        {
+            f(c);
+        }
+        if let Some(c) = &mut self.body
+            && !c.done
         {
             f(c);
         }
