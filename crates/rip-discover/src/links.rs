@@ -119,6 +119,12 @@ impl Extracted {
         (self.strings, self.links)
     }
 
+    /// Room for `links` more links and `bytes` more bytes of their strings.
+    fn reserve(&mut self, links: usize, bytes: usize) {
+        self.links.reserve(links);
+        self.strings.reserve(bytes);
+    }
+
     /// Opens a link whose text comes later ([`Extracted::set_text`]); its index.
     fn open(&mut self, href: &str, nofollow: bool) -> usize {
         let href = self.add(href);

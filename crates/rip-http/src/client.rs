@@ -17,6 +17,8 @@ use crate::config::ClientConfig;
 
 /// Bodies of non-2xx responses are kept up to this size.
 pub const MAX_ERROR_BODY: usize = 64 << 10;
+/// The most room made for a body before it arrives, whatever its Content-Length says.
+const PRESIZE_MAX: usize = 4 << 20;
 
 /// Why the client could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -211,7 +213,11 @@ impl Client {
         deadline: Instant,
     ) -> Result<(Bytes, bool), Exchange> {
         let idle = self.cfg.read_timeout;
-        let mut body = BytesMut::new();
+        // Room for the body its Content-Length announces (not grown by doubling, a copy of
+        // it at each step), up to the limit and PRESIZE_MAX: a server may announce more.
+        let announced = resp.content_length().unwrap_or(0);
+        let mut body =
+            BytesMut::with_capacity(announced.min((limit.min(PRESIZE_MAX)) as u64) as usize);
         loop {
             let chunk = match timeout_at(deadline, timeout(idle, resp.chunk())).await {
                 Err(_) => return Err(total_timeout(self.cfg.total_timeout)),

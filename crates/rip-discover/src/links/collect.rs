@@ -142,6 +142,17 @@ pub(super) struct Collector<'a> {
 }
 
 impl<'a> Collector<'a> {
+    /// A collector with room for the links of a page of `len` bytes, as many as the Rust
+    /// documentation has (one per ~160 bytes, ~45 bytes of href and text each), so that
+    /// their buffers are not grown by doubling, a copy at each step; a page with fewer
+    /// links leaves room unused, a page with more grows it.
+    pub(super) fn for_page(len: usize) -> Self {
+        let mut c = Collector::default();
+        let links = (len / 160).min(MAX_LINKS_PER_PAGE);
+        c.out.reserve(links, links * 48);
+        c
+    }
+
     fn close_link(&mut self) {
         let Some(open) = self.open.take() else { return };
         let from = self.out.mark();

@@ -17,7 +17,7 @@ pub(super) fn scan(text: &str) -> Result<Extracted, Bail> {
     let mut scan = Scanner::new(&text);
     // Only these tags' attributes, and only a link's text, are of use.
     scan.set_attributes_of(|name| Tag::of(name.as_bytes()) != Tag::Other);
-    let mut found = Collector::default();
+    let mut found = Collector::for_page(text.len());
     let mut attrs = Vec::new();
     loop {
         attrs.clear();

@@ -231,7 +231,7 @@ fn collapsing_whitespace() {
 
 #[test]
 fn collapsed_text_appended_to_a_buffer_is_cut_counting_only_itself() {
-    let mut out = String::from("é".repeat(MAX_LINK_TEXT));
+    let mut out = "é".repeat(MAX_LINK_TEXT);
     let held = out.clone();
     collapse_ws_onto(&format!("  {}  x", "ü".repeat(MAX_LINK_TEXT)), &mut out);
     assert_eq!(&out[..held.len()], held, "what the buffer held is kept");
