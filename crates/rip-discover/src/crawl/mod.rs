@@ -226,8 +226,14 @@ impl<W: Write> Crawl<W> {
         if item.is_target {
             self.inflight_targets += 1;
         }
-        self.tasks
-            .spawn(task::run(self.shared.clone(), self.scope.clone(), item));
+        // Boxed first: the task's future is ~8.6 KB, which spawning moved by value into the
+        // task and on (callgrind: 82k instructions a page, 3 %, went with it); a box moves
+        // as a pointer.
+        self.tasks.spawn(Box::pin(task::run(
+            self.shared.clone(),
+            self.scope.clone(),
+            item,
+        )));
     }
 
     fn finish_item(&mut self, item: &Item) {
