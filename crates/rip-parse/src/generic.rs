@@ -393,6 +393,24 @@ mod tests {
     }
 
     #[test]
+    fn each_heading_has_its_own_text_though_their_buffer_is_reused() {
+        let g = generic(
+            r#"<main><h2>A long first heading</h2><p>x</p><h3><pre> pre  kept </pre></h3>
+            <h4> </h4><h2>B <b>c</b></h2><h2>D</h2></main>"#,
+            "http://h/",
+        );
+        assert_eq!(
+            Value::Object(g.1)["headings"],
+            json!([
+                {"level":2,"text":"A long first heading"},
+                {"level":3,"text":"pre kept"},
+                {"level":2,"text":"B c"},
+                {"level":2,"text":"D"}
+            ])
+        );
+    }
+
+    #[test]
     fn headings_are_the_json_their_serialize_writes() {
         let headings = vec![
             Heading {

@@ -21,6 +21,10 @@ pub(super) struct Content {
     walk: TextWalk,
     headings: Vec<Heading>,
     heading: Option<(u8, Option<String>, TextBuf)>,
+    /// The buffer of the last heading read, emptied, for the next one: a heading's text
+    /// is copied out at its size when it closes, instead of each heading's buffer grown
+    /// from nothing (the Rust docs have a heading per item, ~180 regrowths a page).
+    spare: TextBuf,
     markdown: Option<Markdown>,
     depth: Depth,
     /// The root has closed: the region is read.
@@ -42,6 +46,7 @@ impl Content {
             walk,
             headings: Vec::new(),
             heading: None,
+            spare: TextBuf::default(),
             markdown: markdown.map(|base| Markdown::new(base, md_skip)),
             depth: Depth::default(),
             done: false,
@@ -72,7 +77,7 @@ impl Visitor for Content {
         }
         if let Some(level) = el.info.heading() {
             let id = el.attr("id").map(str::to_owned);
-            self.heading = Some((level, id, TextBuf::default()));
+            self.heading = Some((level, id, std::mem::take(&mut self.spare)));
         } else if let Some((_, _, h)) = self.heading.as_mut() {
             let f = el.info.flow;
             h.brk(if f == Flow::Block { Flow::Cell } else { f });
@@ -99,12 +104,14 @@ impl Visitor for Content {
             return;
         }
         if el.info.heading().is_some()
-            && let Some((level, id, h)) = self.heading.take()
+            && let Some((level, id, mut h)) = self.heading.take()
         {
-            let text = h.finish();
-            if !text.is_empty() {
+            if !h.is_empty() {
+                let text = h.as_str().to_owned();
                 self.headings.push(Heading { level, text, id });
             }
+            h.clear();
+            self.spare = h;
         }
     }
 }
