@@ -16,6 +16,6 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         pipe: Some(pipe),
         drop_summaries: cli.drop_summaries,
     };
-    let summary = rip_check::run(config, input, std::io::stdout())?;
+    let summary = rip_check::run(config, input, rip_cli::stdout())?;
     Ok(summary.status)
 }

@@ -61,7 +61,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let summary = runtime.block_on(rip_discover::run(
         config,
         input.map(|(r, _)| r),
-        std::io::stdout(),
+        rip_cli::stdout(),
     ));
     progress.finish();
     let summary = summary?;
@@ -83,7 +83,7 @@ fn run_wiki(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let summary = runtime.block_on(rip_discover::mediawiki::run(
         wiki,
         config.http,
-        std::io::stdout(),
+        rip_cli::stdout(),
     ))?;
     if !cli.common.quiet {
         eprintln!("{}", rip_discover::mediawiki::summary_line(&summary));

@@ -39,7 +39,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         on_progress: progress.is_visible().then_some(on_progress),
     };
     let runtime = runtime(cli.threads)?;
-    let summary = runtime.block_on(rip_fetch::run(config, input, std::io::stdout()));
+    let summary = runtime.block_on(rip_fetch::run(config, input, rip_cli::stdout()));
     progress.finish();
     let summary = summary?;
     if !cli.common.quiet {

@@ -71,7 +71,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         window_bytes: cli.window_mib.max(1).saturating_mul(1 << 20),
         progress: on_progress,
     };
-    let report = rip_parse::run(config, input, std::io::stdout());
+    let report = rip_parse::run(config, input, rip_cli::stdout());
     progress.finish();
     let report = report?;
     if !cli.common.quiet {

@@ -64,7 +64,7 @@ async fn run(cli: Cli) -> anyhow::Result<Status> {
                 None if follow => Until::Forever,
                 None => Until::End,
             };
-            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let mut out = std::io::BufWriter::new(rip_cli::stdout());
             let n = rip_queue::pull::pull(&broker, &stream, until, &mut out).await?;
             say(quiet, &format!("{n} records from {stream}"));
             Ok(Status::Complete)
@@ -96,7 +96,7 @@ async fn relay(
     quiet: bool,
 ) -> anyhow::Result<Status> {
     let (reader, name) = rip_cli::open_input(file)?;
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut out = std::io::BufWriter::new(rip_cli::stdout());
     let relayed =
         rip_queue::relay::relay(broker, route, BufReader::new(reader), name, &mut out).await?;
     say(

@@ -31,7 +31,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         }
     };
     let summary = if let Some(dir) = &cli.dir {
-        rip_reconcile::run_dir(&reconciler, dir, std::io::stdout())
+        rip_reconcile::run_dir(&reconciler, dir, rip_cli::stdout())
             .with_context(|| format!("reconciling {}", dir.display()))?
     } else {
         let stop = rip_cli::install_interrupt()?;
@@ -45,7 +45,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
             }
         };
         let opts = cli.common.pipe_options(PROGRAM, input_name, stop);
-        rip_reconcile::run_stream(&reconciler, opts, input, std::io::stdout())?
+        rip_reconcile::run_stream(&reconciler, opts, input, rip_cli::stdout())?
     };
     if !cli.common.quiet {
         let n = |k: &str| summary.counters.get(k).copied().unwrap_or(0);

@@ -37,7 +37,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
             ..pipe
         },
     };
-    let summary = rip_render::run(config, input, std::io::stdout())?;
+    let summary = rip_render::run(config, input, rip_cli::stdout())?;
     if !cli.common.quiet {
         eprintln!("{}", rip_render::summary_line(&summary));
     }

@@ -42,6 +42,6 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         final_round: cli.final_round,
         pipe,
     };
-    let summary = rip_route::run(config, input, std::io::stdout())?;
+    let summary = rip_route::run(config, input, rip_cli::stdout())?;
     Ok(summary.status)
 }

@@ -26,6 +26,6 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     config.raw = cli.raw;
     config.failures_file = !cli.no_failures_file;
     config.sync = cli.sync;
-    let summary = rip_write::run(config, input, std::io::stdout())?;
+    let summary = rip_write::run(config, input, rip_cli::stdout())?;
     Ok(summary.status)
 }

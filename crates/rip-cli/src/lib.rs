@@ -23,10 +23,12 @@ use std::sync::atomic::AtomicBool;
 pub mod broker;
 pub mod http;
 pub mod malloc;
+pub mod output;
 pub mod progress;
 pub mod size;
 pub mod usage;
 
+pub use output::stdout;
 pub use size::{MibOrSize, SizeError, parse_size};
 pub use usage::{Renamed, parse, parse_from};
 
