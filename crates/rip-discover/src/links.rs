@@ -10,7 +10,8 @@
 //! a test checks that they give the same [`Extracted`] on every page the fast path reads.
 //! On the Rust std documentation (2,475 pages, ~300 links each) extraction went from
 //! ~304 to ~196 µs a page (`examples/extract_speed.rs`); over the whole Rust
-//! documentation no page fell back and none differed.
+//! documentation no page fell back and none differed. With a page's hrefs and texts in
+//! one string ([`Extracted`]) and its buffers sized up front: 116–125 → 86–94 µs a page.
 //!
 //! Character references are decoded as the spec says (the attribute-value rules
 //! included). Links inside `<script>`, `<style>`, `<textarea>`, `<noscript>` and other
