@@ -19,6 +19,7 @@ use std::borrow::Cow;
 
 mod entity;
 mod scan;
+pub mod words;
 
 pub use scan::{Quirks, Scanner, Token, byte_table};
 

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use crate::{Attr, Bail, entity};
+use crate::{Attr, Bail, entity, words};
 
 /// Attributes on one element past which the page goes to the complete parser (which
 /// has a time budget for such pages).
@@ -87,23 +87,18 @@ pub const fn byte_table(bytes: &[u8]) -> [bool; 256] {
 /// arithmetic, the first flag exact), the rest with `memchr2`. (Attribute values are
 /// longer, hrefs most of them: `memchr2` is quicker for them.)
 fn find2(x: u8, y: u8, hay: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    const HIGH: u64 = ONES << 7;
     const SHORT: usize = 32;
-    let (wx, wy) = (ONES * u64::from(x), ONES * u64::from(y));
     let mut i = 0;
     while i < SHORT {
-        let Some(chunk) = hay.get(i..i + 8) else {
+        let Some(w) = words::word_at(hay, i) else {
             return hay[i..]
                 .iter()
                 .position(|&c| c == x || c == y)
                 .map(|p| i + p);
         };
-        let w = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let (a, b) = (w ^ wx, w ^ wy);
-        let hits = (a.wrapping_sub(ONES) & !a | b.wrapping_sub(ONES) & !b) & HIGH;
+        let hits = words::equal(w, x) | words::equal(w, y);
         if hits != 0 {
-            return Some(i + (hits.trailing_zeros() / 8) as usize);
+            return Some(i + words::first(hits));
         }
         i += 8;
     }

@@ -16,6 +16,7 @@ use scraper::{ElementRef, Html, HtmlTreeSink, Node};
 
 use crate::tag::Tag;
 use crate::visit::{Elem, Visitor, walk_tree};
+use rip_html::words;
 use std::time::{Duration, Instant};
 
 /// Limits on parsing one page.
@@ -327,16 +328,13 @@ fn stretch_end(b: &[u8], mut i: usize) -> usize {
 /// arithmetic finds (the first flagged byte is exact); a control character that is not
 /// white space goes on from the byte after it.
 fn next_space(b: &[u8], mut i: usize) -> usize {
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    const HIGH: u64 = ONES << 7;
-    while let Some(chunk) = b.get(i..i + 8) {
-        let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-        let low = x.wrapping_sub(ONES * u64::from(b'!')) & !x & HIGH;
+    while let Some(w) = words::word_at(b, i) {
+        let low = words::below(w, b'!');
         if low == 0 {
             i += 8;
             continue;
         }
-        i += (low.trailing_zeros() / 8) as usize;
+        i += words::first(low);
         if b[i].is_ascii_whitespace() {
             return i;
         }
