@@ -48,7 +48,7 @@ pub struct RawLink<'a> {
 }
 
 /// A link's place in [`Extracted`]'s strings, and what else it holds.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct LinkAt {
     pub href: Range<usize>,
     pub text: Range<usize>,
@@ -104,14 +104,11 @@ impl Extracted {
 
     /// Adds a link whose text is known.
     pub fn push(&mut self, href: &str, text: &str, nofollow: bool, raw: Map<String, Value>) {
-        let href = self.add(href);
-        let text = self.add(text);
-        self.links.push(LinkAt {
-            href,
-            text,
-            nofollow,
-            raw,
-        });
+        let i = self.open(href, nofollow);
+        let from = self.mark();
+        self.strings.push_str(text);
+        self.set_text(i, from);
+        self.links[i].raw = raw;
     }
 
     /// The strings and the links' places in them, for a caller that takes each link's
@@ -128,7 +125,9 @@ impl Extracted {
 
     /// Opens a link whose text comes later ([`Extracted::set_text`]); its index.
     fn open(&mut self, href: &str, nofollow: bool) -> usize {
-        let href = self.add(href);
+        let start = self.strings.len();
+        self.strings.push_str(href);
+        let href = start..self.strings.len();
         let at = self.strings.len();
         self.links.push(LinkAt {
             href,
@@ -147,12 +146,6 @@ impl Extracted {
     /// Link `i`'s text is what was added to the strings since `from` ([`Extracted::mark`]).
     fn set_text(&mut self, i: usize, from: usize) {
         self.links[i].text = from..self.strings.len();
-    }
-
-    fn add(&mut self, s: &str) -> Range<usize> {
-        let start = self.strings.len();
-        self.strings.push_str(s);
-        start..self.strings.len()
     }
 
     fn view<'a>(&'a self, l: &'a LinkAt) -> RawLink<'a> {
