@@ -10,7 +10,8 @@ use rip_queue::BrokerOptions;
 #[derive(Debug, Clone, Args)]
 pub struct BrokerArgs {
     /// The broker's URL (`nats://host:4222`, `tls://…`, several separated by commas). A user
-    /// and password in it are used and never printed.
+    /// and password in it (`nats://user:password@host:4222`, percent-escaped) or a token
+    /// (`nats://token@host:4222`) are used and never printed.
     #[arg(
         long,
         value_name = "URL",

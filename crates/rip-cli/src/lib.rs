@@ -104,9 +104,11 @@ pub fn open_input(
 
 /// Logs to stderr (never stdout: stdout carries records). `RUST_LOG` overrides the level.
 pub fn init_logging(verbose: u8, quiet: bool) {
+    // The NATS client's own lines (a refused login, each failed reconnect) are off unless
+    // `-v`: rip-queue says what they mean in one line of its own.
     let level = match (quiet, verbose) {
-        (true, _) => "error",
-        (false, 0) => "warn",
+        (true, _) => "error,async_nats=off",
+        (false, 0) => "warn,async_nats=off",
         // `-v` is the stages' own story; the libraries' debug chatter (html5ever logs
         // every token) stays out unless `-vv` asks for everything.
         (false, 1) => {

@@ -60,20 +60,15 @@ impl Broker {
     /// Connects, with the credentials of the URL or the credentials file.
     pub async fn connect(options: &BrokerOptions) -> Result<Self, QueueError> {
         let shown_url = redact(&options.url);
-        let mut connect = async_nats::ConnectOptions::new()
+        let (servers, login) = crate::login::login(&options.url, options.creds.as_deref())?;
+        let connect = async_nats::ConnectOptions::new()
             .name("rip-queue")
             .connection_timeout(Duration::from_secs(5));
-        if let Some(path) = &options.creds {
-            connect = with_credentials(connect, path)?;
-        }
-        let client =
-            connect
-                .connect(options.url.as_str())
-                .await
-                .map_err(|e| QueueError::Connect {
-                    url: shown_url.clone(),
-                    reason: without_secrets(&e.to_string(), &options.url),
-                })?;
+        let client = login
+            .apply(connect)
+            .connect(servers.as_str())
+            .await
+            .map_err(|e| connect_error(&e, &shown_url, &login, &options.url))?;
         let js = jetstream::new(client.clone());
         Ok(Self {
             js,
@@ -302,19 +297,33 @@ pub fn partitions_of(stream: &stream::Stream) -> u32 {
     partition::from_description(stream.cached_info().config.description.as_deref())
 }
 
-fn with_credentials(
-    connect: async_nats::ConnectOptions,
-    path: &std::path::Path,
-) -> Result<async_nats::ConnectOptions, QueueError> {
-    let text = std::fs::read_to_string(path).map_err(|source| QueueError::Credentials {
-        path: path.display().to_string(),
-        source,
-    })?;
-    let line = text.lines().map(str::trim).find(|l| !l.is_empty());
-    Ok(match line.and_then(|l| l.split_once(':')) {
-        Some((user, password)) => connect.user_and_password(user.to_owned(), password.to_owned()),
-        None => connect.token(line.unwrap_or_default().to_owned()),
-    })
+/// The error of a first connection that failed: credentials refused, or a broker not reached.
+fn connect_error(
+    e: &async_nats::ConnectError,
+    shown_url: &str,
+    login: &crate::login::Login,
+    url: &str,
+) -> QueueError {
+    use async_nats::ConnectErrorKind::{Authentication, AuthorizationViolation};
+    let reason = without_secrets(&e.to_string(), url);
+    match e.kind() {
+        AuthorizationViolation | Authentication => QueueError::Unauthorized {
+            url: shown_url.to_owned(),
+            who: login.describe(),
+            reason,
+            hint: match login {
+                crate::login::Login::Anonymous => {
+                    " (hint: it asks for credentials: a user and password in the URL, \
+                     nats://user:password@host:4222, or a --creds file)"
+                }
+                _ => " (hint: check the user and password, or the token)",
+            },
+        },
+        _ => QueueError::Connect {
+            url: shown_url.to_owned(),
+            reason,
+        },
+    }
 }
 
 fn check_name(name: &str) -> Result<(), QueueError> {

@@ -13,6 +13,26 @@ pub enum QueueError {
         /// What the client said.
         reason: String,
     },
+    /// The broker refused the credentials it was given (or asks for some and none were).
+    #[error("the broker at {url} refused {who}: {reason}{hint}")]
+    Unauthorized {
+        /// The broker's address, credentials removed.
+        url: String,
+        /// Who was refused (`the user alice`, `a token`, `no credentials`), never a secret.
+        who: String,
+        /// What the client said.
+        reason: String,
+        /// What to do about it.
+        hint: &'static str,
+    },
+    /// A broker URL that cannot be used as given.
+    #[error("the broker URL {url}: {reason}")]
+    BrokerUrl {
+        /// The URL, credentials removed.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The broker stayed away longer than the run allows.
     #[error("the broker at {url} has not answered for {waited:?} ({doing}): {reason}")]
     Gone {

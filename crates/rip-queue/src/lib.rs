@@ -31,6 +31,7 @@ pub mod error;
 pub mod fit;
 pub mod frontier;
 pub mod identity;
+pub mod login;
 pub mod members;
 mod pairs;
 pub mod partition;
