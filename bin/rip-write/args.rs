@@ -49,7 +49,9 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "LAYOUT")]
     pub layout: Option<Layout>,
 
-    /// Also write a Markdown page, <slug>.md, beside each JSON file.
+    /// Also write a Markdown page, <slug>.md, beside each JSON file: a generic doc's is
+    /// the page's Markdown (rip-parse --markdown) or text under a front matter of title and
+    /// URL; a rules doc's lists its fields; an error document's what failed and where.
     #[arg(long, conflicts_with = "jsonl")]
     pub markdown: bool,
 

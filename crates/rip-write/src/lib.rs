@@ -8,7 +8,7 @@
 //!   the sharded layout to `<out>/<target>/<shard>/<slug>.json` (see [`layout`]);
 //! - with `--jsonl`, instead, they are appended to `docs.jsonl`, `errors.jsonl` and
 //!   `expected.jsonl` in that folder, one compact line each;
-//! - with `--markdown`, a `<slug>.md` page beside each `.json`;
+//! - with `--markdown`, a `<slug>.md` page beside each `.json` (see [`markdown`]);
 //! - with `--raw`, each `page` body under `raw/<slug>.<ext>` (`raw/<shard>/<slug>.<ext>`
 //!   sharded; a text body as the UTF-8 it was decoded to, a base64 body as its bytes);
 //! - at the end, `failures.json` ([`FailuresReport`]): the error documents (what failed

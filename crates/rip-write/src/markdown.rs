@@ -1,27 +1,23 @@
 //! Markdown renderings of terminal records (`--markdown`): a page per doc or error
 //! document, for people reading the output folder.
+//!
+//! - A generic doc (`rip-parse` without rules: concept `page`, only the generic fields) is
+//!   the page itself: its `markdown` (`rip-parse --markdown`), else its `text`, under a
+//!   small front matter of title and URL ([`doc::page`]).
+//! - A doc of a rules file (or a wiki page) is a readable document: a title, where it came
+//!   from, then its extracted fields, short values as a list and long ones, lists and
+//!   objects as sections of their own ([`doc::fields`]). The bookkeeping fields are
+//!   rip-core's [`DOC_RESERVED_FIELDS`], not a copy of them.
+//! - An error document or an `expected` record: what failed (or is a known gap), where the
+//!   URL was found, and every error of its history.
 
+mod doc;
+
+use rip_core::DOC_RESERVED_FIELDS;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 
-/// Fields shown in the header list rather than the field table.
-const HEADER_FIELDS: &[&str] = &[
-    "_type",
-    "url",
-    "concept",
-    "id",
-    "name",
-    "resolves",
-    "attempt",
-    "httpAttempts",
-    "errors",
-    "depth",
-    "parent",
-    "linkText",
-    "raw",
-    "title",
-];
-
+/// A value as text: strings as they are, the rest as JSON.
 fn text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
@@ -29,32 +25,38 @@ fn text(v: &Value) -> String {
     }
 }
 
-/// One table cell: pipes escaped, newlines as `<br>`.
-fn cell(v: &Value) -> String {
-    text(v)
-        .replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace("\r\n", "<br>")
-        .replace('\n', "<br>")
-}
-
+/// A value on one line.
 fn line_of(v: &Value) -> String {
     text(v).replace(['\n', '\r'], " ")
 }
 
 /// The Markdown page of a `doc`, `error` or `expected` record.
 pub fn render(kind: &str, record: &Map<String, Value>) -> String {
-    let mut out = String::new();
+    if kind == "doc" {
+        if doc::is_generic(record) {
+            return doc::page(record);
+        }
+        return doc::fields(record);
+    }
     let url = record.get("url").map(line_of).unwrap_or_default();
-    let title = match kind {
-        "doc" => record
-            .get("name")
-            .map(line_of)
-            .unwrap_or_else(|| url.clone()),
-        "error" => format!("Error: {url}"),
-        _ => format!("Expected gap: {url}"),
-    };
-    let _ = writeln!(out, "# {title}\n");
+    let mut out = String::new();
+    match kind {
+        "error" => {
+            let _ = writeln!(out, "# Error: {url}\n");
+        }
+        _ => {
+            let _ = writeln!(out, "# Expected gap: {url}\n");
+        }
+    }
+    provenance(&mut out, record);
+    errors(&mut out, record);
+    out
+}
+
+/// The header list: the URL, then where the record came from and what it is (the round
+/// when it is not the first).
+fn provenance(out: &mut String, record: &Map<String, Value>) {
+    let url = record.get("url").map(line_of).unwrap_or_default();
     let _ = writeln!(out, "- URL: <{url}>");
     for (key, label) in [
         ("concept", "Concept"),
@@ -68,78 +70,42 @@ pub fn render(kind: &str, record: &Map<String, Value>) -> String {
         ("parent", "Found on"),
         ("linkText", "Link text"),
     ] {
-        if let Some(v) = record.get(key) {
+        if let Some(v) = record.get(key)
+            && !(key == "attempt" && v.as_u64() == Some(0))
+        {
             let _ = writeln!(out, "- {label}: {}", line_of(v));
         }
     }
-    if let Some(Value::Array(errors)) = record.get("errors")
-        && !errors.is_empty()
-    {
-        let _ = writeln!(out, "\n## Errors\n");
-        for (i, e) in errors.iter().enumerate() {
-            let get = |k: &str| e.get(k).map(line_of).unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "{}. `{}`: {} ({})",
-                i + 1,
-                get("code"),
-                get("message"),
-                get("operation")
-            );
-        }
+}
+
+/// The `errors` of a record's history, numbered, under their own heading.
+fn errors(out: &mut String, record: &Map<String, Value>) {
+    let Some(Value::Array(errors)) = record.get("errors") else {
+        return;
+    };
+    if errors.is_empty() {
+        return;
     }
-    if kind == "doc" {
-        let fields: Vec<_> = record
-            .iter()
-            .filter(|(k, _)| !HEADER_FIELDS.contains(&k.as_str()))
-            .collect();
-        if !fields.is_empty() {
-            let _ = writeln!(out, "\n| field | value |\n|---|---|");
-            for (k, v) in fields {
-                let _ = writeln!(out, "| {} | {} |", cell(&Value::String(k.clone())), cell(v));
-            }
-        }
+    let _ = writeln!(out, "\n## Errors\n");
+    for (i, e) in errors.iter().enumerate() {
+        let get = |k: &str| e.get(k).map(line_of).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{}. `{}`: {} ({})",
+            i + 1,
+            get("code"),
+            get("message"),
+            get("operation")
+        );
     }
-    out
+}
+
+/// The fields of a doc that are extracted, not bookkeeping, in their order.
+fn extracted(record: &Map<String, Value>) -> impl Iterator<Item = (&String, &Value)> {
+    record
+        .iter()
+        .filter(|(k, _)| !DOC_RESERVED_FIELDS.contains(&k.as_str()))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn a_doc_page_has_its_name_and_an_escaped_field_table() {
-        let Value::Object(doc) = json!({"_type":"doc","url":"http://h/a","concept":"item","name":"Rope",
-            "attempt":1,"price":"3 gp","note":"a | b\nc","tags":["x","y"]})
-        else {
-            unreachable!()
-        };
-        let md = render("doc", &doc);
-        assert!(
-            md.starts_with("# Rope\n\n- URL: <http://h/a>\n- Concept: item\n"),
-            "{md}"
-        );
-        assert!(md.contains("- Round: 1\n"));
-        assert!(md.contains("| price | 3 gp |\n"));
-        assert!(md.contains("| note | a \\| b<br>c |\n"), "{md}");
-        assert!(md.contains("| tags | [\"x\",\"y\"] |\n"));
-    }
-
-    #[test]
-    fn an_error_page_lists_every_error() {
-        let Value::Object(e) = json!({"_type":"error","url":"http://h/x","status":404,
-            "errors":[{"code":"httpError.transient","message":"HTTP 503","operation":"rip-fetch"},
-                      {"code":"httpError.permanent","message":"HTTP 404","operation":"rip-fetch"}]})
-        else {
-            unreachable!()
-        };
-        let md = render("error", &e);
-        assert!(md.starts_with("# Error: http://h/x\n"));
-        assert!(md.contains("- Status: 404\n"));
-        assert!(
-            md.contains("1. `httpError.transient`: HTTP 503 (rip-fetch)\n2. `httpError.permanent`"),
-            "{md}"
-        );
-    }
-}
+mod tests;

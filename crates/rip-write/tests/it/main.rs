@@ -4,5 +4,6 @@
 mod folder;
 mod identity;
 mod layout;
+mod markdown;
 mod modes;
 mod support;

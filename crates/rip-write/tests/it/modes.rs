@@ -190,7 +190,7 @@ fn markdown_and_raw_modes() {
     }
     let md = std::fs::read_to_string(dir.path().join("items-item-7.html.md")).unwrap();
     assert!(
-        md.starts_with("# Rope\n") && md.contains("| price | 3 gp |"),
+        md.starts_with("# Rope\n") && md.contains("- **price:** 3 gp\n"),
         "{md}"
     );
     let html = std::fs::read_to_string(dir.path().join("raw/items-item-7.html.html")).unwrap();
