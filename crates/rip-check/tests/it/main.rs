@@ -15,7 +15,7 @@ fn run(args: &[&str], input: &str) -> Ran {
 const MIXED: &str = concat!(
     r#"{"_type":"ref","url":"http://h/a","depth":0,"attempt":0}"#,
     "\n",
-    r#"{"_type":"telemetry","weird":[1,2,{"deep":true}],"n":1.50}"#,
+    r#"{"_type":"ledger","stage":"rip-x","entered":["http://h/a"],"weird":[1,2,{"deep":true}],"n":1.50}"#,
     "\n",
     r#"{"_type":"page","url":"http://h/a","finalUrl":"http://h/a","status":200,"fetchedAt":"2026-12-01T09:00:00Z","body":"<p>é ✓</p>","truncated":false,"futureField":{"x":1},"attempt":0}"#,
     "\n",
@@ -26,7 +26,7 @@ const MIXED: &str = concat!(
 );
 
 #[test]
-fn unknown_kinds_and_fields_pass_through_byte_for_byte() {
+fn unknown_fields_pass_through_byte_for_byte() {
     let r = run(&[], MIXED);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stderr, "");
@@ -36,7 +36,41 @@ fn unknown_kinds_and_fields_pass_through_byte_for_byte() {
     assert_eq!(summary.stage, "rip-check");
     assert_eq!(summary.status, Status::Complete);
     assert_eq!(summary.input.values().sum::<u64>(), 5);
-    assert_eq!(summary.output.get("telemetry"), Some(&1));
+    assert_eq!(summary.output.get("ledger"), Some(&1));
+}
+
+#[test]
+fn an_unknown_kind_and_urls_that_are_not_http_are_contract_breaks_named_by_line_and_field() {
+    let breaks = [
+        r#"{"_type":"telemetry","url":"http://h/t"}"#,
+        r#"{"_type":"ref","url":"not a url","depth":0,"attempt":0}"#,
+        r#"{"_type":"ref","url":"ftp://h/file.txt","depth":0,"attempt":0}"#,
+        r#"{"_type":"ref","url":"http://h/b","parent":"/relative.html","depth":1,"attempt":0}"#,
+        r#"{"_type":"page","url":"http://h/a","finalUrl":"ftp://h/a","status":200,"fetchedAt":"2026-12-01T09:00:00Z","body":"","truncated":false,"attempt":0}"#,
+        r#"{"_type":"ledger","stage":"rip-fetch","entered":["http://h/a","mailto:x@h"]}"#,
+    ];
+    let input: Vec<&str> = MIXED.lines().chain(breaks).collect();
+    let r = run(&[], &(input.join("\n") + "\n"));
+    assert_eq!(r.code, 2, "partial: {}", r.stderr);
+    let errors: Vec<&str> = r.stderr.lines().collect();
+    let expected = [
+        "-:6: unknown record kind in field `_type`: `telemetry`",
+        "-:7: bad `ref` record: field `url`: `not a url` is not a URL",
+        "-:8: bad `ref` record: field `url`: `ftp://h/file.txt` is a `ftp` URL, not http(s)",
+        "-:9: bad `ref` record: field `parent`: `/relative.html` is not a URL",
+        "-:10: bad `page` record: field `finalUrl`: `ftp://h/a` is a `ftp` URL",
+        "-:11: bad `ledger` record: field `entered`: `mailto:x@h` is a `mailto` URL",
+    ];
+    assert_eq!(errors.len(), expected.len(), "{}", r.stderr);
+    for (line, start) in errors.iter().zip(expected) {
+        assert!(line.starts_with(start), "{line}\nnot: {start}");
+    }
+    assert_eq!(
+        r.lines(),
+        MIXED.lines().collect::<Vec<_>>(),
+        "the good lines, the bad ones dropped"
+    );
+    assert_eq!(r.summary().bad_lines, 6);
 }
 
 #[test]
