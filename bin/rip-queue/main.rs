@@ -13,6 +13,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli: Cli = rip_cli::parse();
     rip_cli::init_logging(cli.verbose, cli.quiet);
+    // Started by `ripperoni worker`: this process and its programs die with it.
+    if let Err(e) = rip_cli::die_with_wrapper() {
+        return rip_cli::exit_with_error("rip-queue", &e);
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(e) => return rip_cli::exit_with_error("rip-queue", &e.into()),

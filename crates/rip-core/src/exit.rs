@@ -1,4 +1,5 @@
-//! Exit codes shared by every binary, and the run status they stand for.
+//! Exit codes shared by every binary, the run status they stand for, and how a wrapper's
+//! programs end with it ([`WRAPPER_PID_ENV`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -13,6 +14,11 @@ pub const PARTIAL: u8 = 2;
 pub const NOT_READY: u8 = 3;
 /// Stopped by Ctrl-C (SIGINT) or SIGTERM after flushing what was done.
 pub const INTERRUPTED: u8 = 130;
+
+/// The environment variable a wrapper (`ripperoni worker`) sets, to its own pid, on a child
+/// it starts as the leader of a process group of its own: the group is to die with the
+/// wrapper, even when the wrapper is killed with SIGKILL (`rip_cli::die_with_wrapper`).
+pub const WRAPPER_PID_ENV: &str = "RIP_WRAPPER_PID";
 
 /// How a stage or a run ended. Ordered from best to worst, so the status of a group
 /// of stages is the [`Status::worst`] of theirs.

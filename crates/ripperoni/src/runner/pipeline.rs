@@ -61,7 +61,7 @@ pub(super) fn run(
     opts: &super::Options,
     bins: &dyn Fn(&str) -> PathBuf,
 ) -> anyhow::Result<Ended> {
-    let signals = Signals::install()?;
+    let signals = Signals::install(&signals::RUN)?;
     let display = Display::new(opts.quiet, plan.rounds);
     let taps = Taps::default();
     let started = start(plan, has_input, opts.verbose, bins, &display, &taps)?;

@@ -1,4 +1,5 @@
-//! SIGINT and SIGTERM, escalated: the source, then every stage, then SIGKILL.
+//! SIGINT and SIGTERM, escalated: the source, then every stage, then SIGKILL. The same for
+//! `ripperoni run`'s stages and for `ripperoni worker`'s `rip-queue work` and its programs.
 
 use anyhow::Context as _;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -18,10 +19,27 @@ pub(super) struct Signals {
     pids: Arc<Mutex<(i32, i32)>>,
     thread: JoinHandle<()>,
     done: Arc<AtomicBool>,
+    said: &'static Said,
 }
 
+/// What the first and the second signal say they do.
+pub(super) struct Said {
+    /// The source is interrupted.
+    pub first: &'static str,
+    /// Every stage is.
+    pub second: &'static str,
+}
+
+/// `ripperoni run`'s words.
+pub(super) const RUN: Said = Said {
+    first: "ripperoni: stopping discovery; the stages finish what is in flight (Ctrl-C again \
+            to stop them now)",
+    second: "ripperoni: stopping every stage (the next run starts over; Ctrl-C again to kill \
+             them)",
+};
+
 impl Signals {
-    pub(super) fn install() -> anyhow::Result<Self> {
+    pub(super) fn install(said: &'static Said) -> anyhow::Result<Self> {
         use signal_hook::consts::{SIGINT, SIGTERM};
         let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
             .context("cannot install the signal handler")?;
@@ -42,7 +60,7 @@ impl Signals {
                     let Ok(p) = pids.lock() else { break };
                     let n = count.fetch_add(1, Ordering::SeqCst) + 1;
                     if p.0 != 0 {
-                        deliver(n, p.0, p.1);
+                        deliver(said, n, p.0, p.1);
                     }
                 }
             }
@@ -53,6 +71,7 @@ impl Signals {
             pids,
             thread,
             done,
+            said,
         })
     }
 
@@ -62,7 +81,7 @@ impl Signals {
             *p = (source, pgid);
             let n = self.count();
             if n > 0 {
-                deliver(n, source, pgid);
+                deliver(self.said, n, source, pgid);
             }
         }
     }
@@ -80,24 +99,18 @@ impl Signals {
 }
 
 /// The `n`th signal's effect: the source, then every stage, then SIGKILL.
-fn deliver(n: usize, source: i32, pgid: i32) {
+fn deliver(said: &Said, n: usize, source: i32, pgid: i32) {
     use rustix::process::{Pid, Signal, kill_process, kill_process_group};
     let (Some(src), Some(group)) = (Pid::from_raw(source), Pid::from_raw(pgid)) else {
         return;
     };
     let _ = match n {
         1 => {
-            eprintln!(
-                "ripperoni: stopping discovery; the stages finish what is in flight (Ctrl-C \
-                 again to stop them now)"
-            );
+            eprintln!("{}", said.first);
             kill_process(src, Signal::INT)
         }
         2 => {
-            eprintln!(
-                "ripperoni: stopping every stage (the next run starts over; Ctrl-C again to \
-                 kill them)"
-            );
+            eprintln!("{}", said.second);
             kill_process_group(group, Signal::INT)
         }
         _ => kill_process_group(group, Signal::KILL),

@@ -3,8 +3,10 @@
 //! books come out as they do for a run on one machine (see `e2e.rs` for the numbers).
 
 use crate::support::*;
-use rip_testkit::NatsServer;
+use rip_testkit::{NatsServer, Stage, wait_for};
+use rip_testserver::{Fault, Rule, TestServer};
 use std::process::{Child, Stdio};
+use std::time::Duration;
 
 fn worker(state: &std::path::Path) -> Child {
     ripperoni()
@@ -75,4 +77,133 @@ fn a_worker_without_a_queue_says_so() {
         "{}",
         stderr(&o)
     );
+}
+
+/// A site of `n` pages `/p0…` answered after `delay` each, and their refs.
+fn slow_site(n: usize, delay: Duration) -> (TestServer, String) {
+    let mut builder = TestServer::builder()
+        .file("/robots.txt", "User-agent: *\nAllow: /\n")
+        .rule(Rule::prefix("/p").always(Fault::serve().delay(delay)));
+    for i in 0..n {
+        builder = builder.file(
+            format!("/p{i}"),
+            "<!doctype html><title>t</title><h1>Item</h1><p>hello</p>",
+        );
+    }
+    let server = builder.start_background().unwrap();
+    let refs = (0..n)
+        .map(|i| {
+            let url = server.url(&format!("/p{i}"));
+            format!("{{\"_type\":\"ref\",\"url\":\"{url}\",\"depth\":1}}\n")
+        })
+        .collect();
+    (server, refs)
+}
+
+/// Pushes `refs` to the scrape's refs stream, as `ripperoni run` (the coordinator) does.
+fn push_refs(nats: &NatsServer, prefix: &str, refs: &str) {
+    let pushed = Stage::new("rip-queue")
+        .args(["--broker", &nats.url(), "--prefix", prefix])
+        .args(["push", "emberfall-refs", "--partitions", "4"])
+        .stdin(refs)
+        .run();
+    assert_eq!(pushed.code, 0, "{}", pushed.stderr);
+}
+
+#[test]
+fn a_worker_killed_with_sigkill_leaves_no_process_of_its_tree_working() {
+    let nats = NatsServer::start();
+    let (server, refs) = slow_site(60, Duration::from_millis(300));
+    let dir = tempfile::tempdir().unwrap();
+    let state = demo_state(dir.path(), &server.origin(), |v| {
+        v["queue"] = serde_json::json!({"broker": nats.url(), "prefix": "doomed", "partitions": 4});
+    });
+    push_refs(&nats, "doomed", &refs);
+    let mut worker = ripperoni()
+        .args(["worker", state.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let root = worker.id() as i32;
+    // Its tree down to the stages of a batch: rip-queue work, the shell, rip-fetch.
+    let mut tree = Vec::new();
+    wait_for("a batch being fetched", Duration::from_secs(60), || {
+        tree = procs::tree_of(root);
+        tree.iter().any(|p| p.name == "rip-fetch") && server.total() >= 3
+    });
+    assert!(tree.iter().any(|p| p.name == "rip-queue"), "{tree:?}");
+    worker.kill().unwrap(); // SIGKILL
+    worker.wait().unwrap();
+    let alive = || tree.iter().filter(|p| p.alive()).collect::<Vec<_>>();
+    wait_for(
+        "the worker's processes to die with it",
+        Duration::from_secs(10),
+        || alive().is_empty(),
+    );
+    // Nothing takes records or fetches for the dead worker any more.
+    let after = server.total();
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(server.total(), after, "requests after the worker died");
+}
+
+/// Processes, from /proc.
+mod procs {
+    /// One process: its pid, its start time (pids are reused) and its name.
+    #[derive(Debug, Clone)]
+    pub struct Proc {
+        pid: i32,
+        start: u64,
+        pub name: String,
+    }
+
+    impl Proc {
+        /// Whether it still runs (not gone, not a zombie left for its new parent to reap).
+        pub fn alive(&self) -> bool {
+            stat(self.pid).is_some_and(|s| s.start == self.start && s.state != 'Z')
+        }
+    }
+
+    struct Stat {
+        name: String,
+        state: char,
+        ppid: i32,
+        start: u64,
+    }
+
+    fn stat(pid: i32) -> Option<Stat> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let open = text.find('(')?;
+        let close = text.rfind(')')?;
+        let fields: Vec<&str> = text[close + 2..].split(' ').collect();
+        Some(Stat {
+            name: text[open + 1..close].to_owned(),
+            state: fields.first()?.chars().next()?,
+            ppid: fields.get(1)?.parse().ok()?,
+            start: fields.get(19)?.parse().ok()?,
+        })
+    }
+
+    /// `root`'s live descendants (not `root`).
+    pub fn tree_of(root: i32) -> Vec<Proc> {
+        let all: Vec<(i32, Stat)> = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter_map(|pid| Some((pid, stat(pid)?)))
+            .filter(|(_, s)| s.state != 'Z')
+            .collect();
+        let mut tree: Vec<i32> = vec![root];
+        let mut found = Vec::new();
+        while let Some(parent) = tree.pop() {
+            for (pid, s) in all.iter().filter(|(_, s)| s.ppid == parent) {
+                tree.push(*pid);
+                found.push(Proc {
+                    pid: *pid,
+                    start: s.start,
+                    name: s.name.clone(),
+                });
+            }
+        }
+        found
+    }
 }
