@@ -41,7 +41,9 @@
 //! 3. **Cache** ([`cache`]): a fresh entry is returned at once, bypassing politeness; a
 //!    stale one with an `ETag`/`Last-Modified` is revalidated (a 304 refreshes it); in
 //!    `read-only` mode a miss is a failure (`cache.miss`), never a request. Corrupt entries
-//!    are misses, counted as `cacheCorrupt`.
+//!    are misses, counted as `cacheCorrupt`. What an entry gives is what this fetcher's
+//!    limits make of it, as of a response from the site: the body cut at `max_body`
+//!    (`truncated`), the redirect chain checked against `max_redirects` and the scope.
 //! 4. **robots.txt** ([`robots`]): fetched once per origin (through this same path, so
 //!    cached and polite); 4xx allows all; 5xx, 429 or network failure make the URL a
 //!    retryable failure (`robots.unreachable`) rather than guessing; a disallowed URL is a

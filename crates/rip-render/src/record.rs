@@ -94,10 +94,21 @@ pub fn cached_page(r: &Ref, resp: &Response, site: Option<rip_core::SiteFetch>) 
         ..RequestStats::default()
     };
     let mut page = page_record(r, resp, &stats);
-    page.body = String::from_utf8_lossy(&resp.body).into_owned();
+    page.body = dom_text(&resp.body, resp.truncated);
     page.body_encoding = BodyEncoding::Text;
     page.render = Some(info);
     Some(page)
+}
+
+/// A rendered DOM read back from the cache: UTF-8, as it was written. A body the fetcher
+/// cut at a smaller body limit than it was stored under loses the part of a character cut
+/// in two, as the tab's own cut does (it cuts at a character boundary).
+fn dom_text(body: &[u8], cut: bool) -> String {
+    let whole = match std::str::from_utf8(body) {
+        Err(e) if cut && e.error_len().is_none() => &body[..e.valid_up_to()],
+        _ => body,
+    };
+    String::from_utf8_lossy(whole).into_owned()
 }
 
 /// A failure of the render itself (the document was fetched; the browser could not make
@@ -216,6 +227,27 @@ mod tests {
         assert!(
             cached_page(&r, &doc, None).is_none(),
             "a raw entry is no render"
+        );
+    }
+
+    #[test]
+    fn a_cached_render_cut_in_a_character_ends_before_it() {
+        // A reader with a smaller --max-body than the writer's gets the DOM cut by the
+        // fetcher at a byte; the page ends where the tab's cut would have (no U+FFFD).
+        let r = Ref::new("http://h/a");
+        let info = serde_json::to_string(&Rendered::default()).unwrap();
+        let mut stored = response(Some("text/html"), "<p>caf\u{e9}</p>");
+        stored.headers.push((RENDER_HEADER.into(), info));
+        stored.body = stored.body.slice(..7);
+        stored.truncated = true;
+        let back = cached_page(&r, &stored, None).unwrap();
+        assert_eq!(back.body, "<p>caf");
+        assert!(back.truncated);
+        stored.truncated = false;
+        let whole = cached_page(&r, &stored, None).unwrap();
+        assert_eq!(
+            whole.body, "<p>caf\u{fffd}",
+            "a body not cut is read as it is"
         );
     }
 }

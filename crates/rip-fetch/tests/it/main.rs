@@ -1,6 +1,7 @@
 //! rip-fetch as a binary, against rip-testserver over loopback; its stdout read back with
 //! rip-core's types.
 
+mod cache;
 mod hosts;
 mod not_before;
 mod sharing;

@@ -13,32 +13,40 @@ use rip_core::SiteFetch;
 use url::Url;
 
 use super::Fetcher;
+use super::limits::Limited;
 use crate::cache::{CacheEntry, CacheMeta, Lookup, now_ms};
 use crate::config::CacheMode;
-use crate::outcome::{Response, Stats};
+use crate::outcome::{Outcome, Response, Stats};
 
-/// What the cache holds for a URL, as far as the cache mode lets the fetcher read it.
+/// What the cache holds for a URL, as far as the cache mode lets the fetcher read it and
+/// under the fetcher's limits ([`super::limits`]).
 pub(super) enum Stored {
     /// An entry to serve as it is: fresh, or any entry in `read-only` mode.
     Fresh(CacheEntry),
     /// An entry past its TTL: revalidated when it has validators.
     Stale(CacheEntry),
-    /// No usable entry (none, corrupt, or the mode does not read).
+    /// An entry whose redirect chain a fetch under these limits would not have followed:
+    /// how that fetch ends instead.
+    Refused(Outcome),
+    /// No usable entry (none, corrupt, cut shorter than the body limit, or the mode does
+    /// not read).
     Nothing,
 }
 
 impl Fetcher {
     /// The cache's fresh entry for `url` as a response (counted as a cache hit), as a
     /// fetch would serve it, with the site fetch stored with it (`None` for entries of
-    /// earlier versions): `None` when it is not cached, stale, corrupt, or the cache
-    /// mode does not read. In `read-only` mode any entry, fresh or stale, is served.
+    /// earlier versions): `None` when it is not cached, stale, corrupt, the cache mode
+    /// does not read, or a fetch under this fetcher's limits would not have made it (see
+    /// [`Fetcher::fetch`]'s path: the body is cut at the limit, marked `truncated`). In
+    /// `read-only` mode any entry, fresh or stale, is served.
     pub async fn cached(&self, url: &str) -> Option<(Response, Option<SiteFetch>)> {
         match self.stored(url) {
             Stored::Fresh(entry) => {
                 let site = entry.meta.site_fetch.clone();
                 Some((self.serve(entry), site))
             }
-            Stored::Stale(_) | Stored::Nothing => None,
+            Stored::Stale(_) | Stored::Refused(_) | Stored::Nothing => None,
         }
     }
 
@@ -55,8 +63,8 @@ impl Fetcher {
         self.store(url, resp, site);
     }
 
-    /// The entry of `url` when the cache mode reads; a corrupt one is counted and
-    /// reported, and is no entry.
+    /// The entry of `url` when the cache mode reads, under the fetcher's limits; a
+    /// corrupt one is counted and reported, and is no entry.
     pub(super) fn stored(&self, url: &str) -> Stored {
         let cfg = &self.inner.cfg.cache;
         let (Some(cache), CacheMode::ReadWrite | CacheMode::ReadOnly) =
@@ -65,10 +73,16 @@ impl Fetcher {
             return Stored::Nothing;
         };
         match cache.get(url) {
-            Lookup::Hit(entry) if cfg.mode == CacheMode::ReadOnly || entry.is_fresh(cfg.ttl) => {
-                Stored::Fresh(entry)
-            }
-            Lookup::Hit(entry) => Stored::Stale(entry),
+            Lookup::Hit(entry) => match self.limited(entry) {
+                Limited::Entry(entry)
+                    if cfg.mode == CacheMode::ReadOnly || entry.is_fresh(cfg.ttl) =>
+                {
+                    Stored::Fresh(entry)
+                }
+                Limited::Entry(entry) => Stored::Stale(entry),
+                Limited::Refused(outcome) => Stored::Refused(outcome),
+                Limited::Short => Stored::Nothing,
+            },
             Lookup::Miss => Stored::Nothing,
             Lookup::Corrupt(why) => {
                 Stats::add(&self.inner.stats.cache_corrupt, 1);
@@ -81,7 +95,20 @@ impl Fetcher {
     /// An entry served as the response, counted as a cache hit.
     pub(super) fn serve(&self, entry: CacheEntry) -> Response {
         Stats::add(&self.inner.stats.cache_hits, 1);
-        from_entry(entry)
+        self.entry_response(entry)
+    }
+
+    /// A cache entry as the response a fetch under this fetcher's limits makes of it.
+    pub(super) fn entry_response(&self, entry: CacheEntry) -> Response {
+        self.within_limit(Response {
+            final_url: entry.meta.final_url,
+            status: entry.meta.status,
+            headers: entry.meta.headers,
+            body: entry.body,
+            truncated: entry.meta.truncated,
+            redirects: entry.meta.redirects,
+            fetched_at: entry.meta.fetched_at,
+        })
     }
 
     /// Writes the entry of `url` when the cache mode writes.
@@ -123,18 +150,5 @@ impl Fetcher {
         {
             tracing::warn!("cannot refresh the cache entry for {url}: {e}");
         }
-    }
-}
-
-/// A cache entry as the response it stores.
-pub(super) fn from_entry(entry: CacheEntry) -> Response {
-    Response {
-        final_url: entry.meta.final_url,
-        status: entry.meta.status,
-        headers: entry.meta.headers,
-        body: entry.body,
-        truncated: entry.meta.truncated,
-        redirects: entry.meta.redirects,
-        fetched_at: entry.meta.fetched_at,
     }
 }

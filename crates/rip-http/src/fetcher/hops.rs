@@ -31,7 +31,7 @@ pub(super) enum Hop {
 }
 
 /// The redirect chain of one attempt.
-struct Chain<'a> {
+pub(super) struct Chain<'a> {
     /// The URL the attempt started at (redirect scopes are relative to it).
     start: &'a Url,
     /// The URL of the hop being requested.
@@ -201,7 +201,7 @@ impl Fetcher {
     ) -> Option<Hop> {
         let next = match chain.next(location, &self.inner.cfg.client) {
             Ok(next) => next,
-            Err(refusal) => return Some(chain.refused(refusal, status)),
+            Err(refusal) => return Some(chain.refused(refusal, Some(status))),
         };
         chain.redirects.push(chain.current.to_string());
         if robots {
@@ -246,7 +246,7 @@ impl Fetcher {
 }
 
 impl<'a> Chain<'a> {
-    fn new(start: &'a Url) -> Self {
+    pub(super) fn new(start: &'a Url) -> Self {
         Self {
             start,
             current: start.clone(),
@@ -272,7 +272,7 @@ impl<'a> Chain<'a> {
     /// Where a redirect of the current hop to `location` leads, when it may be followed:
     /// not too long, a URL, http(s), not seen before in the chain, within the hop limit
     /// and the redirect scope.
-    fn next(&mut self, location: &str, cfg: &ClientConfig) -> Result<Url, Refusal> {
+    pub(super) fn next(&mut self, location: &str, cfg: &ClientConfig) -> Result<Url, Refusal> {
         let invalid = |code: &'static str, message: String| Refusal::Invalid { code, message };
         if location.len() > cfg.max_url_len {
             return Err(invalid(
@@ -314,28 +314,47 @@ impl<'a> Chain<'a> {
         Ok(next)
     }
 
-    /// How the attempt ends on a redirect (`status`) that is not followed: a
-    /// `VALIDATION` failure at the current hop, or a skip out of scope.
-    fn refused(&self, refusal: Refusal, status: u16) -> Hop {
+    /// Moves the chain on to `next`, which [`Chain::next`] gave.
+    pub(super) fn follow(&mut self, next: Url) {
+        self.redirects.push(self.current.to_string());
+        self.current = next;
+    }
+
+    /// How the attempt ends on a redirect (`status`) that is not followed.
+    fn refused(&self, refusal: Refusal, status: Option<u16>) -> Hop {
+        match self.refusal(refusal, status) {
+            Ok(skip) => Hop::Skip(skip),
+            Err(f) => Hop::Failure(f, self.current.clone()),
+        }
+    }
+
+    /// A redirect (`status`, when known) that is not followed: a skip out of scope, or a
+    /// `VALIDATION` failure at the current hop.
+    #[allow(clippy::result_large_err)] // built once per fetch, returned as the outcome
+    pub(super) fn refusal(
+        &self,
+        refusal: Refusal,
+        status: Option<u16>,
+    ) -> Result<Skip, FetchFailure> {
         match refusal {
             Refusal::Invalid { code, message } => {
                 let mut f = failure(ErrorCategory::Validation, false, code, message);
-                f.status = Some(status);
+                f.status = status;
                 f.final_url = Some(self.current.to_string());
-                Hop::Failure(f, self.current.clone())
+                Err(f)
             }
-            Refusal::OutOfScope(next) => Hop::Skip(Skip {
+            Refusal::OutOfScope(next) => Ok(Skip {
                 reason: "redirect leaves the allowed scope".into(),
                 source: ExpectedSource::Other,
                 rule: Some(format!("Location: {next}")),
-                status: Some(status),
+                status,
             }),
         }
     }
 }
 
 /// Why a redirect is not followed.
-enum Refusal {
+pub(super) enum Refusal {
     /// Its `Location` is not a URL that may be requested next: code and message.
     Invalid { code: &'static str, message: String },
     /// It leads out of the redirect scope, to this URL.

@@ -5,11 +5,13 @@
 //! One concern per file: [`run`] is the path of one URL (checks, `notBefore`, cache,
 //! robots.txt, attempts and retries), [`hops`] one attempt (politeness slot, request,
 //! redirects), [`robots`] the robots.txt of each origin, [`api`] API calls, and
-//! [`caching`] what the fetcher reads from and writes to the cache.
+//! [`caching`] what the fetcher reads from and writes to the cache, [`limits`] what the
+//! fetcher's limits make of what the cache holds.
 
 mod api;
 mod caching;
 mod hops;
+mod limits;
 mod robots;
 mod run;
 

@@ -8,7 +8,7 @@ use rip_core::ErrorCategory;
 use tokio::time::Instant;
 use url::Url;
 
-use super::caching::{Stored, from_entry};
+use super::caching::Stored;
 use super::hops::Hop;
 use super::{Fetcher, failure, host_key};
 use crate::cache::CacheEntry;
@@ -81,6 +81,10 @@ impl Fetcher {
                 return ControlFlow::Break(Outcome::Page(self.serve(entry)));
             }
             Stored::Stale(entry) => Some(entry),
+            Stored::Refused(outcome) => {
+                stats.from_cache = true;
+                return ControlFlow::Break(outcome);
+            }
             Stored::Nothing => None,
         };
         if self.cache_only() {
@@ -126,7 +130,7 @@ impl Fetcher {
                     let site = self.site_fetch_since(stats, site_start);
                     self.refresh(url, &entry, &site);
                     stats.site = Some(site);
-                    return Outcome::Page(from_entry(entry));
+                    return Outcome::Page(self.entry_response(entry));
                 }
                 Hop::Skip(s) => return Outcome::Skipped(s),
                 Hop::Failure(f, at) => {

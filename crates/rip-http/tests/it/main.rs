@@ -3,6 +3,7 @@
 
 mod api;
 mod cache;
+mod cache_limits;
 mod faults;
 mod maintain;
 mod politeness;
