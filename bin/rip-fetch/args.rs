@@ -19,6 +19,9 @@ pub struct Cli {
     pub common: rip_cli::StageArgs,
 
     #[command(flatten)]
+    pub urls: rip_cli::UrlArgs,
+
+    #[command(flatten)]
     pub http: rip_cli::http::HttpArgs,
 
     /// Write records in input order (default: as fetches end). The cost: only `-c`×4 refs

@@ -15,7 +15,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
-    let (input, pipe) = cli.common.open_pipe(rip_fetch::STAGE)?;
+    let (input, pipe) = cli.urls.open_pipe(&cli.common, rip_fetch::STAGE)?;
     let progress = rip_cli::progress::Progress::new("rip-fetch", cli.common.quiet);
     let bar = progress.clone();
     let on_progress: rip_fetch::ProgressFn = Arc::new(move |p: &rip_fetch::Progress| {

@@ -28,6 +28,9 @@ pub struct Cli {
     pub common: rip_cli::StageArgs,
 
     #[command(flatten)]
+    pub urls: rip_cli::UrlArgs,
+
+    #[command(flatten)]
     pub http: rip_cli::http::HttpArgs,
 
     /// When a page is done: `load` (its load event), `network-idle` (loaded, and no

@@ -12,7 +12,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
-    let (input, pipe) = cli.common.open_pipe(rip_render::STAGE)?;
+    let (input, pipe) = cli.urls.open_pipe(&cli.common, rip_render::STAGE)?;
     let config = rip_render::Config {
         http: cli.http.config(),
         render: rip_render::RenderSettings {

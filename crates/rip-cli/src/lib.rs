@@ -27,11 +27,13 @@ pub mod output;
 pub mod progress;
 pub mod size;
 pub mod tree;
+pub mod urls;
 pub mod usage;
 
 pub use output::stdout;
 pub use size::{MibOrSize, SizeError, parse_size};
 pub use tree::die_with_wrapper;
+pub use urls::UrlArgs;
 pub use usage::{Renamed, parse, parse_from};
 
 /// Arguments every record-at-a-time stage takes.

@@ -17,8 +17,10 @@ use std::time::{Duration, Instant};
 
 use crate::record::{Kind, Record};
 
+mod bare_url;
 mod peek;
 
+pub use bare_url::url_argument;
 pub use peek::next_escape;
 
 /// Lines longer than this are malformed (256 MiB: a page record with a body at the
@@ -223,6 +225,15 @@ pub enum LineError {
     /// The object has no `_type`.
     #[error("no `_type` field (every record names its kind in `_type`)")]
     NoType,
+    /// A line starting with `http://` or `https://` (read as the `ref` of that URL) that
+    /// is not an absolute URL with a host.
+    #[error("not a URL: {url}: {reason}")]
+    BadUrl {
+        /// The line, cut to a readable length.
+        url: String,
+        /// What the URL parser found wrong.
+        reason: String,
+    },
 }
 
 /// Why a line of a known kind does not decode as that record ([`Line::decode`]).
@@ -437,6 +448,17 @@ impl<R: BufRead> Iterator for NdjsonReader<R> {
                     return Some(Err(ReadError::malformed(&self.name, self.line, message)));
                 }
             };
+            if text.as_bytes().first() != Some(&b'{')
+                && let Some(read) = bare_url::as_ref_line(&text)
+            {
+                return Some(match read {
+                    Ok(line) => Ok(Line {
+                        number: self.line,
+                        ..line
+                    }),
+                    Err(message) => Err(ReadError::malformed(&self.name, self.line, message)),
+                });
+            }
             return Some(match peek_kind(&text) {
                 Ok(kind) => Ok(Line {
                     number: self.line,
@@ -604,6 +626,37 @@ mod tests {
             .filter_map(|r| r.as_ref().ok().map(Line::number))
             .collect();
         assert_eq!(good, vec![1, 6]);
+    }
+
+    #[test]
+    fn a_bare_url_line_is_a_ref_and_a_bad_one_a_bad_line() {
+        let input = "https://example.com/a\n{\"_type\":\"x\"}\nhttp://exa mple.com/\n\
+                     not a url\nhttp://127.0.0.1:8080/\r\n";
+        let items = read_all(input, 1000);
+        let shown: Vec<String> = items
+            .iter()
+            .map(|r| match r {
+                Ok(l) => format!("{} {} {}", l.number(), l.kind(), l.text()),
+                Err(e) => e.to_string(),
+            })
+            .collect();
+        assert_eq!(
+            shown[0],
+            r#"1 ref {"_type":"ref","url":"https://example.com/a","depth":0,"attempt":0}"#
+        );
+        assert_eq!(shown[1], r#"2 x {"_type":"x"}"#);
+        assert!(
+            shown[2].starts_with("t:3: not a URL: http://exa mple.com/: it contains white space"),
+            "{}",
+            shown[2]
+        );
+        assert!(shown[3].starts_with("t:4: not JSON"), "{}", shown[3]);
+        assert_eq!(
+            shown[4],
+            r#"5 ref {"_type":"ref","url":"http://127.0.0.1:8080/","depth":0,"attempt":0}"#
+        );
+        let decoded = items[0].as_ref().unwrap().decode().unwrap();
+        assert_eq!(decoded.url(), Some("https://example.com/a"));
     }
 
     #[test]

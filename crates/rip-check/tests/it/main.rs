@@ -2,6 +2,8 @@
 //! byte, malformed lines reported by number with the rest processed, exit codes, and a
 //! quiet exit 0 when the reader downstream goes away.
 
+mod plain_urls;
+
 use rip_core::{Kind, Line, Status};
 use rip_testkit::{Ran, Stage};
 use std::io::{BufRead, BufReader, Read, Write};

@@ -260,6 +260,25 @@ fn stdin_refs_pass_through_and_bad_lines() {
     assert_eq!(r.summary().input.get("doc"), Some(&1));
 }
 
+/// A line of stdin that is a bare URL is a start URL, as its `ref` would be; one that is
+/// not a URL is a bad line.
+#[test]
+fn a_bare_url_on_stdin_is_a_start_url() {
+    let g = LinkGraph::new(10);
+    let server = serve(&g);
+    let input = format!("{}\nhttp://[::1/\n", server.url("/"));
+    let cache = tempfile::tempdir().unwrap();
+    let r = run_with(&[], cache.path(), Some(&input));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(r.refs().len(), 10, "{}", r.stderr);
+    assert_eq!(r.summary().input.get("ref"), Some(&1));
+    assert!(
+        r.stderr.contains("-:2: not a URL: http://[::1/"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// `--drop-param NAME` (and `name*` prefixes) removes query parameters that do not change
 /// the page, so its spellings are one URL; without it they are distinct pages. `utm_*` is
 /// dropped unless `--keep-utm`.

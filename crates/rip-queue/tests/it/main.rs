@@ -5,6 +5,7 @@ mod credentials;
 mod frontier;
 mod partitions;
 mod pipe;
+mod plain_urls;
 mod work;
 
 pub use rip_testkit::wait_for;

@@ -4,6 +4,7 @@
 
 mod demo;
 mod faults;
+mod plain_urls;
 mod session;
 
 use std::path::Path;
