@@ -9,6 +9,8 @@ use crate::{QueueError, partition};
 use async_nats::jetstream::{self, stream};
 use std::future::Future;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The longest one request to the broker is waited for before it is tried again.
@@ -54,6 +56,8 @@ pub struct Broker {
     client: async_nats::Client,
     options: BrokerOptions,
     shown_url: String,
+    /// Connections made so far (the first, then one per reconnection).
+    connections: Arc<AtomicU64>,
 }
 
 impl Broker {
@@ -61,9 +65,17 @@ impl Broker {
     pub async fn connect(options: &BrokerOptions) -> Result<Self, QueueError> {
         let shown_url = redact(&options.url);
         let (servers, login) = crate::login::login(&options.url, options.creds.as_deref())?;
+        let connections = Arc::new(AtomicU64::new(0));
+        let counted = connections.clone();
         let connect = async_nats::ConnectOptions::new()
             .name("rip-queue")
-            .connection_timeout(Duration::from_secs(5));
+            .connection_timeout(Duration::from_secs(5))
+            .event_callback(move |event| {
+                if matches!(event, async_nats::Event::Connected) {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                }
+                std::future::ready(())
+            });
         let client = login
             .apply(connect)
             .connect(servers.as_str())
@@ -75,7 +87,14 @@ impl Broker {
             client,
             options: options.clone(),
             shown_url,
+            connections,
         })
+    }
+
+    /// Connections made so far: a reader whose broker reconnected since it opened its
+    /// consumer opens another (a broker that restarted lost it).
+    pub(crate) fn connections(&self) -> u64 {
+        self.connections.load(Ordering::SeqCst)
     }
 
     /// The JetStream context.

@@ -38,6 +38,7 @@ pub mod partition;
 pub mod publish;
 pub mod pull;
 pub mod push;
+mod reader;
 pub mod relay;
 pub mod table;
 pub mod work;

@@ -1,10 +1,10 @@
 //! `rip-queue pull STREAM`: a stream's records to a writer.
 
 use crate::broker::Absence;
+use crate::reader::Reader;
 use crate::{Broker, QueueError};
-use async_nats::jetstream::consumer::{DeliverPolicy, pull::OrderedConfig};
 use async_nats::jetstream::stream::Stream;
-use futures::{StreamExt, TryStreamExt};
+use futures::TryStreamExt;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,11 +62,12 @@ pub async fn pull_selected(
 ) -> Result<u64, QueueError> {
     // Draining reads what is there: a stream that is not is a mistake to say. Following, or
     // waiting for workers, may start before anything was pushed.
-    let mut handle = match until {
+    let handle = match until {
         Until::End => broker.existing_stream(stream).await?,
         _ => broker.stream(stream).await?,
     };
-    let mut last = last_sequence(&mut handle, stream).await?;
+    let mut reader = Reader::new(broker, handle, stream, selection.from.unwrap_or(1));
+    let mut last = reader.last_sequence().await?;
     if last == 0 && until == Until::End {
         return Ok(0);
     }
@@ -74,50 +75,32 @@ pub async fn pull_selected(
         Until::Done { input, group } => Some((broker.stream(input).await?, group.as_str())),
         _ => None,
     };
-    let deliver_policy = match selection.from {
-        Some(start_sequence) if start_sequence > 1 => {
-            DeliverPolicy::ByStartSequence { start_sequence }
-        }
-        _ => DeliverPolicy::All,
-    };
-    let config = OrderedConfig {
-        deliver_policy,
-        ..Default::default()
-    };
     let input_complete = || {
         selection
             .input_complete
             .as_ref()
             .is_none_or(|done| done.load(Ordering::SeqCst))
     };
-    let consumer = handle
-        .create_consumer(config)
-        .await
-        .map_err(|e| refused(stream, e))?;
-    let mut messages = consumer.messages().await.map_err(|e| refused(stream, e))?;
-    let (mut written, mut read_to) = (0, 0);
+    let (mut written, mut read_to) = (0, selection.from.unwrap_or(1).saturating_sub(1));
     let mut absence = Absence::default();
     let mut finishing = false;
     loop {
         if (until == Until::End || finishing) && read_to >= last {
             break;
         }
-        let next = tokio::time::timeout(Duration::from_millis(500), messages.next()).await;
-        let Ok(next) = next else {
+        let Some(message) = reader.next(Duration::from_millis(500)).await? else {
             out.flush()?;
             absence.check(broker, &format!("read the stream {stream}"))?;
             if let Some((input, group)) = &done_after
                 && !finishing
                 && input_complete()
-                && group_done(input, group).await?
+                && group_done(broker, input, group).await?
             {
                 finishing = true;
-                last = last_sequence(&mut handle, stream).await?;
+                last = reader.last_sequence().await?;
             }
             continue;
         };
-        let Some(message) = next else { break };
-        let message = message.map_err(|e| refused(stream, e))?;
         let info = message.info().map_err(|e| refused(stream, e))?;
         if selection.run.is_none() || crate::publish::run_of(&message) == selection.run {
             out.write_all(&message.payload)?;
@@ -139,26 +122,25 @@ fn records_in(payload: &[u8]) -> u64 {
     1 + memchr::memchr_iter(b'\n', payload).count() as u64
 }
 
-async fn last_sequence(handle: &mut Stream, stream: &str) -> Result<u64, QueueError> {
-    Ok(handle
-        .info()
-        .await
-        .map_err(|e| refused(stream, e))?
-        .state
-        .last_sequence)
-}
-
 /// Whether `group`'s consumers of `input` exist and have no record waiting or held. On a
 /// stream partitioned by host, a partition holding records must have its consumer: workers
 /// create a partition's consumer when they first look at it, so records of a partition
 /// nobody looked at yet are not done.
-async fn group_done(input: &Stream, group: &str) -> Result<bool, QueueError> {
-    let partition = format!("{group}-p");
-    let infos: Vec<_> = input
-        .consumers()
-        .try_collect()
+async fn group_done(broker: &Broker, input: &Stream, group: &str) -> Result<bool, QueueError> {
+    broker
+        .patiently("read the workers' progress", || {
+            group_done_now(input, group)
+        })
         .await
-        .map_err(|e| refused("the workers' input", e))?;
+}
+
+/// [`group_done`], asked once.
+async fn group_done_now(
+    input: &Stream,
+    group: &str,
+) -> Result<bool, async_nats::jetstream::context::RequestError> {
+    let partition = format!("{group}-p");
+    let infos: Vec<_> = input.consumers().try_collect().await?;
     let mine: Vec<_> = infos
         .iter()
         .filter(|i| i.name == group || i.name.starts_with(&partition))
@@ -174,11 +156,9 @@ async fn group_done(input: &Stream, group: &str) -> Result<bool, QueueError> {
     let subject = input.cached_info().config.subjects[0].clone();
     let held: Vec<(String, usize)> = input
         .info_with_subjects(format!("{subject}.*"))
-        .await
-        .map_err(|e| refused("the workers' input", e))?
+        .await?
         .try_collect()
-        .await
-        .map_err(|e| refused("the workers' input", e))?;
+        .await?;
     let unlooked = held.iter().any(|(s, n)| {
         let p = s.rsplit('.').next().unwrap_or_default();
         *n > 0 && !mine.iter().any(|i| i.name == format!("{partition}{p}"))

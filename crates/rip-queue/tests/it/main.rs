@@ -6,6 +6,7 @@ mod frontier;
 mod partitions;
 mod pipe;
 mod plain_urls;
+mod restart;
 mod work;
 
 pub use rip_testkit::wait_for;
