@@ -62,7 +62,8 @@ pub struct Heading {
 
 impl Generic {
     /// The doc fields, in output order: `canonical`, `lang`, `description`,
-    /// `keywords`, `headings`, `text`, `links`, `markdown`; empty ones left out.
+    /// `keywords`, `headings`, `text`, `links`, `markdown`; empty ones left out but
+    /// `links`, which is `[]` on a page without links (so that `.links[]` reads every doc).
     pub fn into_fields(self) -> Map<String, Value> {
         let mut fields = Map::new();
         let mut put = |k: &str, v: Value| {
@@ -89,9 +90,7 @@ impl Generic {
         if !self.text.is_empty() {
             put("text", Value::String(self.text));
         }
-        if !self.links.is_empty() {
-            put("links", links_value(&self.links));
-        }
+        put("links", links_value(&self.links));
         if let Some(md) = self.markdown {
             put("markdown", Value::String(md));
         }
@@ -107,9 +106,11 @@ impl Generic {
     pub fn into_fields_and_typed(mut self) -> (Map<String, Value>, Typed) {
         let typed = Typed {
             headings: std::mem::take(&mut self.headings),
-            links: std::mem::take(&mut self.links),
+            links: Some(std::mem::take(&mut self.links)),
         };
-        (self.into_fields(), typed)
+        let mut fields = self.into_fields();
+        fields.shift_remove("links"); // `[]`: the typed links are written in its place
+        (fields, typed)
     }
 }
 
@@ -119,8 +120,9 @@ impl Generic {
 pub struct Typed {
     /// The `headings` (`[]`: none).
     pub headings: Vec<Heading>,
-    /// The `links` (none: empty).
-    pub links: Links,
+    /// The `links` of a generic doc, written even when empty (`[]`); `None` for a doc
+    /// that has no `links` field (a rules doc).
+    pub links: Option<Links>,
 }
 
 impl Typed {
@@ -128,7 +130,7 @@ impl Typed {
     /// before `text`, `links` and `markdown`, `links` before `markdown`.
     pub fn put_into(self, fields: &mut Map<String, Value>) {
         let has_headings = !self.headings.is_empty();
-        if !has_headings && self.links.is_empty() {
+        if !has_headings && self.links.is_none() {
             return;
         }
         let markdown = fields.shift_remove("markdown");
@@ -143,8 +145,8 @@ impl Typed {
         if let Some(text) = text {
             fields.insert("text".into(), text);
         }
-        if !self.links.is_empty() {
-            fields.insert("links".into(), links_value(&self.links));
+        if let Some(links) = &self.links {
+            fields.insert("links".into(), links_value(links));
         }
         if let Some(md) = markdown {
             fields.insert("markdown".into(), md);
@@ -461,6 +463,10 @@ mod tests {
         let f = Value::Object(g.1);
         assert_eq!(f["text"], "Post\nBody");
         assert!(g.0.is_none());
-        assert!(f.get("links").is_none());
+        assert_eq!(
+            f["links"],
+            serde_json::json!([]),
+            "[] on a page without links"
+        );
     }
 }

@@ -18,9 +18,11 @@ use crate::generic::{Heading, Links, Typed};
 /// `markdown`, `links` before `markdown`.
 pub fn doc_line(mut doc: Doc, typed: &Typed) -> Line {
     let fields = std::mem::take(&mut doc.fields);
-    let links = &typed.links;
+    let links = typed.links.as_ref();
     let mut out = serde_json::to_string(&Record::Doc(doc)).expect("a record serialises");
-    out.reserve(fields_size(&fields) + links_size(links) + headings_size(&typed.headings));
+    out.reserve(
+        fields_size(&fields) + links.map_or(0, links_size) + headings_size(&typed.headings),
+    );
     // `{…}` with no fields yet: they follow its last member, as a flattened map's do.
     debug_assert!(out.ends_with('}'));
     out.pop();
@@ -33,7 +35,7 @@ pub fn doc_line(mut doc: Doc, typed: &Typed) -> Line {
             member(&mut out, "headings");
             headings_json(&mut out, h);
         }
-        if key == "markdown" && !links.is_empty() {
+        if key == "markdown" && links.is_some() {
             markdown = Some(value);
             continue;
         }
@@ -44,7 +46,7 @@ pub fn doc_line(mut doc: Doc, typed: &Typed) -> Line {
         member(&mut out, "headings");
         headings_json(&mut out, h);
     }
-    if !links.is_empty() {
+    if let Some(links) = links {
         member(&mut out, "links");
         links_json(&mut out, links);
     }
@@ -276,12 +278,13 @@ mod tests {
         });
         let typed = Typed {
             headings: Vec::new(),
-            links,
+            links: Some(links),
         };
         let mut whole = doc.clone();
-        whole
-            .fields
-            .insert("links".into(), crate::generic::links_value(&typed.links));
+        whole.fields.insert(
+            "links".into(),
+            crate::generic::links_value(typed.links.as_ref().unwrap()),
+        );
         let markdown = whole.fields.shift_remove("markdown").unwrap();
         whole.fields.insert("markdown".into(), markdown);
         let expected = serde_json::to_string(&Record::Doc(whole)).unwrap();

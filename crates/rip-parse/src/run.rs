@@ -180,7 +180,9 @@ impl Written {
             } => {
                 let concept = doc.concept.clone();
                 let line = doc_line(*doc, &typed);
-                typed.links.recycle();
+                if let Some(links) = typed.links {
+                    links.recycle();
+                }
                 Self::Doc {
                     line,
                     concept,

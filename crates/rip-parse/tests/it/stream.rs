@@ -298,3 +298,47 @@ fn on_schema_error_skip_makes_a_validation_failure_and_the_rest_goes_on() {
         r.stderr
     );
 }
+
+#[test]
+fn a_generic_doc_without_links_has_an_empty_list_of_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("any.schema.json");
+    std::fs::write(&schema, "{}").unwrap();
+    let schema = schema.to_str().unwrap();
+    let with_one = page(
+        "http://h/one",
+        "text/html",
+        b"<title>One</title><p>see <a href=/b>b</a></p>",
+        false,
+    );
+    let without = page(
+        "http://h/none",
+        "text/html",
+        b"<title>None</title><p>no links</p>",
+        false,
+    );
+    let input = ndjson(&[with_one, without]);
+    // The streaming pass, a tree, Markdown, and a doc made whole for a schema.
+    for args in [
+        vec![],
+        vec!["--no-stream"],
+        vec!["--markdown"],
+        vec!["--output-schema", schema],
+    ] {
+        let r = run(&args, &input);
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        let docs: Vec<Value> = r
+            .values()
+            .into_iter()
+            .filter(|v| v["_type"] == "doc")
+            .collect();
+        assert_eq!(docs[0]["links"][0]["href"], "http://h/b", "{args:?}");
+        assert_eq!(docs[1]["links"], json!([]), "{args:?}: {}", docs[1]);
+        let line = r
+            .lines()
+            .iter()
+            .find(|l| l.contains("http://h/none"))
+            .unwrap();
+        assert_eq!(line.matches("\"links\"").count(), 1, "{line}");
+    }
+}
