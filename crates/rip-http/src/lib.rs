@@ -45,10 +45,12 @@
 //!    limits make of it, as of a response from the site: the body cut at `max_body`
 //!    (`truncated`), the redirect chain checked against `max_redirects` and the scope.
 //! 4. **robots.txt** ([`robots`]): fetched once per origin (through this same path, so
-//!    cached and polite); 4xx allows all; 5xx, 429 or network failure make the URL a
-//!    retryable failure (`robots.unreachable`) rather than guessing; a disallowed URL is a
-//!    [`Skip`] naming the rule. `Crawl-delay` becomes the host's gap. Callers that decide
-//!    before fetching ask the same question: [`Fetcher::disallowed_by_robots`].
+//!    cached and polite); 4xx allows all; 5xx, 429 or a failed read make the URL a
+//!    retryable failure (`robots.unreachable`) rather than guessing, and a host that does
+//!    not answer at all fails the URL with its own cause (`network.refused`, …); a
+//!    disallowed URL is a [`Skip`] naming the rule. `Crawl-delay` becomes the host's gap.
+//!    Callers that decide before fetching ask the same question:
+//!    [`Fetcher::disallowed_by_robots`].
 //! 5. **Politeness** ([`politeness`]): the host's concurrency permit, its start slot
 //!    (min gap + jitter, or Crawl-delay), the global rate, the total concurrency permit; a
 //!    host whose circuit is open fails at once (`circuit.open`, retryable, with the time

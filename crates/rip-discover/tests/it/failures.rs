@@ -45,11 +45,28 @@ fn an_unreachable_start_url_is_not_ready() {
     let f = r.failures();
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].category, ErrorCategory::Network);
-    assert!(
-        f[0].errors[0].code.starts_with("robots") || f[0].errors[0].code.starts_with("network"),
+    // The host is down: that is the cause, not its robots.txt.
+    assert_eq!(f[0].errors[0].code, "network.refused", "{:?}", f[0].errors);
+}
+
+#[test]
+fn a_robots_txt_that_fails_while_pages_answer_is_robots_unreachable() {
+    let server = TestServer::builder()
+        .graph(LinkGraph::new(5))
+        .rule(Rule::path("/robots.txt").always(Fault::status(500)))
+        .start_background()
+        .unwrap();
+    let r = run(&[&server.url("/"), "--attempts", "1"]);
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let f = r.failures();
+    assert_eq!(f.len(), 1);
+    assert_eq!(
+        f[0].errors[0].code, "robots.unreachable",
         "{:?}",
         f[0].errors
     );
+    assert_eq!(f[0].category, ErrorCategory::Transient);
+    assert_eq!(server.count("/"), 0, "not fetched without its robots.txt");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 mod cache;
 mod hosts;
 mod not_before;
+mod robots;
 mod plain_urls;
 mod sharing;
 mod wiki;

@@ -13,6 +13,24 @@ use super::{Fetcher, host_key};
 use crate::outcome::{FetchFailure, Outcome, Skip};
 use crate::robots::{Robots, RobotsRules, Verdict, robots_target};
 
+/// The codes of a request that reached no server (or whose host rests): the host is down
+/// or unreachable, whatever the URL.
+const NO_CONNECTION: [&str; 7] = [
+    "network.refused",
+    "network.connect",
+    "network.dns",
+    "network.unreachable",
+    "network.tls",
+    "timeout.connect",
+    "circuit.open",
+];
+
+/// True when `f` says the host was not reached: no response, and a code of
+/// [`NO_CONNECTION`] (a user rule may have re-classified it; the code stays).
+fn no_connection(f: &FetchFailure) -> bool {
+    f.status.is_none() && NO_CONNECTION.contains(&f.class.code.as_str())
+}
+
 /// How long an unreachable robots.txt is remembered before it is asked for again.
 const ROBOTS_RETRY: Duration = Duration::from_secs(30);
 
@@ -27,7 +45,8 @@ pub(super) enum RobotsEntry {
 
 impl Fetcher {
     /// The robots.txt rules for `url`'s origin (fetched once per origin and remembered),
-    /// or the failure that made it unreachable. A 4xx for robots.txt allows everything.
+    /// or the failure that made it unreachable (see [`Fetcher::disallowed_by_robots`]). A
+    /// 4xx for robots.txt allows everything.
     pub async fn robots(&self, url: &Url) -> Result<Arc<dyn RobotsRules>, FetchFailure> {
         let origin = url.origin().ascii_serialization();
         let cell = {
@@ -50,8 +69,10 @@ impl Fetcher {
     /// May `url` be fetched, by its origin's robots.txt? `Ok(None)`: yes (robots.txt
     /// allows it, or `url` is robots.txt itself); `Ok(Some(skip))`: no, and the skip
     /// names the rule that decided (`Disallow: /private/`), for an `expected` record;
-    /// `Err`: robots.txt is unreachable (5xx, 429, network), a retryable
-    /// `robots.unreachable` failure, and `url` is not to be fetched either.
+    /// `Err`: robots.txt could not be read, and `url` is not to be fetched either: a
+    /// retryable `robots.unreachable` failure when the host answered (a 5xx, a 429, a
+    /// body cut short), or the host's own failure when it did not (`network.refused`,
+    /// `network.dns`, `timeout.connect`, `circuit.open`, … as classified).
     ///
     /// This is what every fetch asks when robots.txt is obeyed ([`HttpConfig::robots`],
     /// and not [`FetchOptions::ignore_robots`]), for its URL and each redirect's target;
@@ -97,6 +118,13 @@ impl Fetcher {
                     .is_some_and(|s| (400..500).contains(&s) && s != 429) =>
             {
                 RobotsEntry::Rules(Arc::new(Robots::allow_all()))
+            }
+            // The host did not answer at all: the page would not have been reached either,
+            // so its failure is the host's (`network.refused`, `network.dns`, …), not
+            // robots.txt's.
+            Outcome::Failure(mut f) if no_connection(&f) => {
+                f.class.message = format!("{} did not answer: {}", host_key(url), f.class.message);
+                RobotsEntry::Unreachable(f, Instant::now())
             }
             Outcome::Failure(mut f) => {
                 f.class.message = format!("robots.txt unreachable: {}", f.class.message);

@@ -161,3 +161,49 @@ async fn a_crawler_asks_the_check_a_fetch_makes() {
     assert_eq!(unreachable.class.code, "robots.unreachable");
     assert!(unreachable.class.retryable);
 }
+
+/// A loopback port nothing listens on: bound, then let go (a connection is refused).
+fn refusing_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+#[tokio::test]
+async fn a_host_that_refuses_is_a_network_failure_not_a_robots_one() {
+    let mut c = config();
+    c.robots = true;
+    c.retry.max_attempts = 1;
+    let f = Fetcher::new(c).unwrap();
+    let url = format!("http://127.0.0.1:{}/x", refusing_port());
+    let got = f.fetch(&url).await;
+    let x = fail(&got);
+    assert_eq!(x.class.code, "network.refused", "{x:?}");
+    assert_eq!(x.class.category, ErrorCategory::Network);
+    assert!(x.class.retryable);
+    let host = url.trim_start_matches("http://").trim_end_matches("/x");
+    let said = format!("{host} did not answer: ");
+    assert!(x.class.message.starts_with(&said), "{}", x.class.message);
+    let asked = f
+        .disallowed_by_robots(&url::Url::parse(&url).unwrap())
+        .await
+        .unwrap_err();
+    assert_eq!(asked.class.code, "network.refused");
+
+    // A host that answers, but not for robots.txt: that is robots.txt's failure.
+    let server = TestServer::builder()
+        .file("/x", HTML)
+        .rule(Rule::path("/robots.txt").always(Fault::status(500)))
+        .start()
+        .await
+        .unwrap();
+    let got = f.fetch(&server.url("/x")).await;
+    let x = fail(&got);
+    assert_eq!(x.class.code, "robots.unreachable");
+    assert_eq!(x.class.category, ErrorCategory::Transient);
+    assert!(
+        x.class.message.contains("robots.txt"),
+        "{}",
+        x.class.message
+    );
+    assert_eq!(server.count("/x"), 0, "not fetched without its robots.txt");
+}
