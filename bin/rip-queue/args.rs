@@ -120,8 +120,9 @@ pub struct WorkArgs {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = humantime::parse_duration)]
     pub ack_wait: Duration,
     /// Deliveries of a record the program keeps failing on before it becomes a `failure`
-    /// (`queue.workFailed`). A record delivered past it (its workers died) runs alone; one
-    /// that takes down a worker running it alone becomes a `failure` (`queue.workerLost`).
+    /// (`queue.workFailed`). A record delivered more than twice runs alone; past this (its
+    /// workers died), with no other run beside it; one that takes down a worker running it
+    /// so becomes a `failure` (`queue.workerLost`).
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
     pub max_deliver: u16,
     /// On a stream partitioned by host: how long a worker waits after taking a partition

@@ -11,10 +11,16 @@
 //! delivers to another worker after the acknowledgement wait; and perhaps part of their
 //! output, which the second run publishes again under the same identities, stored once.
 //!
-//! A program that fails on a batch (any other exit, or killed) gets its records back one at a
-//! time, so one record that breaks it cannot hold back the others; a record it fails on every
+//! A program that fails on a batch (any other exit, or killed) runs again on each of its
+//! records alone, at once (see the `batch` module), so one record that breaks it cannot hold
+//! back the others; a record it fails on alone is handed back, and one it fails on every
 //! delivery ends as a `failure` of its URL (`queue.workFailed`) when it fails on a delivery
-//! numbered `max_deliver` or later. The count is JetStream's, so deliveries that never reached
+//! numbered `max_deliver` or later.
+//!
+//! Records delivered again after their worker died are batched again like new ones: a dead
+//! worker's records are mostly innocent, and running each alone made the recovery from one
+//! death dozens of runs of the whole pipeline. Only a record delivered repeatedly (more than
+//! [`TOGETHER`] times: it was there when workers died again and again) runs alone. The count is JetStream's, so deliveries that never reached
 //! a program (a worker killed first) count too; the broker itself never drops a record.
 //! A record that takes its worker down instead is found by running it alone once it is
 //! delivered past `max_deliver`, and given up as `queue.workerLost` (see the `alone` module).
@@ -130,7 +136,7 @@ async fn shared(
             absence.check(broker, "ask for records")?;
             if !messages.is_empty() {
                 idle_since = Instant::now();
-                for batch in batches(messages, &mut worked) {
+                for batch in batches(messages, &mut worked, options.max_deliver) {
                     let run = batch::run(broker.clone(), options.clone(), out_partitions, batch);
                     running.spawn(run);
                 }
@@ -262,7 +268,8 @@ async fn pull(
                 .messages()
         })
         .await?;
-    Ok(received(batch, expires + crate::broker::ATTEMPT_TIMEOUT).await)
+    let messages = received(batch, expires + crate::broker::ATTEMPT_TIMEOUT).await;
+    crate::chunks::for_work(broker, messages).await
 }
 
 /// The records of a pull's answer, waiting for it at most `bound`. None when it does not
@@ -278,17 +285,24 @@ pub(crate) async fn received(
     }
 }
 
-/// Records delivered for the first time go together; records delivered before go alone, so
-/// that a record the program fails on is found and does not take others down with it.
-fn batches(messages: Vec<Message>, worked: &mut Worked) -> Vec<Vec<Message>> {
-    let (fresh, again): (Vec<_>, Vec<_>) = messages
-        .into_iter()
-        .partition(|m| m.info().map(|i| i.delivered <= 1).unwrap_or(true));
-    worked.records += (fresh.len() + again.len()) as u64;
-    worked.redelivered += again.len() as u64;
-    let mut out: Vec<Vec<Message>> = again.into_iter().map(|m| vec![m]).collect();
-    if !fresh.is_empty() {
-        out.push(fresh);
+/// Deliveries of a record after which it still goes in a batch with others: the first, and
+/// one more after the worker that had it died (or a run alone of it failed). A record
+/// delivered more often runs alone.
+const TOGETHER: i64 = 2;
+
+/// Records delivered at most [`TOGETHER`] times (and at most `max_deliver` times) go together;
+/// a record delivered more often goes alone, so that one that takes its worker down is found
+/// and does not take others down with it again (see the `alone` module).
+fn batches(messages: Vec<Message>, worked: &mut Worked, max_deliver: i64) -> Vec<Vec<Message>> {
+    let together = TOGETHER.min(max_deliver);
+    let delivered = |m: &Message| m.info().map(|i| i.delivered).unwrap_or(1);
+    worked.records += messages.len() as u64;
+    worked.redelivered += messages.iter().filter(|m| delivered(m) > 1).count() as u64;
+    let (batch, alone): (Vec<_>, Vec<_>) =
+        messages.into_iter().partition(|m| delivered(m) <= together);
+    let mut out: Vec<Vec<Message>> = alone.into_iter().map(|m| vec![m]).collect();
+    if !batch.is_empty() {
+        out.push(batch);
     }
     out
 }

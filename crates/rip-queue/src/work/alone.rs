@@ -39,7 +39,7 @@ pub(super) async fn turn(suspect: bool) -> Turn {
 }
 
 /// The delivery number of a run's one record when it is delivered past `max_deliver` (runs
-/// of several records hold only records delivered for the first time): its delivery
+/// of several records hold only records delivered at most `max_deliver` times): its delivery
 /// numbered `max_deliver` or later did not end as a program's failure ends (that gives it
 /// up), so the worker that had it died.
 pub(super) fn suspect(messages: &[Message], max_deliver: i64) -> Option<i64> {

@@ -1,4 +1,9 @@
 //! One run of the program on one batch of records.
+//!
+//! A run of several records that fails is not handed back whole: each of its records is run
+//! again alone at once, by the same worker (which still holds them), so that one record the
+//! program fails on neither takes the others down with it nor uses up their deliveries. Only
+//! a record whose run alone failed is handed back to the broker.
 
 use super::alone::{self, Mark};
 use super::{WorkOptions, Worked};
@@ -15,30 +20,44 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, Command};
 
-/// What one run did.
+/// What one run did (with the runs alone of its records when it failed).
+#[derive(Default)]
 pub(crate) struct Outcome {
     published: Published,
-    failed: bool,
+    runs: u64,
+    failed: u64,
     handed_back: u64,
     given_up: u64,
 }
 
 impl Outcome {
+    /// Adds what `other` did to this.
+    fn merge(&mut self, other: Outcome) {
+        self.runs += other.runs;
+        self.failed += other.failed;
+        self.handed_back += other.handed_back;
+        self.given_up += other.given_up;
+        let (p, o) = (&mut self.published, other.published);
+        p.stored += o.stored;
+        p.duplicates += o.duplicates;
+        p.too_large += o.too_large;
+    }
+
     pub(super) fn add_to(&self, worked: &mut Worked) {
-        worked.batches += 1;
-        worked.failed_runs += u64::from(self.failed);
+        worked.batches += self.runs;
+        worked.failed_runs += self.failed;
         worked.handed_back += self.handed_back;
         worked.given_up += self.given_up;
         let p = &mut worked.published;
         p.stored += self.published.stored;
         p.duplicates += self.published.duplicates;
         p.too_large += self.published.too_large;
-        p.dropped += self.published.dropped;
     }
 }
 
 /// Runs the program on `messages`, publishes its output, then acknowledges them (the program
-/// ended as a stage ends) or hands them back (it did not).
+/// ended as a stage ends) or, when it did not, runs each again alone (several records) or
+/// hands it back (one).
 pub(super) async fn run(
     broker: Broker,
     options: Arc<WorkOptions>,
@@ -51,7 +70,7 @@ pub(super) async fn run(
         options.ack_wait,
     )));
     let suspect = alone::suspect(&messages, options.max_deliver);
-    let _turn = alone::turn(suspect.is_some()).await;
+    let turn = alone::turn(suspect.is_some()).await;
     let mark = match marked(&broker, &options, &messages, suspect).await? {
         Ok(mark) => mark,
         Err(delivered) => {
@@ -71,17 +90,31 @@ pub(super) async fn run(
         mark.clear(&broker).await;
     }
     let (status, summaries) = ran?;
+    let failed = !ended_as_a_stage(status);
     let mut outcome = Outcome {
         published: Published::default(),
-        failed: !ended_as_a_stage(status),
+        runs: 1,
+        failed: u64::from(failed),
         handed_back: 0,
         given_up: 0,
     };
-    if outcome.failed {
+    if failed && messages.len() > 1 {
         eprintln!(
-            "rip-queue work: `{}` ended with {status} on {} record(s): handing them back",
+            "rip-queue work: `{}` ended with {status} on {} records: running each alone",
             program_name(&options),
             messages.len()
+        );
+        outcome.published = publisher.flush().await?;
+        // Each run alone takes its own turn (a suspect's run may be waiting for this one's).
+        drop(turn);
+        let alone = alone_each(&broker, &options, out_partitions, &messages).await?;
+        outcome.merge(alone);
+        return Ok(outcome);
+    }
+    if failed {
+        eprintln!(
+            "rip-queue work: `{}` ended with {status} on its record: handing it back",
+            program_name(&options),
         );
         if !summaries.is_empty() {
             eprintln!(
@@ -92,7 +125,7 @@ pub(super) async fn run(
         }
         hand_back(&options, &messages, &mut publisher, &mut outcome, status).await?;
     }
-    if !outcome.failed {
+    if !failed {
         for line in &summaries {
             publisher.send(line).await?;
         }
@@ -100,7 +133,7 @@ pub(super) async fn run(
         publisher.send(&summary).await?;
     }
     outcome.published = publisher.flush().await?;
-    if !outcome.failed {
+    if !failed {
         // Plain acknowledgements for all but the last, which is confirmed: one round trip
         // for the batch (one per record cost the broker ~110 µs a record:
         // scripts/bench/queue). The connection is ordered, so the confirmation of the last
@@ -112,6 +145,32 @@ pub(super) async fn run(
             }
             acknowledge(&broker, last, AckKind::Ack).await;
         }
+    }
+    Ok(outcome)
+}
+
+/// Runs the program on each of `messages` alone, one after the other, the ones waiting kept
+/// in progress meanwhile.
+async fn alone_each(
+    broker: &Broker,
+    options: &Arc<WorkOptions>,
+    out_partitions: u32,
+    messages: &Arc<Vec<Message>>,
+) -> Result<Outcome, QueueError> {
+    let _keepalive = AbortOnDrop(tokio::spawn(keep_in_progress(
+        messages.clone(),
+        options.ack_wait,
+    )));
+    let mut outcome = Outcome::default();
+    for message in messages.iter() {
+        let one = Box::pin(run(
+            broker.clone(),
+            options.clone(),
+            out_partitions,
+            vec![message.clone()],
+        ))
+        .await?;
+        outcome.merge(one);
     }
     Ok(outcome)
 }
@@ -334,7 +393,8 @@ async fn give_up_unrun(
     give_up(message, &mut publisher, "queue.workerLost", &why).await?;
     Ok(Outcome {
         published: publisher.flush().await?,
-        failed: false,
+        runs: 1,
+        failed: 0,
         handed_back: 0,
         given_up: 1,
     })

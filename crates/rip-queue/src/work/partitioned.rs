@@ -120,7 +120,7 @@ impl Job<'_> {
             if messages.is_empty() {
                 continue;
             }
-            let groups = batches(messages, &mut self.worked);
+            let groups = batches(messages, &mut self.worked, self.options.max_deliver);
             self.busy.insert(p);
             started = true;
             let (broker, options) = (self.broker.clone(), self.options.clone());
@@ -170,6 +170,7 @@ impl Job<'_> {
         else {
             return Ok(Vec::new());
         };
-        Ok(received(batch, Duration::from_secs(5)).await)
+        let messages = received(batch, Duration::from_secs(5)).await;
+        crate::chunks::for_work(self.broker, messages).await
     }
 }

@@ -169,6 +169,12 @@ fn the_broker_killed_and_restarted_on_its_store_mid_run_and_the_books_still_bala
     assert_books_balance(&nats, &urls);
 }
 
+/// A program that echoes its records and dies on the poison one, having written a summary
+/// that says so (as a stage that fails does).
+const FAILS_ON_POISON: &str = "while IFS= read -r line; do case \"$line\" in *poison*) \
+    echo '{\"_type\":\"summary\",\"stage\":\"x\",\"status\":\"failed\"}'; exit 1;; esac; \
+    echo \"$line\" | sed 's/\"ref\"/\"expected\"/'; done";
+
 /// Refs http://h/0 to http://h/9, then http://h/poison, pushed to `refs`.
 fn push_ten_and_a_poison(nats: &NatsServer) {
     let mut input = String::new();
@@ -183,11 +189,7 @@ fn push_ten_and_a_poison(nats: &NatsServer) {
 fn a_record_the_program_always_fails_on_becomes_a_failure_and_the_others_go_through() {
     let nats = NatsServer::start();
     push_ten_and_a_poison(&nats);
-    // A program that echoes its records and dies on the poison one, having written a
-    // summary that says so (as a stage that fails does).
-    let program = "while IFS= read -r line; do case \"$line\" in *poison*) \
-                   echo '{\"_type\":\"summary\",\"stage\":\"x\",\"status\":\"failed\"}'; exit 1;; esac; \
-                   echo \"$line\" | sed 's/\"ref\"/\"expected\"/'; done";
+    let program = FAILS_ON_POISON;
     let ran = queue(&nats)
         .args([
             "work",
@@ -448,4 +450,75 @@ fn a_urls_ledger_entry_is_stored_with_its_outcome_in_one_message() {
         "pull counts records, not messages: {}",
         pulled.stderr
     );
+}
+
+/// The runs of the program a worker's last line counts (`N records in M runs (K delivered
+/// again, …`): (M, K).
+fn runs_and_redelivered(stderr: &str) -> (u64, u64) {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains(" runs (") && l.contains(" delivered again"))
+        .unwrap_or_else(|| panic!("no worker's summary line: {stderr}"));
+    let number_before = |word: &str| -> u64 {
+        let at = line.find(word).unwrap_or_else(|| panic!("{word}: {line}"));
+        let digits = line[..at].rsplit([' ', '(']).next().unwrap();
+        digits.parse().unwrap_or_else(|_| panic!("{word}: {line}"))
+    };
+    (number_before(" runs ("), number_before(" delivered again"))
+}
+
+#[test]
+fn a_dead_workers_records_are_batched_again_by_the_survivor() {
+    let nats = NatsServer::start();
+    let (server, urls) = site(50, Duration::from_millis(100));
+    let cache = tempfile::tempdir().unwrap();
+    push_refs(&nats, &urls);
+    // The doomed worker takes every record (two runs of 25) and dies early in them.
+    let mut doomed = worker(&nats, cache.path(), &["--batch", "25", "--parallel", "2"]);
+    wait_for("5 fetches", Duration::from_secs(30), || server.total() >= 5);
+    let survivor = worker(&nats, cache.path(), &["--batch", "10"]);
+    doomed.kill().unwrap(); // SIGKILL: its records come back after --ack-wait (2 s)
+    doomed.wait().unwrap();
+    let ran = finish(survivor);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert_books_balance(&nats, &urls);
+    let (runs, again) = runs_and_redelivered(&ran.stderr);
+    assert!(
+        again >= 25,
+        "the dead worker's records came back: {}",
+        ran.stderr
+    );
+    // Batches of up to 10 (a pull that comes short makes one more): about 5 runs, not one
+    // run of the whole pipeline per record delivered again.
+    assert!(
+        runs <= 12,
+        "{runs} runs for {again} records delivered again"
+    );
+}
+
+#[test]
+fn a_record_the_program_fails_on_costs_the_others_of_its_batch_no_delivery() {
+    let nats = NatsServer::start();
+    push_ten_and_a_poison(&nats);
+    // Two deliveries at most: the ten others, in the poison's batch at their first, must not
+    // need a second.
+    let ran = queue(&nats)
+        .args("work refs out --idle-exit 2s --max-deliver 2 --linger 50ms".split(' '))
+        .args(["--", "bash", "-c", FAILS_ON_POISON])
+        .run();
+    assert_eq!(ran.code, 2, "partial: one record given up; {}", ran.stderr);
+    assert!(
+        ran.stderr.contains("on 11 records: running each alone"),
+        "{}",
+        ran.stderr
+    );
+    let (_, values) = pull(&nats, "out");
+    let outcomes = outcomes(&values);
+    for i in 0..10 {
+        assert_eq!(outcomes[&format!("http://h/{i}")], vec!["expected"], "{i}");
+    }
+    assert_eq!(outcomes["http://h/poison"], vec!["failure"]);
+    // The batch, each record alone, then the poison's second delivery alone.
+    let (runs, again) = runs_and_redelivered(&ran.stderr);
+    assert_eq!((runs, again), (13, 1), "{}", ran.stderr);
 }
