@@ -30,7 +30,8 @@ pub enum Command {
         /// Start over even when an interrupted run could be resumed.
         #[arg(long)]
         restart: bool,
-        /// Only errors on stderr: no progress, no summary.
+        /// No progress and no health summary on stderr; a run that is not complete still
+        /// says so, with what is missing or failed and where its report is.
         #[arg(long, short = 'q')]
         quiet: bool,
         /// Also show every stage's stderr (always saved under <target>/.ripperoni/logs/).

@@ -70,8 +70,11 @@ fn scrape(
 ) -> anyhow::Result<u8> {
     let loaded = ripperoni::validate::load_with(state, base_url)?;
     let outcome = ripperoni::runner::run(&loaded, opts)?;
-    if !opts.quiet {
-        eprint!("{}", summary(&outcome));
+    // -q silences the progress and the health summary, not the verdict of a run that is
+    // not complete: what is missing or failed, and where the report is.
+    let complete = outcome.record.status == ripperoni::runlog::RunStatus::Complete;
+    if !opts.quiet || !complete {
+        eprint!("{}", summary(&outcome, !opts.quiet));
     }
     // Said even with -q: the output folder was not replaced.
     if let Some(note) = &outcome.kept_note {
@@ -109,15 +112,18 @@ fn scaffold(dir: &Path, name: &str, base_url: &str, out: &mut impl Write) -> any
     Ok(())
 }
 
-/// The end of a run: rip-health's summary, Ladon's counters, the errors, the report.
-fn summary(o: &ripperoni::runner::Outcome) -> String {
+/// The end of a run: rip-health's summary (with `health`), Ladon's counters, the errors,
+/// the report.
+fn summary(o: &ripperoni::runner::Outcome, health: bool) -> String {
     let r = &o.record;
     let c = |k: &str| r.counters.get(k).copied().unwrap_or(0);
     let secs = (r.end - r.start).num_milliseconds() as f64 / 1000.0;
     let mut s = String::new();
-    s.push_str(&o.health_text);
-    if !o.health_text.ends_with('\n') && !o.health_text.is_empty() {
-        s.push('\n');
+    if health {
+        s.push_str(&o.health_text);
+        if !o.health_text.ends_with('\n') && !o.health_text.is_empty() {
+            s.push('\n');
+        }
     }
     let how = match (r.interrupted, &r.resumed) {
         (true, _) => " (interrupted: run the same command again to resume)".to_owned(),

@@ -87,12 +87,32 @@ fn a_complete_run_exits_0_and_the_readmes_jq_line_finds_when_the_last_one_ended(
     assert!(r["id"].as_str().is_some_and(|s| !s.is_empty()));
     assert_eq!(last_complete(), r["end"].as_str().unwrap());
 
-    // 3: partial again: the last complete run is still the second.
+    // 3: partial again: the last complete run is still the second. `-q` leaves out the
+    // progress and the health summary, not the verdict: what is missing, and the report.
     let state = listed(dir.path(), &origin, &["nowhere.html"]);
     let o = run(&["run", "-q", state.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
     assert_eq!(runs(dir.path()).len(), 3);
     assert_eq!(last_complete(), r["end"].as_str().unwrap());
+    assert!(err.contains("ripperoni: emberfall partial in "), "{err}");
+    assert!(
+        err.contains(&format!("  - missing: {origin}/nowhere.html")),
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("report: ")),
+        "{err}"
+    );
+    assert!(!err.contains("crawl health"), "no health summary: {err}");
+
+    // 4: complete with -q: nothing to say.
+    let state = listed(dir.path(), &origin, &["items/item-1.html"]);
+    let o = run(&["run", "-q", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
 }
 
 /// A stage that dies: the run is `failed`, exit 1, the record names the stage and what it
