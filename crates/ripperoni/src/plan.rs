@@ -238,6 +238,8 @@ impl Plan {
         let (output, staging, next) = (q(&self.output.dir), q(&self.staging), q(&self.next.dir));
         let mut out = format!(
             "# A fresh run, written beside the previous output ({output}) until it is done.\n\
+             # A stage's exit 2 (partial: failures, written down as data) goes on to the end,\n\
+             # under `set -e` too; 1 (fatal) stops a `set -e` shell there.\n\
              rm -rf {staging}\nmkdir -p {}\n",
             q(&self.next.work)
         );
@@ -264,9 +266,10 @@ impl Plan {
                 ""
             });
         }
-        out.push_str(&format!(" > {}\n", q(&self.next.stream)));
+        out.push_str(&format!(" > {}{PARTIAL_GOES_ON}\n", q(&self.next.stream)));
         for s in &self.finish {
             out.push_str(&s.shell());
+            out.push_str(PARTIAL_GOES_ON);
             out.push('\n');
         }
         if let Some(worker) = &self.worker {
@@ -285,6 +288,11 @@ impl Plan {
         out
     }
 }
+
+/// After a step of the printed script: its exit 2 (partial) is not a failure of the script,
+/// so that it runs to its end under `set -e` (rip-write and rip-health exit 2 on any
+/// failure, which a scrape of a real site always has).
+const PARTIAL_GOES_ON: &str = " || [ $? -eq 2 ]";
 
 /// The streams of a scrape spread over machines: `<target>-refs` (what to fetch, partitioned
 /// by host) and `<target>-docs` (what the workers made of it).

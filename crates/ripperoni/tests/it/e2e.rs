@@ -178,13 +178,22 @@ fn the_printed_pipeline_run_by_hand_gives_the_same_report() {
     });
     let o = run(&["pipeline", state.to_str().unwrap()]);
     let script = String::from_utf8(o.stdout).unwrap();
-    let sh = rip_testkit::shell(&script, None).output().unwrap();
-    assert!(
-        matches!(sh.status.code(), Some(0 | 2)),
+    // Under `set -e`, as scripts are run: the partial steps (rip-write's and rip-health's
+    // exit 2) go on, so the script ends with its moves into place.
+    let sh = rip_testkit::shell(&format!("set -e\n{script}"), None)
+        .output()
+        .unwrap();
+    assert_eq!(
+        sh.status.code(),
+        Some(0),
         "{}",
         String::from_utf8_lossy(&sh.stderr)
     );
     let by_hand = read_json(dir.path().join("by-hand/emberfall/crawl-health.json"));
+    assert!(
+        !dir.path().join("by-hand/.emberfall.staging").exists(),
+        "the staging folder is gone: the script ran to its end"
+    );
 
     let server = demo_server();
     let state = demo_state(dir.path(), &server.origin(), |_| {});
