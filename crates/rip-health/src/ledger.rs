@@ -106,12 +106,18 @@ fn input_problem(tally: &Tally, require: bool, checked: bool) -> Option<String> 
             "{NOTHING_SCRAPED} (an empty stream, or a folder without record files)"
         ))
     } else if require && !checked {
-        Some(
-            "no ledger records in the input: nothing shows which URLs entered (hint: give \
-             rip-health the whole stream, including the stage that fetched the first-round \
-             refs; or pass --no-ledger)"
+        Some(match not_ready_source(tally) {
+            // Nothing entered because the site was not there: the hint is to try again,
+            // not how to read a stream without ledgers.
+            Some(source) => format!(
+                "no ledger records in the input: nothing entered, as the source, {source}, \
+                 was not ready (hint: is the site up? run the scrape again once it answers)"
+            ),
+            None => "no ledger records in the input: nothing shows which URLs entered \
+                     (hint: give rip-health the whole stream, including the stage that \
+                     fetched the first-round refs; or pass --no-ledger)"
                 .to_owned(),
-        )
+        })
     } else if checked && tally.urls.entered() == 0 {
         Some("the ledger records name no URL: nothing entered".to_owned())
     } else if !require && tally.urls.with_terminal() == 0 {
@@ -123,6 +129,15 @@ fn input_problem(tally: &Tally, require: bool, checked: bool) -> Option<String> 
     } else {
         None
     }
+}
+
+/// The stage whose summary says it was not ready (its start URL could not be fetched).
+fn not_ready_source(tally: &Tally) -> Option<String> {
+    tally
+        .summaries
+        .iter()
+        .find(|s| s.status == Status::NotReady)
+        .map(label)
 }
 
 /// The counts of the URL-by-URL check of what entered against what came out (the URLs

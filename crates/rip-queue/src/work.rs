@@ -15,15 +15,15 @@
 //! records alone, at once (see the `batch` module), so one record that breaks it cannot hold
 //! back the others; a record it fails on alone is handed back, and one it fails on every
 //! delivery ends as a `failure` of its URL (`queue.workFailed`) when it fails on a delivery
-//! numbered `max_deliver` or later.
+//! numbered `max_deliver` or later. The count is JetStream's, so deliveries that never reached
+//! a program (a worker killed first) count too; the broker itself never drops a record.
+//! A record that takes its worker down instead is found by running it alone once it is
+//! delivered past `max_deliver`, and given up as `queue.workerLost` (see the `alone` module).
 //!
 //! Records delivered again after their worker died are batched again like new ones: a dead
 //! worker's records are mostly innocent, and running each alone made the recovery from one
 //! death dozens of runs of the whole pipeline. Only a record delivered repeatedly (more than
-//! [`TOGETHER`] times: it was there when workers died again and again) runs alone. The count is JetStream's, so deliveries that never reached
-//! a program (a worker killed first) count too; the broker itself never drops a record.
-//! A record that takes its worker down instead is found by running it alone once it is
-//! delivered past `max_deliver`, and given up as `queue.workerLost` (see the `alone` module).
+//! [`TOGETHER`] times: it was there when workers died again and again) runs alone.
 
 mod alone;
 mod batch;
@@ -268,8 +268,7 @@ async fn pull(
                 .messages()
         })
         .await?;
-    let messages = received(batch, expires + crate::broker::ATTEMPT_TIMEOUT).await;
-    crate::chunks::for_work(broker, messages).await
+    Ok(received(batch, expires + crate::broker::ATTEMPT_TIMEOUT).await)
 }
 
 /// The records of a pull's answer, waiting for it at most `bound`. None when it does not

@@ -253,6 +253,22 @@ fn empty_input_is_not_complete_and_says_nothing_was_scraped() {
 }
 
 #[test]
+fn a_source_that_was_not_ready_is_named_instead_of_the_ledger_hint() {
+    // rip-discover could not fetch its start URL (exit 3): nothing entered, so there is no
+    // ledger; --no-ledger (a hint for hand-made pipelines missing a stage) does not fit.
+    let failure = r#"{"_type":"failure","url":"http://h/","category":"NETWORK","retryable":true,"attempt":0,"phase":"discover","errors":[{"code":"net.connect","message":"connection refused","operation":"rip-discover"}]}"#;
+    let summary = r#"{"_type":"summary","stage":"rip-discover","pid":7,"startedAt":"2026-12-01T09:00:00Z","endedAt":"2026-12-01T09:00:01Z","input":{},"output":{"failure":1,"summary":1},"passedThrough":{},"badLines":0,"status":"not-ready","counters":{}}"#;
+    let r = run(&[], Some(&format!("{failure}\n{summary}\n")));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_problem(
+        &r.report(),
+        "no ledger records in the input: nothing entered, as the source, rip-discover \
+         (pid 7), was not ready (hint: is the site up?",
+    );
+    assert!(!r.stderr.contains("--no-ledger"), "{}", r.stderr);
+}
+
+#[test]
 fn an_empty_folder_is_not_complete_even_without_the_ledger() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("emptydir");

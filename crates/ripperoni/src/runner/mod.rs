@@ -59,7 +59,7 @@ pub use worker::worker;
 
 use crate::account;
 use crate::plan::Plan;
-use crate::runlog::RunRecord;
+use crate::runlog::{RunRecord, RunStatus};
 use crate::validate::Loaded;
 use anyhow::Context as _;
 use chrono::Utc;
@@ -152,8 +152,11 @@ pub fn run(l: &Loaded, opts: &Options) -> anyhow::Result<Outcome> {
         ),
         Some(_) => health.text,
     };
+    let hint = (verdict.status == RunStatus::NotReady).then(|| not_ready_hint(l));
     Ok(Outcome {
-        kept_note: placed.why_not.map(|why| kept_note(&plan, &record, why)),
+        kept_note: placed
+            .why_not
+            .map(|why| kept_note(&plan, &record, why, hint.as_deref())),
         record,
         exit_code: verdict.exit_code,
         health_text,
@@ -209,15 +212,30 @@ fn place(plan: &Plan, verdict: &Verdict, errors: &mut Vec<String>) -> Placed {
     }
 }
 
-/// The line that says a run was not put in place, what was kept, and where the run is.
-fn kept_note(plan: &Plan, r: &RunRecord, why: &str) -> String {
+/// The line that says a run was not put in place, what was kept, where the run is, and
+/// what to do (`hint`).
+fn kept_note(plan: &Plan, r: &RunRecord, why: &str, hint: Option<&str>) -> String {
     let kept = match &r.kept {
         Some(k) => format!("the previous output in {k} is kept as it was"),
         None => format!("nothing was put in {} (there was no output)", r.output),
     };
+    let hint = hint.map(|h| format!(" (hint: {h})")).unwrap_or_default();
     format!(
-        "ripperoni: this run {why}: {kept}; this attempt's report is {}, its logs are in {}",
+        "ripperoni: this run {why}: {kept}; this attempt's report is {}, its logs are in {}{hint}",
         plan.next.report.display(),
         plan.next.logs().display()
+    )
+}
+
+/// What to do after a run that was not ready: its site did not answer.
+fn not_ready_hint(l: &Loaded) -> String {
+    let site = l
+        .state
+        .base_url
+        .as_deref()
+        .map_or_else(|| "the site".to_owned(), |u| format!("the site at {u}"));
+    format!(
+        "is {site} up? run the same command again once it answers; `--base-url URL` runs \
+         this scrape against another host"
     )
 }

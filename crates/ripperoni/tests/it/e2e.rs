@@ -306,10 +306,23 @@ fn a_site_that_is_not_there_yet_is_not_ready() {
         v["retryBaseDelayMs"] = 10.into();
     });
     let o = run(&["run", "-q", state.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
     let runs = runs(dir.path());
     assert_eq!(runs[0]["status"], "not-ready");
     assert_eq!(runs[0]["exitCode"], 3);
+    // Hints for someone who ran `ripperoni run`, not for a hand-made pipeline.
+    assert!(
+        err.contains("(hint: is the site at http://127.0.0.1:1/ up? run the same command again"),
+        "{err}"
+    );
+    assert!(err.contains("was not ready"), "{err}");
+    assert!(!err.contains("--no-ledger"), "{err}");
+    assert!(
+        !runs[0]["errors"].to_string().contains("--no-ledger"),
+        "{:#}",
+        runs[0]
+    );
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
