@@ -26,6 +26,16 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &args::Cli) -> anyhow::Result<u8> {
+    if !cli.cache_dir.is_dir() {
+        // Every command reads a cache the stages made: a folder that is not there is a
+        // mistyped path (or variable), not an empty cache, and none is made here.
+        anyhow::bail!(
+            "the cache folder {} does not exist (cache folder {}) (hint: check the path; \
+             rip-cache keeps a cache the stages made, and creates none)",
+            cli.cache_dir.display(),
+            rip_cli::cache_dir::named_by()
+        );
+    }
     let cache = DiskCache::new(&cli.cache_dir);
     let pause = std::env::var(PAUSE_VAR).ok();
     let at = |phase: CompactPhase| {

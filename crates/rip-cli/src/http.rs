@@ -178,6 +178,7 @@ impl HttpArgs {
         p.shared = !self.no_shared_politeness;
 
         h.cache.dir = Some(self.cache_dir.clone());
+        h.cache.dir_from = Some(crate::cache_dir::named_by());
         h.cache.mode = self.cache;
         h.cache.ttl = self.ttl;
         h.robots = !self.ignore_robots;

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 pub mod broker;
+pub mod cache_dir;
 pub mod http;
 pub mod malloc;
 pub mod output;

@@ -50,6 +50,19 @@ pub enum BuildError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The cache is read-only and its folder is not there (a read-only cache is read,
+    /// never made: a mistyped folder would be a run of misses).
+    #[error(
+        "the cache folder {path} does not exist (cache folder {from}; the cache mode \
+         read-only reads a cache and creates none) (hint: check the path, or fill the \
+         cache first with the read-write mode)"
+    )]
+    NoCacheFolder {
+        /// The folder.
+        path: std::path::PathBuf,
+        /// Where it was named ([`CacheConfig::dir_from`](crate::CacheConfig::dir_from)).
+        from: String,
+    },
 }
 
 /// What came back from one request.

@@ -217,6 +217,9 @@ pub struct CacheConfig {
     /// The cache folder (`RIP_CACHE_DIR`; binaries default to `./.rip-cache`). `None`: no
     /// cache and no cross-process politeness.
     pub dir: Option<PathBuf>,
+    /// Where `dir` was named, for messages about it: `given by --cache-dir`, `from
+    /// RIP_CACHE_DIR`, `the default` (binaries set it; `None` says `as configured`).
+    pub dir_from: Option<String>,
     /// What the cache may do.
     pub mode: CacheMode,
     /// How long an entry is fresh; `None`: forever.
@@ -227,6 +230,7 @@ impl Default for CacheConfig {
     fn default() -> Self {
         Self {
             dir: None,
+            dir_from: None,
             mode: CacheMode::ReadWrite,
             ttl: None,
         }

@@ -50,3 +50,37 @@ fn a_cache_hit_is_cut_at_max_body_as_a_fresh_fetch_is() {
     }
     assert_eq!(server.count("/big"), 2, "the fill and the fresh fetch");
 }
+
+#[test]
+fn a_read_only_cache_folder_that_is_not_there_is_an_error_naming_it() {
+    let server = TestServer::builder()
+        .file("/p", HTML)
+        .start_background()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let typo = dir.path().join("typo");
+    let out = rip_fetch(&["--cache", "read-only"], &typo, &refs(&[server.url("/p")]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let said = format!(
+        "the cache folder {} does not exist (cache folder given by --cache-dir; the cache \
+         mode read-only reads a cache and creates none) (hint: check the path",
+        typo.display()
+    );
+    assert!(out.stderr.contains(&said), "{}", out.stderr);
+    assert!(!typo.exists(), "read-only made the folder");
+    assert_eq!(server.count("/p"), 0);
+
+    // Named by RIP_CACHE_DIR instead, the message says so.
+    let out = rip_testkit::Stage::new("rip-fetch")
+        .args(["--cache", "read-only"])
+        .env("RIP_CACHE_DIR", &typo)
+        .stdin(refs(&[server.url("/p")]))
+        .run();
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("(cache folder from RIP_CACHE_DIR;"),
+        "{}",
+        out.stderr
+    );
+    assert!(!typo.exists());
+}

@@ -181,16 +181,30 @@ impl DiskCache {
         snap.stats(dir)
     }
 
-    /// Reads every entry the index names and checks it.
+    /// Reads every entry the index names and checks it. A cache with no entries folder
+    /// has nothing to check (and none is made).
     pub fn verify(&self) -> Result<VerifyReport, MaintainError> {
         let dir = self.packs.dir();
+        if !dir.is_dir() {
+            return Ok(VerifyReport {
+                dir: dir.to_owned(),
+                ..VerifyReport::default()
+            });
+        }
         let _lock = FolderLock::take(dir, false)?;
         verify::run(dir)
     }
 
-    /// Rewrites the cache with its live entries only (see the module docs).
+    /// Rewrites the cache with its live entries only (see the module docs). A cache with
+    /// no entries folder has nothing to compact (and none is made).
     pub fn compact(&self, options: &CompactOptions) -> Result<CompactReport, MaintainError> {
         let dir = self.packs.dir();
+        if !dir.is_dir() {
+            return Ok(CompactReport {
+                dir: dir.to_owned(),
+                ..CompactReport::default()
+            });
+        }
         let _lock = FolderLock::take(dir, true)?;
         compact::run(dir, options)
     }

@@ -101,10 +101,22 @@ fn bad_url(message: String) -> FetchFailure {
 impl Fetcher {
     /// Builds the client, the scheduler (sharing host schedules through
     /// `<cache dir>/hosts/` when a cache folder is set and sharing is on) and the cache.
+    /// A `read-only` cache creates nothing: its folder must exist
+    /// ([`BuildError::NoCacheFolder`]), and host schedules stay in this process (it
+    /// makes no page requests).
     pub fn new(cfg: HttpConfig) -> Result<Self, BuildError> {
         let client = Client::new(&cfg.client)?;
+        let read_only = cfg.cache.mode == CacheMode::ReadOnly;
+        if let (Some(dir), true) = (&cfg.cache.dir, read_only)
+            && !dir.is_dir()
+        {
+            return Err(BuildError::NoCacheFolder {
+                path: dir.clone(),
+                from: (cfg.cache.dir_from.clone()).unwrap_or_else(|| "as configured".into()),
+            });
+        }
         let store: Arc<dyn SlotStore> = match (&cfg.cache.dir, cfg.politeness.shared) {
-            (Some(dir), true) => {
+            (Some(dir), true) if !read_only => {
                 let hosts = dir.join("hosts");
                 Arc::new(
                     FileSlots::new(&hosts).map_err(|source| BuildError::CacheDir {

@@ -6,6 +6,7 @@ mod cache;
 mod cache_limits;
 mod faults;
 mod maintain;
+mod missing_folder;
 mod politeness;
 mod robots;
 mod robots_fetch;
