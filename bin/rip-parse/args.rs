@@ -69,14 +69,12 @@ pub struct Cli {
     pub no_stream: bool,
 
     /// Worker threads (default: one per core).
-    #[arg(
-        long,
-        short = 'j',
-        value_name = "N",
-        default_value_t = 0,
-        hide_default_value = true
-    )]
+    #[arg(long, value_name = "N", default_value_t = 0, hide_default_value = true)]
     pub threads: usize,
+
+    /// The old spelling of --threads (`-j` is `rip-queue work`'s parallel runs).
+    #[arg(short = 'j', value_name = "N", hide = true, conflicts_with = "threads")]
+    pub old_j: Option<usize>,
 
     /// Write docs as they are ready, not in input order (faster when page sizes vary).
     #[arg(long)]
@@ -91,10 +89,10 @@ pub struct Cli {
     #[arg(long, value_name = "MIB", default_value_t = 16)]
     pub window_mib: usize,
 
-    /// Pages whose body is larger than this become failures (e.g. 32MiB, 500k, as
-    /// rip-fetch's --max-body; a bare number is read as MiB, with a warning).
-    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::MibOrSize::parse)]
-    pub max_body: rip_cli::MibOrSize,
+    /// Pages whose body is larger than this become failures (a size: 32MiB, 500k; a bare
+    /// number is bytes, as in rip-fetch's --max-body).
+    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::SizeOnceMib::parse)]
+    pub max_body: rip_cli::SizeOnceMib,
 
     /// Pages whose elements nest deeper than this become failures.
     #[arg(long, value_name = "N", default_value_t = 1024)]

@@ -16,6 +16,10 @@ fn main() -> ExitCode {
     cli.max_nesting = renamed
         .take(Some(cli.max_nesting), cli.old_max_depth.take(), quiet)
         .unwrap_or(cli.max_nesting);
+    let renamed = rip_cli::Renamed::new(PROGRAM, "-j", "--threads");
+    cli.threads = renamed
+        .take(Some(cli.threads), cli.old_j.take(), quiet)
+        .unwrap_or(cli.threads);
     if let Some(warning) = cli.max_body.warning(PROGRAM, "--max-body")
         && !quiet
     {

@@ -73,8 +73,16 @@ pub enum Command {
         /// The stream they write.
         output: String,
         /// Input file of NDJSON records; `-` or nothing reads stdin.
-        #[arg(long, short = 'i', value_name = "FILE")]
+        #[arg(long = "input", short = 'i', value_name = "FILE")]
         file: Option<PathBuf>,
+        /// The old spelling of --input.
+        #[arg(
+            long = "file",
+            value_name = "FILE",
+            hide = true,
+            conflicts_with = "file"
+        )]
+        old_file: Option<PathBuf>,
         /// Create IN partitioned by host into N partitions (as `push --partitions`).
         #[arg(long, value_name = "N")]
         partitions: Option<u32>,

@@ -24,7 +24,11 @@ fn main() -> ExitCode {
     rip_cli::exit_with("rip-queue", runtime.block_on(run(cli)))
 }
 
-async fn run(cli: Cli) -> anyhow::Result<Status> {
+async fn run(mut cli: Cli) -> anyhow::Result<Status> {
+    if let Command::Relay { file, old_file, .. } = &mut cli.command {
+        let renamed = rip_cli::Renamed::new("rip-queue", "--file", "--input");
+        *file = renamed.take(file.take(), old_file.take(), cli.quiet);
+    }
     let options = cli.broker.options(!cli.quiet);
     let broker = Broker::connect(&options).await?;
     let quiet = cli.quiet;
@@ -79,6 +83,7 @@ async fn run(cli: Cli) -> anyhow::Result<Status> {
             file,
             partitions,
             group,
+            ..
         } => {
             let route = rip_queue::relay::Route {
                 group: group.unwrap_or_else(|| output.clone()),

@@ -45,7 +45,16 @@ pub struct Cli {
     pub allow: Vec<Allowed>,
     /// Requests one page may make at most; later ones are refused and noted on the page.
     #[arg(long, default_value_t = 500, value_name = "N")]
-    pub max_requests: u32,
+    pub max_page_requests: u32,
+    /// The old spelling of --max-page-requests (--max-requests is rip-discover's budget of
+    /// fetches for a whole crawl).
+    #[arg(
+        long = "max-requests",
+        value_name = "N",
+        hide = true,
+        conflicts_with = "max_page_requests"
+    )]
+    pub old_max_requests: Option<u32>,
     /// The Chromium executable.
     #[arg(long, env = "RIP_CHROMIUM", default_value = rip_render::DEFAULT_CHROMIUM, value_name = "PATH")]
     pub chromium: PathBuf,

@@ -5,8 +5,16 @@ mod args;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli: args::Cli = rip_cli::parse();
+    let mut cli: args::Cli = rip_cli::parse();
     cli.common.init_logging();
+    let renamed = rip_cli::Renamed::new("rip-render", "--max-requests", "--max-page-requests");
+    cli.max_page_requests = renamed
+        .take(
+            Some(cli.max_page_requests),
+            cli.old_max_requests.take(),
+            cli.common.quiet,
+        )
+        .unwrap_or(cli.max_page_requests);
     rip_cli::raise_open_files_limit();
     rip_cli::exit_with("rip-render", run(cli))
 }
@@ -20,7 +28,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
             wait: cli.wait.clone(),
             page_timeout: cli.page_timeout,
             allow: cli.allow(),
-            max_requests: cli.max_requests,
+            max_requests: cli.max_page_requests,
             browser: rip_render::BrowserSettings {
                 executable: cli.chromium.clone(),
                 js_heap_mib: cli.js_heap.max(16),

@@ -81,7 +81,7 @@ pub enum Command {
         #[arg(long, default_value = ".")]
         dir: PathBuf,
         /// The site's base URL.
-        #[arg(long, default_value = ripperoni::scaffold::DEMO_BASE_URL)]
+        #[arg(long, default_value = ripperoni::scaffold::DEMO_BASE_URL, value_name = "URL")]
         base_url: String,
     },
     /// Print the JSON Schema of state files.

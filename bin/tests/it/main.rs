@@ -4,6 +4,8 @@
 //! `rip-cli`'s, which run the same binaries; here, what moving them into one package could
 //! break: each program still says what it is.
 
+mod flags;
+
 use std::process::Command;
 
 /// Every program, its path, and the first paragraph of its `-h`. The package's

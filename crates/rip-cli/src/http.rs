@@ -42,7 +42,7 @@ pub struct HttpArgs {
     #[arg(long, value_enum, default_value_t = Backoff::Decorrelated)]
     pub backoff: Backoff,
     /// Largest Retry-After honoured.
-    #[arg(long, default_value = "300s", value_parser = humantime::parse_duration)]
+    #[arg(long, default_value = "300s", value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub max_retry_after: Duration,
     /// Do not wait for a Retry-After longer than this: write a THROTTLED failure with the
     /// hint instead, for rip-route to schedule.
@@ -68,9 +68,9 @@ pub struct HttpArgs {
     /// Longest time for one request.
     #[arg(long, default_value = "120s", value_parser = humantime::parse_duration)]
     pub timeout: Duration,
-    /// Largest body kept, after decompression (e.g. 16MiB, 500k); longer ones are cut and
-    /// marked `truncated`.
-    #[arg(long, default_value = "16MiB", value_parser = crate::parse_size)]
+    /// Largest body kept, after decompression (a size: 16MiB, 500k; a bare number is
+    /// bytes); longer ones are cut and marked `truncated`.
+    #[arg(long, default_value = "16MiB", value_parser = crate::parse_size, value_name = "SIZE")]
     pub max_body: usize,
     /// Redirect hops followed at most.
     #[arg(long, default_value_t = 10)]

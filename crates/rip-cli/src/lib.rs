@@ -32,7 +32,7 @@ pub mod urls;
 pub mod usage;
 
 pub use output::stdout;
-pub use size::{MibOrSize, SizeError, parse_size};
+pub use size::{SizeError, SizeOnceMib, parse_size};
 pub use tree::die_with_wrapper;
 pub use urls::UrlArgs;
 pub use usage::{Renamed, parse, parse_from};

@@ -7,7 +7,10 @@ pub fn parse_size(s: &str) -> Result<usize, SizeError> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (n, unit) = t.split_at(split);
-    let n: usize = n.parse().map_err(|_| SizeError::Number(s.to_owned()))?;
+    let n: usize = n.parse().map_err(|e: std::num::ParseIntError| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => SizeError::TooLarge(s.to_owned()),
+        _ => SizeError::Number(s.to_owned()),
+    })?;
     let mult: usize = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
@@ -33,42 +36,33 @@ pub enum SizeError {
     TooLarge(String),
 }
 
-/// A size flag that once took a bare number of MiB (rip-parse's `--max-body 32`): the
-/// common syntax ([`parse_size`]), and a bare number still read as MiB, with a warning.
+/// A size flag whose bare number once meant MiB (rip-parse's `--max-body 32`): read as
+/// [`parse_size`] reads every size flag (a bare number is bytes), the bare number kept for
+/// a warning that says so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MibOrSize {
+pub struct SizeOnceMib {
     /// The size, in bytes.
     pub bytes: usize,
-    /// The bare number given (read as MiB), for the warning.
-    pub bare_mib: Option<usize>,
+    /// The bare number given (bytes now, MiB before), for the warning.
+    pub bare: Option<usize>,
 }
 
-impl MibOrSize {
-    /// Parses `16MiB`, `500k`… as [`parse_size`] does, and a bare `16` as 16 MiB.
+impl SizeOnceMib {
+    /// Parses `16MiB`, `500k`, `4096` as [`parse_size`] does.
     pub fn parse(s: &str) -> Result<Self, SizeError> {
         let t = s.trim();
-        if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
-            let too_large = || SizeError::TooLarge(s.to_owned());
-            let n: usize = t.parse().map_err(|_| too_large())?;
-            let bytes = n.checked_mul(1 << 20).ok_or_else(too_large)?;
-            return Ok(Self {
-                bytes,
-                bare_mib: Some(n),
-            });
-        }
-        Ok(Self {
-            bytes: parse_size(s)?,
-            bare_mib: None,
-        })
+        let bytes = parse_size(s)?;
+        let bare = (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())).then_some(bytes);
+        Ok(Self { bytes, bare })
     }
 
-    /// The warning for a bare number, e.g. `rip-parse: warning: --max-body 16 is read as
-    /// 16MiB (as before); write 16MiB (a bare number is bytes in every other size flag)`.
+    /// The warning for a bare number, e.g. `rip-parse: warning: --max-body 16 is 16 bytes,
+    /// as a bare number is in every size flag (it was 16 MiB here before: write 16MiB)`.
     pub fn warning(&self, program: &str, flag: &str) -> Option<String> {
-        self.bare_mib.map(|n| {
+        self.bare.map(|n| {
             format!(
-                "{program}: warning: {flag} {n} is read as {n}MiB (as before); write {n}MiB \
-                 (a bare number is bytes in every other size flag)"
+                "{program}: warning: {flag} {n} is {n} bytes, as a bare number is in every \
+                 size flag (it was {n} MiB here before: write {n}MiB)"
             )
         })
     }
@@ -93,7 +87,7 @@ mod tests {
             "bad size `MiB` (e.g. 16MiB, 500k)"
         );
         assert_eq!(
-            MibOrSize::parse("99999999999999999999")
+            SizeOnceMib::parse("99999999999999999999")
                 .unwrap_err()
                 .to_string(),
             "size `99999999999999999999` is too large"
@@ -102,13 +96,14 @@ mod tests {
     }
 
     #[test]
-    fn a_bare_number_is_mib_with_a_warning() {
-        let bare = MibOrSize::parse("16").unwrap();
-        assert_eq!(bare.bytes, 16 << 20);
+    fn a_bare_number_is_bytes_with_a_warning() {
+        let bare = SizeOnceMib::parse("16").unwrap();
+        assert_eq!(bare.bytes, 16);
         let warning = bare.warning("rip-parse", "--max-body").unwrap();
+        assert!(warning.contains("16 is 16 bytes"), "{warning}");
         assert!(warning.contains("write 16MiB"), "{warning}");
-        let unit = MibOrSize::parse("500k").unwrap();
+        let unit = SizeOnceMib::parse("500k").unwrap();
         assert_eq!((unit.bytes, unit.warning("p", "--f")), (500 << 10, None));
-        assert!(MibOrSize::parse("16 parsecs").is_err());
+        assert!(SizeOnceMib::parse("16 parsecs").is_err());
     }
 }

@@ -122,10 +122,75 @@ fn rip_parse_max_body_takes_sizes_as_rip_fetch_does() {
     let r = run("rip-parse", &["--max-body", "16MiB"], page.as_bytes());
     assert_eq!(outcomes(&r), ["doc"], "{}", r.stdout);
     assert_quiet_about(&r, "16MiB");
-    // A bare number keeps its old meaning, MiB, and says how to write it.
-    let r = run("rip-parse", &["--max-body", "1"], page.as_bytes());
+    // A bare number is bytes, as in rip-fetch (it was MiB here once): said on stderr.
+    let r = run("rip-parse", &["--max-body", "1000"], page.as_bytes());
+    assert_eq!(outcomes(&r), ["failure parse.body"], "{}", r.stdout);
+    assert!(
+        r.stderr.contains("--max-body 1000 is 1000 bytes") && r.stderr.contains("write 1000MiB"),
+        "{}",
+        r.stderr
+    );
+    let r = run("rip-parse", &["--max-body", "1000000"], page.as_bytes());
     assert_eq!(outcomes(&r), ["doc"], "{}", r.stdout);
-    assert!(r.stderr.contains("write 1MiB"), "{}", r.stderr);
+}
+
+#[test]
+fn rip_parse_threads_with_threads_and_j_still_works() {
+    let page = page("<title>t</title><p>x</p>");
+    for (flag, warns) in [("--threads", false), ("-j", true)] {
+        let r = run("rip-parse", &[flag, "2"], page.as_bytes());
+        assert_eq!(r.code, 0, "{flag}: {}", r.stderr);
+        assert_eq!(outcomes(&r), ["doc"], "{flag}: {}", r.stdout);
+        if warns {
+            assert!(warned(&r, "-j", "--threads"), "{}", r.stderr);
+        } else {
+            assert_quiet_about(&r, flag);
+        }
+    }
+    let both = run("rip-parse", &["--threads", "2", "-j", "2"], page.as_bytes());
+    assert_eq!(both.code, 1, "{}", both.stderr);
+}
+
+#[test]
+fn rip_render_caps_a_pages_requests_with_max_page_requests_and_max_requests_still_works() {
+    for (flag, warns) in [("--max-page-requests", false), ("--max-requests", true)] {
+        let r = run("rip-render", &[flag, "5"], b"");
+        assert_eq!(r.code, 0, "{flag}: {}", r.stderr);
+        if warns {
+            assert!(
+                warned(&r, "--max-requests", "--max-page-requests"),
+                "{}",
+                r.stderr
+            );
+        } else {
+            assert_quiet_about(&r, flag);
+        }
+    }
+}
+
+/// The broker is absent: the flags are read (and the old one named) before it is reached.
+#[test]
+fn rip_queue_relay_reads_input_with_input_and_file_still_works() {
+    let broker = "nats://127.0.0.1:1";
+    for (flag, warns) in [("--input", false), ("-i", false), ("--file", true)] {
+        let args = [
+            "--broker",
+            broker,
+            "relay",
+            "refs",
+            "pages",
+            flag,
+            "/dev/null",
+        ];
+        let r = run("rip-queue", &args, b"");
+        assert_eq!(r.code, 1, "{flag}: {}", r.stderr);
+        assert!(r.stderr.contains("cannot reach the broker"), "{}", r.stderr);
+        if warns {
+            assert!(warned(&r, "--file", "--input"), "{}", r.stderr);
+        } else {
+            assert_quiet_about(&r, flag);
+        }
+    }
 }
 
 #[test]
