@@ -4,16 +4,22 @@
 //!
 //! [`Engine::get`] hands out the running browser (starting it when there is none, or the
 //! last one died); a tab that finds its browser gone calls [`Engine::lost`] with the
-//! generation it used, so that many tabs seeing one death start one new browser.
+//! generation it used, so that many tabs seeing one death start one new browser, and the
+//! death is counted once ([`Engine::losses`]).
+//!
+//! A browser is known gone the moment its DevTools connection ends or its process exits
+//! (watched through a pidfd), whichever comes first: [`Chromium::gone`] resolves then, so
+//! the pages waiting in it are done again at once instead of at their page timeout.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use chromiumoxide::Handler;
 use chromiumoxide::browser::{Browser, BrowserConfig, BrowserConfigBuilder};
 use futures::StreamExt;
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, watch};
 use tokio::task::JoinHandle;
 
 /// Where Debian installs Chromium.
@@ -77,15 +83,25 @@ pub(crate) struct Chromium {
     pub generation: u64,
     /// `Chromium/156.0.…`.
     pub version: String,
-    /// Cleared when the connection to it ends (it exited, crashed or was killed).
-    alive: Arc<AtomicBool>,
+    /// Becomes true when the connection to it ends or its process exits (it crashed or
+    /// was killed).
+    gone: watch::Receiver<bool>,
+    /// Set when its death has been counted ([`Engine::losses`]).
+    counted: AtomicBool,
     handler: JoinHandle<()>,
     _profile: tempfile::TempDir,
 }
 
 impl Chromium {
     pub fn is_alive(&self) -> bool {
-        self.alive.load(Ordering::Relaxed)
+        !*self.gone.borrow()
+    }
+
+    /// Resolves once the browser is gone (at once when it already is).
+    pub async fn gone(&self) {
+        let mut gone = self.gone.clone();
+        // An error is the watcher ended without a word: gone as well.
+        let _ = gone.wait_for(|gone| *gone).await;
     }
 }
 
@@ -100,6 +116,7 @@ pub(crate) struct Engine {
     settings: BrowserSettings,
     current: Mutex<Option<Arc<Chromium>>>,
     generation: AtomicU64,
+    losses: AtomicU64,
 }
 
 impl Engine {
@@ -108,6 +125,19 @@ impl Engine {
             settings,
             current: Mutex::new(None),
             generation: AtomicU64::new(0),
+            losses: AtomicU64::new(0),
+        }
+    }
+
+    /// Browsers lost so far (died or given up), each counted once however many of its
+    /// pages saw it go.
+    pub fn losses(&self) -> u64 {
+        self.losses.load(Ordering::Relaxed)
+    }
+
+    fn count_loss(&self, chromium: &Chromium) {
+        if !chromium.counted.swap(true, Ordering::Relaxed) {
+            self.losses.fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -125,6 +155,7 @@ impl Engine {
             return Ok(c.clone());
         }
         if let Some(old) = current.take() {
+            self.count_loss(&old);
             tracing::warn!(
                 "the browser (start {}) is gone: starting another",
                 old.generation
@@ -136,11 +167,16 @@ impl Engine {
         Ok(chromium)
     }
 
-    /// A tab found the browser of `generation` unusable: it is dropped (its process
-    /// killed), and the next [`Engine::get`] starts another.
-    pub async fn lost(&self, generation: u64) {
+    /// A tab found `chromium` unusable: it is counted lost (once, whichever of its tabs
+    /// says so first) and dropped (its process killed), and the next [`Engine::get`]
+    /// starts another.
+    pub async fn lost(&self, chromium: &Chromium) {
+        self.count_loss(chromium);
         let mut current = self.current.lock().await;
-        if current.as_ref().is_some_and(|c| c.generation == generation) {
+        if current
+            .as_ref()
+            .is_some_and(|c| c.generation == chromium.generation)
+        {
             *current = None;
         }
     }
@@ -223,21 +259,19 @@ async fn launch(settings: &BrowserSettings, generation: u64) -> Result<Chromium,
         message,
     };
     let config = builder.build().map_err(start)?;
-    let (browser, mut handler) = Browser::launch(config)
+    let (mut browser, handler) = Browser::launch(config)
         .await
         .map_err(|e| start(e.to_string()))?;
-    let alive = Arc::new(AtomicBool::new(true));
-    let flag = alive.clone();
+    let pid = browser
+        .get_mut_child()
+        .and_then(|child| child.as_mut_inner().id());
+    let (said_gone, gone) = watch::channel(false);
     let handler = tokio::spawn(async move {
-        while let Some(event) = handler.next().await {
-            if let Err(e) = event {
-                tracing::debug!("browser connection: {e}");
-                if matches!(e, chromiumoxide::error::CdpError::Ws(_)) {
-                    break;
-                }
-            }
+        tokio::select! {
+            () = connection(handler) => tracing::debug!("the connection to the browser ended"),
+            () = exited(pid) => tracing::debug!("the browser's process exited"),
         }
-        flag.store(false, Ordering::Relaxed);
+        let _ = said_gone.send(true);
     });
     let version = match tokio::time::timeout(Duration::from_secs(10), browser.version()).await {
         Ok(Ok(v)) => v.product.replace("HeadlessChrome", "Chromium"),
@@ -247,8 +281,85 @@ async fn launch(settings: &BrowserSettings, generation: u64) -> Result<Chromium,
         browser,
         generation,
         version,
-        alive,
+        gone,
+        counted: AtomicBool::new(false),
         handler,
         _profile: profile,
     })
+}
+
+/// Drives the DevTools connection; returns when it ends.
+async fn connection(mut handler: Handler) {
+    while let Some(event) = handler.next().await {
+        if let Err(e) = event {
+            tracing::debug!("browser connection: {e}");
+            if matches!(e, chromiumoxide::error::CdpError::Ws(_)) {
+                return;
+            }
+        }
+    }
+}
+
+/// How often the browser's process is looked at (whether it exited).
+const EXIT_POLL: Duration = Duration::from_millis(100);
+
+/// Resolves when the process `pid` (the browser, a child of this one) exits; never when
+/// it cannot be watched (no pid, no pidfd): then the connection's end says the browser is
+/// gone. Looked at every [`EXIT_POLL`] through a pidfd, without reaping it (its
+/// `tokio::process::Child`, in chromiumoxide, does that).
+async fn exited(pid: Option<u32>) {
+    use rustix::io::Errno;
+    use rustix::process::{Pid, PidfdFlags, WaitId, WaitIdOptions, pidfd_open, waitid};
+    use std::os::fd::AsFd;
+    let pid = pid.and_then(|p| Pid::from_raw(i32::try_from(p).ok()?));
+    let fd = pid.and_then(|pid| match pidfd_open(pid, PidfdFlags::empty()) {
+        Ok(fd) => Some(fd),
+        Err(e) => {
+            tracing::debug!("cannot watch the browser's process {pid:?}: {e}");
+            None
+        }
+    });
+    let Some(fd) = fd else {
+        return std::future::pending().await;
+    };
+    let look = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+    let mut tick = tokio::time::interval(EXIT_POLL);
+    loop {
+        tick.tick().await;
+        match waitid(WaitId::PidFd(fd.as_fd()), look) {
+            Ok(None) | Err(Errno::INTR) => {}
+            // Exited, or already reaped (ECHILD).
+            Ok(Some(_)) | Err(_) => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_process_that_exits_is_seen_at_once_and_left_to_be_reaped() {
+        let mut child = tokio::process::Command::new("sleep")
+            .arg("600")
+            .spawn()
+            .unwrap();
+        let watching = tokio::spawn(exited(child.id()));
+        tokio::time::sleep(EXIT_POLL * 3).await;
+        assert!(!watching.is_finished(), "seen exited while it runs");
+        child.start_kill().unwrap();
+        tokio::time::timeout(Duration::from_secs(30), watching)
+            .await
+            .expect("seen exited")
+            .unwrap();
+        // Not reaped by the watch: its owner still gets its status.
+        let status = child.wait().await.unwrap();
+        assert!(!status.success());
+    }
+
+    #[tokio::test]
+    async fn no_process_to_watch_is_never_exited() {
+        let never = tokio::time::timeout(EXIT_POLL * 3, exited(None)).await;
+        assert!(never.is_err());
+    }
 }

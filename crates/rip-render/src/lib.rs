@@ -39,9 +39,12 @@
 //! its own, `-c` tabs at once. While pages settle, a fresh context with a blank tab is
 //! opened ahead (one at a time, at most one per tab), so the next page starts at once
 //! instead of waiting the ~0.3 s a context and a tab take to open. When it dies (killed, crashed) the renders in flight fail
-//! with it and are done again in a new one, up to [`RenderSettings::browser_retries`] times per
-//! ref; then the ref is a retryable `RESOURCE` failure (`render.browserLost`), for
-//! `rip-route` to send round again. Each page has its own context, so nothing a page
+//! with it as soon as that is known (its DevTools connection ends or its process exits, not
+//! at their page timeout) and are done again in a new one, up to
+//! [`RenderSettings::browser_retries`] times per ref; then the ref is a retryable `RESOURCE`
+//! failure (`render.browserLost`), for `rip-route` to send round again. The summary's
+//! `browserLost` counts each browser lost once, however many pages were in it.
+//! Each page has its own context, so nothing a page
 //! leaves (cookies, storage, a leaking tab) outlives it; with
 //! [`RenderSettings::session`] the pages share the browser's default context instead, so
 //! cookies and storage carry over (a sign-in done once), and each page still has a tab of

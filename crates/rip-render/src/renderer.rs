@@ -141,7 +141,6 @@ struct Counters {
     not_html: AtomicU64,
     timeouts: AtomicU64,
     crashes: AtomicU64,
-    browser_lost: AtomicU64,
     subrequests: AtomicU64,
     blocked: AtomicU64,
     console_errors: AtomicU64,
@@ -267,10 +266,10 @@ impl Renderer {
         }
     }
 
-    /// Gives up `chromium`: the next page starts another browser.
+    /// Gives up `chromium`: the next page starts another browser (its loss counted once,
+    /// however many of its pages see it).
     async fn browser_lost(&self, chromium: &Chromium) {
-        add(&self.counters.browser_lost, 1);
-        self.engine.lost(chromium.generation).await;
+        self.engine.lost(chromium).await;
     }
 
     /// Renders `doc` in a tab, in a new browser when the one it was in died.
@@ -419,18 +418,17 @@ impl Renderer {
         let mut out = Vec::new();
         let c = &self.counters;
         let ours = [
-            ("rendered", &c.rendered),
-            ("renderCacheHits", &c.from_cache),
-            ("notHtml", &c.not_html),
-            ("renderTimeouts", &c.timeouts),
-            ("renderCrashes", &c.crashes),
-            ("browserLost", &c.browser_lost),
-            ("subrequests", &c.subrequests),
-            ("blockedRequests", &c.blocked),
-            ("consoleErrors", &c.console_errors),
+            ("rendered", c.rendered.load(Ordering::Relaxed)),
+            ("renderCacheHits", c.from_cache.load(Ordering::Relaxed)),
+            ("notHtml", c.not_html.load(Ordering::Relaxed)),
+            ("renderTimeouts", c.timeouts.load(Ordering::Relaxed)),
+            ("renderCrashes", c.crashes.load(Ordering::Relaxed)),
+            ("browserLost", self.engine.losses()),
+            ("subrequests", c.subrequests.load(Ordering::Relaxed)),
+            ("blockedRequests", c.blocked.load(Ordering::Relaxed)),
+            ("consoleErrors", c.console_errors.load(Ordering::Relaxed)),
         ];
         for (k, v) in ours {
-            let v = v.load(Ordering::Relaxed);
             if v > 0 || k == "rendered" {
                 out.push((k.to_owned(), v));
             }

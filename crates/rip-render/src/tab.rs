@@ -198,7 +198,7 @@ async fn render_in(
         let resp = nav.execute(NavigateParams::new(url_owned)).await?;
         Ok(resp.result.error_text.clone())
     });
-    let outcome = settle(&page, &seen, settings, &mut navigation, start).await;
+    let outcome = settle(chromium, &page, &seen, settings, &mut navigation, start).await;
     navigation.abort();
     let rendering = match outcome {
         Settled::Done => read_back(&page, &seen, settings, start).await,
@@ -311,9 +311,14 @@ enum Settled {
 /// The navigation's task: the browser's net error, if any.
 type Navigation = tokio::task::JoinHandle<Result<Option<String>, CdpError>>;
 
-/// Waits until the page is done by the wait rule, crashed, failed to navigate, or the
-/// page timeout passed.
+/// What a page waiting in a browser that died is told.
+const GONE: &str = "the browser is gone (its connection ended or its process exited)";
+
+/// Waits until the page is done by the wait rule, crashed, failed to navigate, its
+/// browser is gone (at once: the page is done again in another), or the page timeout
+/// passed.
 async fn settle(
+    chromium: &Chromium,
     page: &Page,
     seen: &Seen,
     settings: &TabSettings,
@@ -326,6 +331,9 @@ async fn settle(
     loop {
         if seen.has_crashed() {
             return Settled::Crashed;
+        }
+        if !chromium.is_alive() {
+            return Settled::Lost(GONE.into());
         }
         if Instant::now() >= deadline {
             return Settled::TimedOut;
@@ -360,6 +368,7 @@ async fn settle(
                     Err(_) => {}
                 }
             }
+            () = chromium.gone() => return Settled::Lost(GONE.into()),
             _ = tokio::time::sleep(POLL) => {}
         }
     }

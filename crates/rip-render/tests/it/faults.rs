@@ -292,5 +292,111 @@ fn a_killed_browser_is_started_again_and_every_ref_still_ends_once() {
         "{gaps} pages without their data: more than were in flight (-c 3)"
     );
     assert_eq!(ran.counter("browserStarts"), 2, "{}", ran.stderr);
-    assert!(ran.counter("browserLost") >= 1);
+    assert_eq!(ran.counter("browserLost"), 1, "{}", ran.stderr);
+}
+
+/// The process id of the one browser `pid` started, waiting until it runs.
+fn browser_of(pid: u32) -> u32 {
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    loop {
+        let browsers = children(pid, "chromium");
+        match browsers.as_slice() {
+            [one] => return *one,
+            [] if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            _ => panic!("one browser: {browsers:?}"),
+        }
+    }
+}
+
+#[test]
+fn pages_waiting_in_a_killed_browser_are_rendered_again_at_once() {
+    // Each page waits for `.done`, which its script adds when its /api/N.json says (a
+    // second after the answer). The first four pages' first answer says in ten minutes: in
+    // the first browser, loaded and quiet, their selector never appears; asked again (in
+    // the second browser) the answer says a second, late but well within the timeout.
+    let n = 6;
+    let held = 4;
+    let mut builder = TestServer::builder();
+    for i in 0..n {
+        let script = format!(
+            "fetch('/api/{i}.json').then(r => r.json()).then(j => setTimeout(() => {{ const p = document.createElement('p'); p.className = 'done'; p.textContent = 'n=' + j.n; document.querySelector('main').append(p); }}, j.after));"
+        );
+        let api = format!("/api/{i}.json");
+        let json = |after: u32| format!("{{\"n\":{i},\"after\":{after}}}");
+        builder = builder
+            .file(format!("/p/{i}.html"), page(&script))
+            .file_with_type(&api, "application/json", json(1000));
+        if i < held {
+            let never = Fault::body("application/json", json(600_000));
+            builder = builder.rule(Rule::path(&api).once(never));
+        }
+    }
+    let server = builder.start_background().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let urls: Vec<String> = (0..n)
+        .map(|i| server.url(&format!("/p/{i}.html")))
+        .collect();
+    // The page timeout is long, so that a page that waited for it is told from one that
+    // was rendered again when its browser went. No cache: the API is asked again.
+    let page_timeout = Duration::from_secs(180);
+    let args = [
+        "--cache",
+        "off",
+        "-c",
+        "4",
+        "--wait",
+        "selector:.done",
+        "--page-timeout",
+        "180s",
+    ];
+    let child = stage("rip-render", dir.path(), &args, &refs(&urls)).spawn();
+    let pid = child.id();
+    for i in 0..held {
+        assert!(
+            server.wait_for_count_blocking(&format!("/api/{i}.json"), 1, Duration::from_secs(90)),
+            "page {i} in flight"
+        );
+    }
+    // The answers on their way into the pages: then nothing is in flight, the pages only
+    // wait.
+    std::thread::sleep(Duration::from_secs(1));
+    let browser = browser_of(pid);
+    let killed_at = std::time::Instant::now();
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &browser.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let ran = rip_testkit::Ran::wait("rip-render", child);
+    let took = killed_at.elapsed();
+    assert_eq!(ran.code, 0, "every page rendered: {}", ran.stderr);
+    for (i, record) in one_each(&ran, &urls).into_iter().enumerate() {
+        let Record::Page(p) = record else {
+            panic!("page {i}: {record:?}")
+        };
+        assert!(
+            p.body.contains(&format!("class=\"done\">n={i}<")),
+            "page {i}: {}",
+            p.body
+        );
+    }
+    assert!(
+        took < page_timeout / 2,
+        "the pages in flight were rendered again when the browser went, not at their \
+         timeout: {took:?} from the kill to the end\n{}",
+        ran.stderr
+    );
+    for i in 0..held {
+        assert_eq!(server.count(&format!("/api/{i}.json")), 2, "page {i}");
+    }
+    assert_eq!(ran.counter("browserStarts"), 2, "{}", ran.stderr);
+    assert_eq!(
+        ran.counter("browserLost"),
+        1,
+        "one browser lost, under four pages: {}",
+        ran.stderr
+    );
+    eprintln!("killed browser: {took:?} from the kill to the end");
 }
