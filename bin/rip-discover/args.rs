@@ -28,93 +28,126 @@ pub struct Cli {
     #[command(flatten)]
     pub common: rip_cli::StageArgs,
 
-    #[command(flatten)]
-    pub wiki: crate::wiki_args::WikiArgs,
-
-    #[command(flatten)]
-    pub shared: crate::shared_args::SharedArgs,
-
-    #[command(flatten)]
-    pub render: crate::render_args::RenderArgs,
-
     /// Start URLs (without any, `ref` records are read from stdin).
     #[arg(value_name = "URL")]
     pub urls: Vec<String>,
 
     /// Links must match this regex to be considered at all (default: the start URLs'
     /// origins).
-    #[arg(long, value_name = "REGEX")]
+    #[arg(help_heading = "Scope", long, value_name = "REGEX")]
     domain: Option<Regex>,
     /// Links matching this regex are traversed (the reference's "delimiter"; default: all
     /// considered links).
-    #[arg(long, value_name = "REGEX", alias = "delimiter")]
+    #[arg(
+        help_heading = "Scope",
+        long,
+        value_name = "REGEX",
+        alias = "delimiter"
+    )]
     follow: Option<Regex>,
     /// Traversed links matching this regex are written as refs (default: every traversed
     /// link). Others are traversed but not written.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(help_heading = "Scope", long, value_name = "REGEX")]
     target: Option<Regex>,
     /// Follow links up to this depth (start URLs are depth 0).
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Budgets", long, value_name = "N")]
     max_depth: Option<u32>,
     /// Write at most this many targets, then stop.
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Budgets", long, value_name = "N")]
     max_pages: Option<u64>,
     /// Start at most this many fetches (pages and sitemaps, cache hits included), then stop.
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Budgets", long, value_name = "N")]
     max_requests: Option<u64>,
 
     /// Follow `rel="nofollow"` links too (and links on pages whose robots meta tag says
     /// nofollow).
-    #[arg(long)]
+    #[arg(help_heading = "Scope", long)]
     follow_nofollow: bool,
     /// Drop this query parameter from URLs (repeatable; `name*` drops a prefix). `utm_*`
     /// is always dropped unless --keep-utm.
-    #[arg(long = "drop-param", value_name = "NAME")]
+    #[arg(help_heading = "Scope", long = "drop-param", value_name = "NAME")]
     drop_params: Vec<String>,
     /// Keep `utm_*` parameters.
-    #[arg(long)]
+    #[arg(help_heading = "Scope", long)]
     keep_utm: bool,
 
     /// Seed the crawl from the sitemaps named in robots.txt (or /sitemap.xml): XML,
     /// sitemap indexes, text and gzipped sitemaps.
-    #[arg(long)]
+    #[arg(help_heading = "Sitemaps", long)]
     sitemaps: bool,
     /// How deep sitemap indexes may nest.
-    #[arg(long, default_value_t = 2, value_name = "N")]
+    #[arg(help_heading = "Sitemaps", long, default_value_t = 2, value_name = "N")]
     sitemap_depth: u32,
     /// Sitemap files read at most.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
+    #[arg(
+        help_heading = "Sitemaps",
+        long,
+        default_value_t = 1000,
+        value_name = "N"
+    )]
     max_sitemaps: usize,
 
     /// Context rules: the CSS selector of a listing row (e.g. `table.items tbody tr`); a
     /// link inside one gets `raw.rowText` and the --field values of its row.
-    #[arg(long, value_name = "SELECTOR")]
+    #[arg(help_heading = "Context rules", long, value_name = "SELECTOR")]
     row: Option<String>,
     /// A row field, `NAME=SELECTOR` (its text) or `NAME=SELECTOR@ATTR` (repeatable).
-    #[arg(long = "field", value_name = "NAME=SELECTOR", requires = "row")]
+    #[arg(
+        help_heading = "Context rules",
+        long = "field",
+        value_name = "NAME=SELECTOR",
+        requires = "row"
+    )]
     fields: Vec<String>,
     /// Apply the context rules only to pages whose URL matches.
-    #[arg(long, value_name = "REGEX", requires = "row")]
+    #[arg(
+        help_heading = "Context rules",
+        long,
+        value_name = "REGEX",
+        requires = "row"
+    )]
     context_pages: Option<Regex>,
 
     /// Write the refs at the end, deduplicated, in numeric-aware order (item-9 before
     /// item-10), instead of as they are found.
-    #[arg(long)]
+    #[arg(help_heading = "Output and resume", long)]
     sorted: bool,
     /// Persist the crawl (or the MediaWiki listing) in this folder; rerunning the same
     /// command resumes it.
-    #[arg(long, value_name = "DIR")]
+    #[arg(help_heading = "Output and resume", long, value_name = "DIR")]
     state: Option<PathBuf>,
     /// Memory for URLs waiting in the frontier (estimated); past it they wait in a
     /// temporary file (in TMPDIR, removed at exit), so a crawl of millions of pages stays
     /// within this much for its queue.
-    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::parse_size)]
+    #[arg(help_heading = "Budgets", long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::parse_size)]
     frontier_memory: usize,
 
     /// HTTP: politeness, retries, timeouts, headers, proxy, robots.txt, cache (the same
     /// flags as rip-fetch's).
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "HTTP")]
     pub http: rip_cli::http::HttpArgs,
+
+    #[command(flatten)]
+    pub render: crate::render_args::RenderArgs,
+
+    #[command(flatten)]
+    pub wiki: crate::wiki_args::WikiArgs,
+
+    #[command(flatten)]
+    pub shared: crate::shared_args::SharedArgs,
+}
+
+/// The command line parsed, `-h` short (the first sentence of each flag's help; the HTTP
+/// flags, rip-fetch's, only under `--help`) and `--help` whole.
+pub fn parse() -> Cli {
+    rip_cli::usage::parse_with::<Cli>(|cmd| {
+        rip_cli::help::short_help(
+            cmd,
+            &["HTTP"],
+            "HTTP (politeness, retries, timeouts, headers, proxy, robots.txt, cache): the same \
+             flags as rip-fetch's, listed by --help.",
+        )
+    })
 }
 
 impl Cli {

@@ -26,7 +26,7 @@ pub struct SharedArgs {
     /// least the per-host gap (or Crawl-delay).
     #[arg(help_heading = "Shared crawl", long, value_name = "DURATION", default_value = "2s", value_parser = humantime::parse_duration, requires = "crawl")]
     pub handover_wait: Duration,
-    #[command(flatten)]
+    #[command(flatten, next_help_heading = "Shared crawl")]
     pub broker: rip_cli::broker::BrokerArgs,
 }
 

@@ -22,6 +22,7 @@ use std::sync::atomic::AtomicBool;
 
 pub mod broker;
 pub mod cache_dir;
+pub mod help;
 pub mod http;
 pub mod malloc;
 pub mod output;

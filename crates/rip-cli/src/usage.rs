@@ -20,16 +20,24 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    match P::try_parse_from(args) {
-        Ok(parsed) => parsed,
-        Err(err) => {
-            // Printing fails only when the stream is closed (`--help | head`): nothing to say.
-            let _ = err.print();
-            let _ = std::io::stdout().flush();
-            let _ = std::io::stderr().flush();
-            std::process::exit(usage_exit_code(&err));
-        }
-    }
+    P::try_parse_from(args).unwrap_or_else(|err| exit_with_usage(&err))
+}
+
+/// [`parse`] with the command changed first by `adjust` (e.g. [`crate::help::short_help`]).
+pub fn parse_with<P: Parser>(adjust: impl FnOnce(clap::Command) -> clap::Command) -> P {
+    let mut cmd = adjust(P::command());
+    cmd.try_get_matches_from_mut(std::env::args_os())
+        .and_then(|m| P::from_arg_matches(&m))
+        .unwrap_or_else(|err| exit_with_usage(&err.format(&mut cmd)))
+}
+
+/// Prints a parse error (or the help, the version) and exits with [`usage_exit_code`].
+fn exit_with_usage(err: &clap::Error) -> ! {
+    // Printing fails only when the stream is closed (`--help | head`): nothing to say.
+    let _ = err.print();
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    std::process::exit(usage_exit_code(err));
 }
 
 /// The exit code of a parse error: 0 for `--help`/`--version`, else 1.

@@ -4,6 +4,7 @@
 mod demo;
 mod failures;
 mod graph;
+mod help;
 mod hosts;
 mod progress;
 mod render;

@@ -1,0 +1,145 @@
+//! Short help for `-h`, long help for `--help`, from one doc comment per flag.
+//!
+//! clap shows an argument's doc comment whole under `-h` when it is one paragraph, which
+//! most of ours are: a program with many flags then prints hundreds of lines for `-h`.
+//! [`short_help`] keeps each flag's text for `--help` and gives `-h` its first sentence
+//! without its parentheses, and leaves the flags of some headings (those every fetching
+//! stage shares, say) out of `-h` altogether, with a line saying where they are.
+
+use clap::Command;
+
+/// `cmd` with a short help for `-h` (the first sentence of each flag's help, its
+/// parentheses left out) and the whole text for `--help`; the flags under the headings
+/// `long_only` are listed by `--help` only, and `-h` ends with `note` (what they are).
+pub fn short_help(cmd: Command, long_only: &'static [&'static str], note: &'static str) -> Command {
+    cmd.mut_args(|a| {
+        let hidden = a.get_help_heading().is_some_and(|h| long_only.contains(&h));
+        let a = a.hide_short_help(hidden);
+        if a.get_long_help().is_some() {
+            return a;
+        }
+        let Some(full) = a.get_help().map(ToString::to_string) else {
+            return a;
+        };
+        let short = first_sentence(&full);
+        if short == full {
+            return a;
+        }
+        a.help(short).long_help(full)
+    })
+    .after_help(note)
+    .after_long_help("")
+}
+
+/// The first sentence of `text` (up to a `. ` outside parentheses and backquotes), its
+/// parenthesised parts left out; `text` itself when that leaves nothing.
+fn first_sentence(text: &str) -> String {
+    let (mut out, mut depth, mut quoted) = (String::new(), 0usize, false);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '`' => quoted = !quoted,
+            '(' if !quoted => depth += 1,
+            ')' if !quoted && depth > 0 => {
+                depth -= 1;
+                continue;
+            }
+            '.' if !quoted && depth == 0 && chars.peek().is_none_or(|n| n.is_whitespace()) => {
+                break;
+            }
+            _ => {}
+        }
+        if depth == 0 {
+            out.push(c);
+        }
+    }
+    // `word (aside) word` leaves two spaces, `word (aside), word` a space before the comma.
+    let mut short = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    for p in [",", ";", ":"] {
+        short = short.replace(&format!(" {p}"), p);
+    }
+    let short = short.trim_end_matches([',', ';', ':', ' ']).to_owned();
+    if short.is_empty() {
+        text.to_owned()
+    } else {
+        short
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Arg, ArgAction};
+
+    #[test]
+    fn the_first_sentence_without_its_parentheses() {
+        for (text, short) in [
+            (
+                "Follow links up to this depth (start URLs are depth 0).",
+                "Follow links up to this depth",
+            ),
+            (
+                "Links matching this regex are traversed (the reference's \"delimiter\"; \
+                 default: all considered links)",
+                "Links matching this regex are traversed",
+            ),
+            (
+                "Write at most this many targets. Then stop (really).",
+                "Write at most this many targets",
+            ),
+            (
+                "Follow `rel=\"nofollow\"` links too (and more).",
+                "Follow `rel=\"nofollow\"` links too",
+            ),
+            (
+                "A size: 16MiB, 1.5k (a bare number is bytes)",
+                "A size: 16MiB, 1.5k",
+            ),
+            ("(all of it in parentheses)", "(all of it in parentheses)"),
+            ("Keep `utm_*` parameters", "Keep `utm_*` parameters"),
+        ] {
+            assert_eq!(first_sentence(text), short, "{text}");
+        }
+    }
+
+    #[test]
+    fn dash_h_is_short_and_dash_dash_help_whole() {
+        let cmd = || {
+            short_help(
+                Command::new("t")
+                    .arg(
+                        Arg::new("depth")
+                            .long("depth")
+                            .help("Follow links up to this depth (start URLs are depth 0). More."),
+                    )
+                    .arg(
+                        Arg::new("delay")
+                            .long("delay")
+                            .help_heading("HTTP")
+                            .help("The gap between two requests")
+                            .action(ArgAction::Set),
+                    ),
+                &["HTTP"],
+                "HTTP flags: see --help.",
+            )
+        };
+        let short = cmd().render_help().to_string();
+        let long = cmd().render_long_help().to_string();
+        assert!(
+            short.contains("--depth <depth>  Follow links up to this depth\n"),
+            "{short}"
+        );
+        assert!(
+            !short.contains("--delay") && short.contains("HTTP flags: see --help."),
+            "{short}"
+        );
+        assert!(
+            long.contains("Follow links up to this depth (start URLs are depth 0). More."),
+            "{long}"
+        );
+        assert!(
+            long.contains("--delay") && !long.contains("HTTP flags: see"),
+            "{long}"
+        );
+    }
+}
