@@ -49,7 +49,12 @@
 //!
 //! # Write failures
 //!
-//! A record that cannot be written (read-only folder, disk full) is still passed on: the
+//! The folder is made and tried (a file written and removed) before the first record is
+//! read: a folder that cannot be created or written stops the run at once with an error
+//! naming it ([`Error::Folder`], exit 1), since every record would fail alike.
+//!
+//! A record that cannot be written later (disk full, a subfolder that cannot be written,
+//! the folder changed under the run) is still passed on: the
 //! stream is the primary output and that record still accounts for its URL. Right after
 //! it comes a `failure` with category `RESOURCE`, phase `write` and an error `write.io`
 //! naming the path and the cause: an annotation that says the file is missing.
@@ -158,6 +163,18 @@ pub enum Error {
     /// `--target` is not a plain folder name.
     #[error("target `{0}` is not a plain folder name (hint: letters, digits, `-`, no `/` or `..`)")]
     Target(String),
+    /// The output folder cannot be created, or no file can be written in it.
+    #[error(
+        "cannot write to the output folder {}: {source} (hint: name a folder this user can \
+         create and write)",
+        path.display()
+    )]
+    Folder {
+        /// The folder (`out`, or `out/target`).
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The layout asked for contradicts the folder's record files.
     #[error(transparent)]
     Mixed(#[from] layout::Mixed),
@@ -173,6 +190,10 @@ pub fn run<R: Read + Send + 'static, W: Write>(
     output: W,
 ) -> Result<Summary, Error> {
     let dir = config.dir()?;
+    store::check_writable(&dir).map_err(|source| Error::Folder {
+        path: dir.clone(),
+        source,
+    })?;
     let layout = Layout::check(&dir, config.layout)?;
     let mut w = Writer {
         pipe: Pipe::new(config.pipe.clone(), input, output)?,

@@ -28,6 +28,14 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8], sync: bool) -> io::Res
     Ok(path)
 }
 
+/// Makes `dir` (when missing) and checks that a file can be written in it (one is made
+/// and removed): what the run needs before it reads a record, so that a folder it cannot
+/// create or write stops it at once instead of annotating every record.
+pub fn check_writable(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    temp_in(dir)?.close()
+}
+
 fn temp_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
     let mut b = tempfile::Builder::new();
     b.prefix(TEMP_PREFIX).suffix(".tmp");

@@ -228,7 +228,7 @@ fn parse() -> String {
 }
 
 #[test]
-fn the_ledger_balances_through_rip_write_even_into_a_read_only_folder() {
+fn the_ledger_balances_through_rip_write_whatever_the_disk_does() {
     let server = demo_server();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("refs.ndjson"), refs(&server)).unwrap();
@@ -256,7 +256,8 @@ fn the_ledger_balances_through_rip_write_even_into_a_read_only_folder() {
     );
     assert_eq!(out.len(), PATHS.len());
 
-    // A read-only folder: the same records come out, each followed by a write failure.
+    // A folder rip-write cannot write stops it before it reads a record (exit 1, the
+    // folder named): every record would fail alike.
     let wrap = rip_testkit::unprivileged_prefix().join(" ");
     rip_testkit::make_read_only(&dir.path().join("ro"));
     let fresh = demo_server(); // fault sequences start again
@@ -264,6 +265,27 @@ fn the_ledger_balances_through_rip_write_even_into_a_read_only_folder() {
     let p = pipeline(
         dir.path(),
         &format!("{head} | {wrap} rip-write --out ro --name site"),
+    );
+    assert!(p.codes.ends_with(" 1"), "{} {}", p.codes, p.stderr);
+    assert!(
+        p.stderr
+            .contains("cannot write to the output folder ro/site"),
+        "{}",
+        p.stderr
+    );
+
+    // Records that cannot be written once the run is going (each file's name is taken by
+    // a folder): the same records come out, each followed by a write failure.
+    for name in &files {
+        if name != "failures.json" {
+            std::fs::create_dir_all(dir.path().join("taken/site").join(name)).unwrap();
+        }
+    }
+    let fresh = demo_server();
+    std::fs::write(dir.path().join("refs.ndjson"), refs(&fresh)).unwrap();
+    let p = pipeline(
+        dir.path(),
+        &format!("{head} | rip-write --out taken --name site"),
     );
     assert!(
         p.codes.ends_with(" 2"),

@@ -1,20 +1,68 @@
-//! Write errors: a read-only folder, a full disk. The run goes on, every record is passed
-//! on, and each record that could not be written is followed by a `failure` annotation.
+//! Write errors. A folder that cannot be created or written stops the run before it reads
+//! a record. Later errors (a subfolder that cannot be written, a full disk) do not: every
+//! record is passed on, and each one that could not be written is followed by a `failure`
+//! annotation.
 
 use crate::support::*;
 use rip_core::{ErrorCategory, Phase, Record, Status};
 use std::process::Command;
 
+/// Says that `r` stopped at once on `folder`: exit 1, nothing passed on, the folder and
+/// the cause named.
+fn stopped_at_once(r: &Ran, folder: &std::path::Path, cause: &str) {
+    assert_eq!(r.code, 1, "fatal: {}", r.stderr);
+    assert!(r.stdout.is_empty(), "nothing read: {}", r.stdout);
+    let said = format!(
+        "rip-write: error: cannot write to the output folder {}: {cause}",
+        folder.display()
+    );
+    assert!(r.stderr.contains(&said), "{}", r.stderr);
+}
+
 #[test]
-fn a_read_only_folder_turns_each_write_into_a_failure_annotation() {
+fn an_output_folder_that_cannot_be_written_stops_the_run_at_once() {
     let prefix = unprivileged_prefix();
     let dir = tempfile::tempdir().unwrap();
     let site = dir.path().join("site");
     make_read_only(&site);
+    let out = dir.path().to_str().unwrap();
+    for mode in [&[][..], &["--jsonl"]] {
+        let args = [&["--out", out, "--name", "site"][..], mode].concat();
+        let r = write_with(&prefix, &args, &all_kinds());
+        stopped_at_once(&r, &site, "Permission denied");
+        assert!(files_below(&site).is_empty());
+    }
+}
+
+#[test]
+fn an_output_folder_that_cannot_be_created_stops_the_run_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let out = file.join("out");
+    let r = write(&["--out", out.to_str().unwrap()], &all_kinds());
+    stopped_at_once(&r, &out, "Not a directory");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "not a folder");
+}
+
+#[test]
+fn a_record_that_cannot_be_written_is_followed_by_a_failure_annotation() {
+    // The folder is writable, its raw/ subfolder is not: the docs are written, each page's
+    // body is not, and the run goes on.
+    let prefix = unprivileged_prefix();
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    make_read_only(&site.join("raw"));
     let input = all_kinds();
     let r = write_with(
         &prefix,
-        &["--out", dir.path().to_str().unwrap(), "--name", "site"],
+        &[
+            "--out",
+            dir.path().to_str().unwrap(),
+            "--name",
+            "site",
+            "--raw",
+        ],
         &input,
     );
     assert_eq!(r.code, 2, "partial: {}", r.stderr);
@@ -46,32 +94,20 @@ fn a_read_only_folder_turns_each_write_into_a_failure_annotation() {
                 Some(f.url.as_str()),
                 "right after its record"
             );
-            annotated.push((f.url.clone(), f.context.resolves.clone()));
+            annotated.push(f.url.clone());
         }
     }
     assert_eq!(
         annotated,
-        [
-            ("http://h/items/item-7.html".to_owned(), None),
-            (
-                "http://h/ancestries/77.html".to_owned(),
-                Some("http://h/classes/77.html".to_owned())
-            ),
-            ("http://h/items/item-99.html".to_owned(), None),
-            ("http://h/private/secret.html".to_owned(), None),
-        ]
+        ["http://h/items/item-7.html", "http://h/images/logo.png"],
+        "{}",
+        r.stdout
     );
-    assert_eq!(r.summary().counters.get("notPersisted"), Some(&4));
-    assert!(
-        r.summary()
-            .notes
-            .iter()
-            .any(|n| n.contains("failures.json")),
-        "{:?}",
-        r.summary().notes
-    );
+    assert_eq!(r.summary().counters.get("notPersisted"), Some(&2));
+    assert_eq!(r.summary().counters.get("written"), Some(&4));
     assert_eq!(r.summary().status, Status::Partial);
-    assert!(files_below(&site).is_empty());
+    let report = read_json(site.join("failures.json"));
+    assert_eq!(report["notPersisted"].as_array().map(Vec::len), Some(2));
 }
 
 #[test]
@@ -137,28 +173,4 @@ fn a_full_disk_is_a_resource_failure_too() {
         "{stdout}"
     );
     assert_eq!(out.status.code(), Some(2));
-}
-
-#[test]
-fn jsonl_mode_into_a_read_only_folder_annotates_every_record() {
-    let prefix = unprivileged_prefix();
-    let dir = tempfile::tempdir().unwrap();
-    make_read_only(dir.path());
-    let input = format!("{DOC}\n{ERROR}\n{DOC}\n");
-    let r = write_with(
-        &prefix,
-        &["--out", dir.path().to_str().unwrap(), "--jsonl"],
-        &input,
-    );
-    assert_eq!(r.code, 2);
-    let kinds: Vec<String> = r
-        .records()
-        .iter()
-        .map(|r| r.kind().as_str().to_owned())
-        .collect();
-    assert_eq!(
-        kinds,
-        ["doc", "failure", "error", "failure", "doc", "failure"]
-    );
-    assert!(files_below(dir.path()).is_empty());
 }
