@@ -362,7 +362,8 @@ impl HttpFlags<'_> {
         let st = self.st;
         s.flag("--delay", format!("{delay}ms"))
             .flag("--jitter", format!("{jitter}ms"))
-            .flag("--retry-base", format!("{}ms", st.retry_base_delay_ms));
+            .flag("--retry-base", format!("{}ms", st.retry_base_delay_ms))
+            .flag("--retry-max", format!("{}ms", st.retry_max_delay_ms));
         for (k, v) in &st.headers {
             s.flag("-H", format!("{k}: {v}"));
         }
@@ -374,11 +375,10 @@ impl HttpFlags<'_> {
     }
 
     /// The flags of a round's fetching stage (`rip-fetch`, `rip-render`): the run's rate
-    /// limit and jitter, and its longest retry wait.
+    /// limit and jitter (the crawler may have its own).
     fn add_round(&self, s: &mut Stage) {
         let st = self.st;
         self.add(s, st.rate_limit_ms, st.jitter_ms);
-        s.flag("--retry-max", format!("{}ms", st.retry_max_delay_ms));
     }
 }
 

@@ -11,5 +11,6 @@ mod outcomes;
 mod queue;
 mod render;
 mod schema;
+mod state_fields;
 mod support;
 mod wiki;
