@@ -204,13 +204,14 @@ impl Broker {
     {
         let start = Instant::now();
         let mut pause = Duration::from_millis(100);
-        let bound = ATTEMPT_TIMEOUT.min(self.options.patience);
         // Whether every failure was an answer (the connection up, a reply in time): a
         // broker that refuses, not one that is away.
         let mut refused = true;
         loop {
             // The client queues requests while it reconnects: a request may neither answer
-            // nor fail, so each attempt has a bound of its own.
+            // nor fail, so each attempt has a bound of its own, within the patience left.
+            let left = self.options.patience.saturating_sub(start.elapsed());
+            let bound = ATTEMPT_TIMEOUT.min(left).max(Duration::from_millis(100));
             let answer = match tokio::time::timeout(bound, attempt()).await {
                 Ok(answer) => answer.map_err(|e| (e.to_string(), self.connected())),
                 Err(_) => Err((format!("no answer within {bound:?}"), false)),
@@ -229,7 +230,8 @@ impl Broker {
                     if pause == Duration::from_millis(100) {
                         self.say_waiting(doing, &e, answered);
                     }
-                    tokio::time::sleep(pause).await;
+                    let left = self.options.patience.saturating_sub(start.elapsed());
+                    tokio::time::sleep(pause.min(left)).await;
                     pause = (pause * 2).min(Duration::from_secs(2));
                 }
             }

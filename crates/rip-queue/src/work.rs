@@ -130,10 +130,12 @@ async fn shared(
         if stopping && running.is_empty() {
             break;
         }
-        if !stopping && running.len() < options.parallel {
+        // Every round, so that a broker away longer than the patience ends the worker then.
+        absence.check(broker, "ask for records")?;
+        let connected = broker.connected();
+        if !stopping && connected && running.len() < options.parallel {
             let idle = running.is_empty() && idle_since.elapsed() >= options.linger;
             let messages = fetch(broker, &consumer, &options, idle).await?;
-            absence.check(broker, "ask for records")?;
             if !messages.is_empty() {
                 idle_since = Instant::now();
                 for batch in batches(messages, &mut worked, options.max_deliver) {
@@ -157,13 +159,41 @@ async fn shared(
                 continue;
             }
         }
-        if let Some(done) = running.join_next().await {
+        if let Some(done) = next_done(broker, &mut running).await {
             let outcome = done.map_err(|e| QueueError::Io(std::io::Error::other(e)))??;
             outcome.add_to(&mut worked);
         }
     }
     Ok(worked)
 }
+
+/// The next run to end; `None` when none runs, or when the broker is away or goes away
+/// first, so that the caller looks at how long it has been away.
+async fn next_done<T: 'static>(
+    broker: &Broker,
+    running: &mut JoinSet<T>,
+) -> Option<Result<T, tokio::task::JoinError>> {
+    if !broker.connected() || running.is_empty() {
+        tokio::time::sleep(AWAY_POLL).await;
+        return None;
+    }
+    tokio::select! {
+        done = running.join_next() => done,
+        () = away(broker) => None,
+    }
+}
+
+/// Resolves once the connection to the broker is down: an answer asked for will not come
+/// (the client keeps requests while it reconnects), so a wait for one ends then.
+async fn away(broker: &Broker) {
+    while broker.connected() {
+        tokio::time::sleep(AWAY_POLL).await;
+    }
+}
+
+/// How often a worker waiting for the broker's answer or a run's end looks whether the
+/// broker is still there.
+const AWAY_POLL: Duration = Duration::from_millis(100);
 
 /// Whether `input` has ever held a record: a worker started before anything was pushed (its
 /// coordinator still starting) waits for the first one however long `--idle-exit` is.
@@ -268,7 +298,7 @@ async fn pull(
                 .messages()
         })
         .await?;
-    Ok(received(batch, expires + crate::broker::ATTEMPT_TIMEOUT).await)
+    Ok(received_while(broker, batch, expires + crate::broker::ATTEMPT_TIMEOUT).await)
 }
 
 /// The records of a pull's answer, waiting for it at most `bound`. None when it does not
@@ -288,6 +318,18 @@ pub(crate) async fn received(
 /// one more after the worker that had it died (or a run alone of it failed). A record
 /// delivered more often runs alone.
 const TOGETHER: i64 = 2;
+
+/// The records of a pull's answer ([`received`]), or none when the broker goes away first.
+async fn received_while(
+    broker: &Broker,
+    batch: async_nats::jetstream::consumer::pull::Batch,
+    bound: Duration,
+) -> Vec<Message> {
+    tokio::select! {
+        messages = received(batch, bound) => messages,
+        () = away(broker) => Vec::new(),
+    }
+}
 
 /// Records delivered at most [`TOGETHER`] times (and at most `max_deliver` times) go together;
 /// a record delivered more often goes alone, so that one that takes its worker down is found

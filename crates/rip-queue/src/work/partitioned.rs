@@ -5,7 +5,7 @@
 //! crawl however many workers there are.
 
 use super::batch::{self, Outcome};
-use super::{WorkOptions, Worked, batches, consumer, received};
+use super::{WorkOptions, Worked, away, batches, consumer, received_while};
 use crate::broker::Absence;
 use crate::members::Membership;
 use crate::{Broker, QueueError};
@@ -43,7 +43,11 @@ pub(super) async fn work(
         worked: Worked::default(),
     };
     let result = job.run(&mut members, &stop).await;
-    members.leave().await;
+    // A broker that is away forgets this worker by itself (its entries' age).
+    tokio::select! {
+        () = members.leave() => {}
+        () = away(broker) => {}
+    }
     result.map(|()| job.worked)
 }
 
@@ -69,23 +73,29 @@ impl Job<'_> {
             if stopping && self.running.is_empty() {
                 return Ok(());
             }
-            if members.due() {
-                if let Err(e) = members.beat(&self.busy).await {
-                    tracing::warn!("{e}");
+            // Every round, so that a broker away longer than the patience ends the worker then.
+            absence.check(self.broker, "keep the worker group")?;
+            let connected = self.broker.connected();
+            if connected && members.due() {
+                tokio::select! {
+                    beat = members.beat(&self.busy) => if let Err(e) = beat {
+                        tracing::warn!("{e}");
+                    },
+                    () = away(self.broker) => {}
                 }
-                absence.check(self.broker, "keep the worker group")?;
             }
             let free: Vec<u32> = members.held().filter(|p| !self.busy.contains(p)).collect();
             turn = turn.wrapping_add(1);
-            if !stopping && self.start_batches(free, turn).await? {
+            if !stopping && connected && self.start_batches(free, turn).await? {
                 idle_since = Instant::now();
                 continue;
             }
             if self.running.is_empty() {
-                if self
-                    .options
-                    .idle_exit
-                    .is_some_and(|idle| idle_since.elapsed() >= idle)
+                if connected
+                    && self
+                        .options
+                        .idle_exit
+                        .is_some_and(|idle| idle_since.elapsed() >= idle)
                 {
                     if super::ever_fed(&self.input).await && self.outstanding().await? == 0 {
                         return Ok(());
@@ -170,6 +180,6 @@ impl Job<'_> {
         else {
             return Ok(Vec::new());
         };
-        Ok(received(batch, Duration::from_secs(5)).await)
+        Ok(received_while(self.broker, batch, Duration::from_secs(5)).await)
     }
 }

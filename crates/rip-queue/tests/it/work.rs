@@ -522,3 +522,63 @@ fn a_record_the_program_fails_on_costs_the_others_of_its_batch_no_delivery() {
     let (runs, again) = runs_and_redelivered(&ran.stderr);
     assert_eq!((runs, again), (13, 1), "{}", ran.stderr);
 }
+
+#[test]
+fn a_broker_away_ends_each_worker_when_its_patience_is_spent_not_later() {
+    let mut nats = NatsServer::start();
+    let busy_mark = tempfile::tempdir().unwrap();
+    let mark = busy_mark.path().join("running");
+    push_refs(&nats, &["http://127.0.0.1:9/a".to_owned()]);
+    let patient = |extra: &[&str], command: &[&str]| {
+        queue(&nats)
+            .args(["--patience", "5s"])
+            .args(extra)
+            .args(["--", "bash", "-c"])
+            .args(command)
+            .spawn()
+    };
+    let mut workers = vec![
+        // Idle: waiting for a stream nobody writes.
+        ("idle", patient(&["work", "empty", "out1"], &["cat"])),
+        // Idle on a stream partitioned by host.
+        (
+            "partitioned",
+            patient(&["work", "parts", "out2", "--partitions", "2"], &["cat"]),
+        ),
+        // Running a batch that does not need the broker for a while.
+        (
+            "busy",
+            patient(
+                &["work", "refs", "out3", "--linger", "50ms"],
+                &[&format!("touch {}; sleep 60; cat", mark.display())],
+            ),
+        ),
+    ];
+    wait_for("the busy worker's run", Duration::from_secs(30), || {
+        mark.exists()
+    });
+    std::thread::sleep(Duration::from_secs(1)); // every worker waiting on the broker
+    nats.kill();
+    let start = Instant::now();
+    let mut ended = Vec::new();
+    while !workers.is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(60), "still running");
+        workers.retain_mut(|(name, child)| match child.try_wait().unwrap() {
+            Some(status) => {
+                ended.push((*name, status.code(), start.elapsed()));
+                false
+            }
+            None => true,
+        });
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for (name, code, after) in ended {
+        assert_eq!(code, Some(1), "{name}");
+        // Its patience, and at most about a second more (it was 12 s for 5 s).
+        let (least, most) = (Duration::from_millis(4500), Duration::from_millis(6500));
+        assert!(
+            (least..=most).contains(&after),
+            "{name} gave up {after:?} after the broker went away, with --patience 5s"
+        );
+    }
+}
