@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use args::Command;
-use rip_http::cache::{CompactOptions, CompactPhase, DiskCache};
+use rip_http::cache::{CompactOptions, CompactPhase, DiskCache, EntryProblem};
 
 const PROGRAM: &str = "rip-cache";
 
@@ -17,7 +17,7 @@ const PROGRAM: &str = "rip-cache";
 const PAUSE_VAR: &str = "RIP_CACHE_TEST_PAUSE";
 
 fn main() -> ExitCode {
-    let cli: args::Cli = rip_cli::parse();
+    let cli: args::Cli = rip_cli::usage::parse_with(rip_cli::help::plain_usage);
     rip_cli::init_logging(0, cli.quiet);
     match run(&cli) {
         Ok(code) => ExitCode::from(code),
@@ -64,8 +64,12 @@ fn run(cli: &args::Cli) -> anyhow::Result<u8> {
         Command::Verify => {
             let v = cache.verify()?;
             let text = format!(
-                "{} entries: {} read back, {} corrupt; {} bad index lines",
-                v.entries, v.ok, v.corrupt, v.bad_index_lines
+                "{} entries: {} read back, {} corrupt; {} bad index lines{}",
+                v.entries,
+                v.ok,
+                v.corrupt,
+                v.bad_index_lines,
+                problem_lines(&v.problems, v.corrupt),
             );
             (serde_json::to_string(&v)?, text, v.is_clean())
         }
@@ -86,7 +90,7 @@ fn run(cli: &args::Cli) -> anyhow::Result<u8> {
 fn compact(cache: &DiskCache, options: &CompactOptions) -> anyhow::Result<(String, String, bool)> {
     let c = cache.compact(options)?;
     let text = format!(
-        "{} entries: {} kept, {} dropped as old, {} corrupt, {} appended meanwhile; {} → {}",
+        "{} entries: {} kept, {} dropped as old, {} corrupt, {} appended meanwhile; {} → {}{}",
         c.entries_before,
         c.kept,
         c.dropped_old,
@@ -94,8 +98,29 @@ fn compact(cache: &DiskCache, options: &CompactOptions) -> anyhow::Result<(Strin
         c.appended_meanwhile,
         megabytes(c.bytes_before),
         megabytes(c.bytes_after),
+        problem_lines(&c.problems, c.dropped_corrupt),
     );
     Ok((serde_json::to_string(&c)?, text, c.dropped_corrupt == 0))
+}
+
+/// Problems named on stderr at most (the report names up to a thousand).
+const SHOWN_PROBLEMS: usize = 10;
+
+/// One line per problem, its URL (when known) beside its place, for the summary.
+fn problem_lines(problems: &[EntryProblem], total: u64) -> String {
+    let mut text = String::new();
+    for p in problems.iter().take(SHOWN_PROBLEMS) {
+        let url = p.url.as_deref().unwrap_or("(URL unknown)");
+        text.push_str(&format!("\n  {url} at {}: {}", p.place, p.why));
+    }
+    let shown = problems.len().min(SHOWN_PROBLEMS) as u64;
+    if total > shown {
+        text.push_str(&format!(
+            "\n  … {} more (the report names up to a thousand)",
+            total - shown
+        ));
+    }
+    text
 }
 
 fn phase_name(phase: CompactPhase) -> &'static str {

@@ -23,6 +23,7 @@
 //! (`v1/`) are read by the cache but not touched here.
 
 mod compact;
+mod names;
 mod snapshot;
 mod verify;
 
@@ -34,6 +35,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::DiskCache;
+use super::pack::Loc;
 use snapshot::Snapshot;
 
 /// At most this many problems are named in a report (all are counted).
@@ -77,7 +79,8 @@ pub struct CacheStats {
 pub struct EntryProblem {
     /// Where: `<pack>@<offset>`.
     pub place: String,
-    /// The entry's URL, when its metadata could be read.
+    /// The entry's URL, when its metadata says it (or, damaged, starts with it), or an
+    /// earlier entry of its key in the index does; checked against the index's key.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// What is wrong.
@@ -250,9 +253,33 @@ fn at(path: &Path) -> impl FnOnce(io::Error) -> MaintainError + '_ {
     }
 }
 
-/// Adds `problem` to `list` unless [`MAX_NAMED_PROBLEMS`] are named already.
-fn name_problem(list: &mut Vec<EntryProblem>, problem: EntryProblem) {
-    if list.len() < MAX_NAMED_PROBLEMS {
-        list.push(problem);
+/// The problems of a run, named (the first [`MAX_NAMED_PROBLEMS`]), and those whose URL
+/// their own bytes did not say, for [`Problems::finish`] to look for elsewhere.
+#[derive(Default)]
+struct Problems {
+    named: Vec<EntryProblem>,
+    /// Each one's place in `named`, key, pack name and offset.
+    unnamed: Vec<(usize, u128, String, u64)>,
+}
+
+impl Problems {
+    /// Adds the problem of the entry of `key` at `loc` (in `snap`'s packs) unless
+    /// [`MAX_NAMED_PROBLEMS`] are named already.
+    fn add(&mut self, snap: &snapshot::Snapshot, key: u128, loc: Loc, problem: EntryProblem) {
+        if self.named.len() >= MAX_NAMED_PROBLEMS {
+            return;
+        }
+        if problem.url.is_none() {
+            let pack = snap.packs.name(loc.pack).to_owned();
+            self.unnamed.push((self.named.len(), key, pack, loc.offset));
+        }
+        self.named.push(problem);
+    }
+
+    /// The named problems, each with its URL where an earlier entry of its key in the
+    /// index of `dir` says it.
+    fn finish(mut self, dir: &Path) -> Vec<EntryProblem> {
+        names::from_earlier_entries(dir, &mut self.named, &self.unnamed);
+        self.named
     }
 }

@@ -360,3 +360,60 @@ fn a_second_compaction_on_the_same_folder_is_refused() {
         "{stderr}"
     );
 }
+
+#[test]
+fn verify_names_a_corrupt_entry_by_url_beside_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    filled(dir.path(), 50); // each URL written three times: two earlier entries each
+    let cache = DiskCache::new(dir.path());
+    let damage = |url: &str, at: u64| {
+        let (pack, offset, _) = cache.location(url).unwrap().unwrap();
+        let mut bytes = std::fs::read(&pack).unwrap();
+        bytes[(offset + at) as usize] = 0;
+        std::fs::write(&pack, bytes).unwrap();
+        format!("{}@{offset}", pack.display())
+    };
+    // Metadata damaged after its URL: the URL it starts with is read.
+    let after_url = "http://host3.test/page/10";
+    let place_a = damage(
+        after_url,
+        format!("{{\"url\":\"{after_url}\",").len() as u64 + 2,
+    );
+    // Damaged at its first byte: an earlier entry of the same key names the URL.
+    let at_start = "http://host5.test/page/12";
+    let place_b = damage(at_start, 0);
+
+    for command in ["verify", "compact"] {
+        let out = Command::new(rip_testkit::bin("rip-cache"))
+            .arg("--cache-dir")
+            .arg(dir.path())
+            .arg(command)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut named: Vec<(String, String)> = report["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["url"].to_string(),
+                    p["place"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        named.sort();
+        let mut want = vec![
+            (format!("\"{after_url}\""), place_a.clone()),
+            (format!("\"{at_start}\""), place_b.clone()),
+        ];
+        want.sort();
+        assert_eq!(named, want, "{command}: {report}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        for (url, place) in [(after_url, &place_a), (at_start, &place_b)] {
+            let said = format!("  {url} at {place}: ");
+            assert!(stderr.contains(&said), "{command}: {stderr}");
+        }
+    }
+}

@@ -7,7 +7,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use super::snapshot::{PackReader, Snapshot, pack_files};
-use super::{CompactOptions, CompactPhase, CompactReport, MaintainError, at, name_problem};
+use super::{CompactOptions, CompactPhase, CompactReport, MaintainError, Problems, at};
 use crate::cache::now_ms;
 use crate::cache::pack::{INDEX, Loc, index_line, parse_line};
 
@@ -71,6 +71,7 @@ fn copy_live(
         .older_than
         .map(|age| now_ms().saturating_sub(age.as_millis() as u64));
     let mut reader = PackReader::new(dir);
+    let mut problems = Problems::default();
     let order = snap.in_pack_order();
     for (i, (key, loc)) in order.iter().enumerate() {
         if i == order.len() / 2 {
@@ -80,7 +81,7 @@ fn copy_live(
             Ok(entry) => entry,
             Err(problem) => {
                 report.dropped_corrupt += 1;
-                name_problem(&mut report.problems, problem);
+                problems.add(snap, *key, *loc, problem);
                 continue;
             }
         };
@@ -91,6 +92,8 @@ fn copy_live(
         out.push(*key, &entry.bytes)?;
         report.kept += 1;
     }
+    // Before the old packs go: earlier entries there may name a problem's URL.
+    report.problems = problems.finish(dir);
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::xxh3_128;
 
-use super::{CacheStats, EntryProblem, MaintainError, at};
+use super::{CacheStats, EntryProblem, MaintainError, at, names};
 use crate::cache::pack::{INDEX, Loc, PackNames, parse_line, read_lines, valid_pack_name};
 use crate::cache::{CacheMeta, check_entry};
 
@@ -123,16 +123,6 @@ pub(super) fn pack_files(dir: &Path) -> Result<Vec<(String, u64)>, MaintainError
     Ok(packs)
 }
 
-/// The URL an entry's metadata names, when that much of it reads.
-fn url_of(bytes: &[u8]) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct UrlOnly {
-        url: String,
-    }
-    let line = bytes.split(|&b| b == b'\n').next()?;
-    serde_json::from_slice::<UrlOnly>(line).ok().map(|m| m.url)
-}
-
 /// Reads entries back, one pack open at a time.
 pub(super) struct PackReader<'a> {
     dir: &'a Path,
@@ -168,7 +158,7 @@ impl<'a> PackReader<'a> {
         let bytes = self.read(loc, &path).map_err(|e| problem(None, e))?;
         let meta = match check_entry(&bytes) {
             Ok((meta, _)) => meta,
-            Err(why) => return Err(problem(url_of(&bytes), why.to_string())),
+            Err(why) => return Err(problem(names::url_of(&bytes, key), why.to_string())),
         };
         if xxh3_128(meta.url.as_bytes()) != key {
             let why = "the index names this entry for another URL".to_owned();

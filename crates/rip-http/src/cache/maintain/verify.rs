@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::snapshot::{PackReader, Snapshot};
-use super::{MaintainError, VerifyReport, name_problem};
+use super::{MaintainError, Problems, VerifyReport};
 
 pub(super) fn run(dir: &Path) -> Result<VerifyReport, MaintainError> {
     let snap = Snapshot::of_folder(dir)?;
@@ -14,6 +14,7 @@ pub(super) fn run(dir: &Path) -> Result<VerifyReport, MaintainError> {
         ..VerifyReport::default()
     };
     let mut reader = PackReader::new(dir);
+    let mut problems = Problems::default();
     for (key, loc) in snap.in_pack_order() {
         match reader.entry(&snap, key, loc) {
             Ok(_) => {
@@ -22,9 +23,10 @@ pub(super) fn run(dir: &Path) -> Result<VerifyReport, MaintainError> {
             }
             Err(problem) => {
                 report.corrupt += 1;
-                name_problem(&mut report.problems, problem);
+                problems.add(&snap, key, loc, problem);
             }
         }
     }
+    report.problems = problems.finish(dir);
     Ok(report)
 }
