@@ -23,14 +23,16 @@ h2{font-size:17px;margin:0 0 12px}
 .tile{flex:1 1 120px;border-radius:6px;padding:10px 14px;background:#eef1f5}
 .tile b{display:block;font-size:26px}
 table{border-collapse:collapse;width:100%;font-size:13px}
-td,th{text-align:left;padding:4px 8px;border-bottom:1px solid #e4e7ec;vertical-align:top;word-break:break-all}
+td,th{text-align:left;padding:4px 8px;border-bottom:1px solid #e4e7ec;vertical-align:top;overflow-wrap:break-word}
+td.u{word-break:break-all} td.n{white-space:nowrap}
 th{color:#555;font-weight:600}
 .legend span{display:inline-block;margin:4px 14px 0 0;font-size:13px}
 .legend i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}
 .muted{color:#667085}
 ";
 
-/// Outcome slices: label, colour, count.
+/// Outcome slices: label, colour, count; together, the URLs that entered (with the ledger
+/// checked).
 fn outcome_slices(r: &Report) -> Vec<(&'static str, &'static str, u64)> {
     vec![
         ("first try", "#2f9e5b", r.outcomes.first_attempt),
@@ -38,7 +40,7 @@ fn outcome_slices(r: &Report) -> Vec<(&'static str, &'static str, u64)> {
         ("resolved", "#6366f1", r.outcomes.resolved),
         ("captured elsewhere", "#3b82f6", r.totals.captured_elsewhere),
         ("dead", "#98a2b3", r.totals.dead),
-        ("expected", "#cbd5e1", r.expected.total),
+        ("expected", "#cbd5e1", entered_expected(r)),
         ("missing", "#e8590c", r.totals.missing),
         ("unaccounted", "#b42318", r.outcomes.unaccounted),
     ]
@@ -117,9 +119,23 @@ fn header(h: &mut String, r: &Report) {
     );
 }
 
-/// The totals as tiles, and the outcome bar.
+/// The `expected` records of URLs that entered: all of them, less those of links that never
+/// entered (robots.txt disallowed them at discovery), when the ledger is checked.
+fn entered_expected(r: &Report) -> u64 {
+    if r.ledger.checked {
+        r.expected
+            .total
+            .saturating_sub(r.ledger.not_entered_expected)
+    } else {
+        r.expected.total
+    }
+}
+
+/// The totals as tiles, the sum they make, and the outcome bar. The tiles of outcomes add
+/// up to `entered`; known gaps that never entered are said apart.
 fn outcomes(h: &mut String, r: &Report) {
     let t = &r.totals;
+    let expected = entered_expected(r);
     section(h, Width::Wide, Some("Outcomes"), |h| {
         h.push_str("<div class=\"tiles\">");
         for (label, n) in [
@@ -129,12 +145,34 @@ fn outcomes(h: &mut String, r: &Report) {
             ("captured elsewhere", t.captured_elsewhere),
             ("missing", t.missing),
             ("dead", t.dead),
-            ("expected", r.expected.total),
+            ("expected", expected),
             ("unaccounted", r.outcomes.unaccounted),
         ] {
             let _ = write!(h, "<div class=\"tile\"><b>{n}</b>{label}</div>");
         }
         h.push_str("</div>");
+        if r.ledger.checked {
+            let _ = write!(
+                h,
+                "<p>{} entered = {} docs + {} failures ({} captured elsewhere, {} missing, {} \
+                 dead) + {expected} expected + {} unaccounted</p>",
+                r.counters.entered,
+                t.concepts,
+                t.failures,
+                t.captured_elsewhere,
+                t.missing,
+                t.dead,
+                r.outcomes.unaccounted,
+            );
+        }
+        let never = r.ledger.not_entered_expected;
+        if r.ledger.checked && never > 0 {
+            let _ = write!(
+                h,
+                "<p class=\"muted\">Besides: {never} expected, never entered (links the \
+                 crawler found and robots.txt disallowed; not fetched, so not in the sum).</p>"
+            );
+        }
         h.push_str(&stacked_bar(&outcome_slices(r)));
     });
 }
@@ -144,20 +182,16 @@ fn retries(h: &mut String, r: &Report) {
     let rounds = |m: &BTreeMap<u32, u64>, what: &str| -> Vec<(String, u64)> {
         m.iter()
             .map(|(k, v)| match k {
-                0 => (format!("{what}, no retry"), *v),
-                1 => (format!("{what} after 1 retry"), *v),
-                k => (format!("{what} after {k} retries"), *v),
+                0 => (format!("{what}, first round"), *v),
+                1 => (format!("{what} after 1 retry round"), *v),
+                k => (format!("{what} after {k} retry rounds"), *v),
             })
             .collect()
     };
-    let mut retry_rows = rounds(&r.retries.docs_by_rounds, "captured");
-    retry_rows.extend(rounds(&r.retries.failures_by_rounds, "failed"));
+    let mut retry_rows = rounds(&r.retries.docs_by_rounds, "docs");
+    retry_rows.extend(rounds(&r.retries.failures_by_rounds, "failures"));
     h.push_str(&bar_rows(&retry_rows, "#14b8a6"));
-    let _ = write!(
-        h,
-        "<p class=\"muted\">{} retry round(s) in all (failure routing).</p>",
-        r.retries.total_rounds
-    );
+    let _ = write!(h, "<p class=\"muted\">{}.</p>", esc(&rounds_sentence(r)));
     if !r.retries.http_attempts.is_empty() {
         h.push_str("<h2>HTTP requests per page (the site fetch)</h2>");
         let rows: Vec<(String, u64)> = r
@@ -186,6 +220,38 @@ fn retries(h: &mut String, r: &Report) {
     if !r.site_fetches.faults.is_empty() {
         h.push_str("<h2>Faults recovered inside the fetch</h2>");
         h.push_str(&bars(&r.site_fetches.faults, "#f59e0b", 10));
+    }
+}
+
+/// How many fetch rounds ran (the `rip-fetch` processes of a linear pipeline) and how many
+/// URLs needed a later one, e.g. `3 fetch rounds ran; 2 URLs needed a retry round (3 retry
+/// rounds in all, counted per URL)`.
+fn rounds_sentence(r: &Report) -> String {
+    let fetches = r
+        .ledger
+        .stages
+        .iter()
+        .filter(|s| s.stage == "rip-fetch")
+        .count();
+    let later = |m: &BTreeMap<u32, u64>| m.range(1..).map(|(_, n)| n).sum::<u64>();
+    let retried = later(&r.retries.docs_by_rounds) + later(&r.retries.failures_by_rounds);
+    let ran = match fetches {
+        0 => String::new(),
+        1 => "1 fetch round ran; ".to_owned(),
+        n => format!("{n} fetch rounds ran; "),
+    };
+    let in_all = if r.retries.total_rounds > retried {
+        format!(
+            " ({} retry rounds in all, counted per URL)",
+            r.retries.total_rounds
+        )
+    } else {
+        String::new()
+    };
+    match retried {
+        0 => format!("{ran}no URL needed a retry round"),
+        1 => format!("{ran}1 URL needed a retry round{in_all}"),
+        n => format!("{ran}{n} URLs needed a retry round{in_all}"),
     }
 }
 
@@ -219,12 +285,17 @@ fn books(h: &mut String, r: &Report) {
     let c = &r.counters;
     let _ = write!(
         h,
-        "<p>consumed <b>{}</b> · persisted <b>{}</b> · failed <b>{}</b> · expected <b>{}</b> · entered <b>{}</b> · {}</p>",
+        "<p>consumed <b>{}</b> · persisted <b>{}</b> · failed <b>{}</b> · expected <b>{}</b> · entered <b>{}</b>{} · {}</p>",
         c.consumed,
         c.persisted,
         c.failed,
         c.expected,
         c.entered,
+        if c.not_entered > 0 {
+            format!(" · not entered <b>{}</b>", c.not_entered)
+        } else {
+            String::new()
+        },
         if !r.ledger.checked {
             "ledger not checked"
         } else if r.complete {
@@ -309,14 +380,20 @@ fn failure_lists(h: &mut String, r: &Report) {
     table(
         h,
         "Missing",
-        &["url", "errors", "candidates"],
+        &["url", "linked from", "link text", "errors", "candidates"],
         r.missing.iter().map(|m| {
             let errors: Vec<String> = m
                 .errors
                 .iter()
                 .map(|e| format!("{}: {}", e.code, e.message))
                 .collect();
-            vec![m.url.clone(), errors.join("; "), m.candidates.join(" ")]
+            vec![
+                m.url.clone(),
+                m.parent.clone().unwrap_or_default(),
+                m.link_text.clone().unwrap_or_default(),
+                errors.join("; "),
+                m.candidates.join(" "),
+            ]
         }),
     );
     table(
@@ -354,6 +431,12 @@ fn counts(m: &BTreeMap<String, u64>) -> String {
         .join(", ")
 }
 
+/// The columns of [`table`]s that hold URLs.
+const URL_COLUMNS: &[&str] = &["url", "at", "linked from", "candidates"];
+
+/// The columns of [`table`]s whose cells are not broken: stage names, numbers, statuses.
+const WHOLE_COLUMNS: &[&str] = &["stage", "pid", "status", "bad lines", "ms", "peak memory"];
+
 /// A table with a heading; nothing when there are no rows. Cells are escaped here.
 fn table(h: &mut String, title: &str, head: &[&str], rows: impl Iterator<Item = Vec<String>>) {
     let rows: Vec<Vec<String>> = rows.collect();
@@ -367,8 +450,16 @@ fn table(h: &mut String, title: &str, head: &[&str], rows: impl Iterator<Item = 
     h.push_str("</tr>");
     for row in rows.iter().take(500) {
         h.push_str("<tr>");
-        for cell in row {
-            let _ = write!(h, "<td>{}</td>", esc(cell));
+        for (cell, name) in row.iter().zip(head) {
+            // URLs break anywhere (they have no spaces); names and numbers nowhere.
+            let class = if URL_COLUMNS.contains(name) {
+                " class=\"u\""
+            } else if WHOLE_COLUMNS.contains(name) {
+                " class=\"n\""
+            } else {
+                ""
+            };
+            let _ = write!(h, "<td{class}>{}</td>", esc(cell));
         }
         h.push_str("</tr>");
     }

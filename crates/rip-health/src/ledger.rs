@@ -81,6 +81,7 @@ pub fn check(tally: &Tally, require: bool) -> std::io::Result<Ledger> {
         duplicated,
         entered_twice: urls.entered_twice,
         not_entered: urls.not_entered,
+        not_entered_expected: urls.not_entered_expected,
         stages: stage_accounts(tally),
         problems,
         notes,
@@ -150,6 +151,8 @@ struct UrlAccounts {
     accounted: u64,
     /// Terminal records of URLs no ledger names.
     not_entered: u64,
+    /// Of those, the records of URLs whose first terminal record is `expected`.
+    not_entered_expected: u64,
 }
 
 impl UrlAccounts {
@@ -162,6 +165,8 @@ impl UrlAccounts {
                 .filter(|s| s.entered() > 0 && s.terminals() == 1)
                 .count() as u64,
             not_entered: urls.terminal_records(|s| s.entered() == 0),
+            not_entered_expected: urls
+                .terminal_records(|s| s.entered() == 0 && s.first_terminal() == Some("expected")),
         }
     }
 }

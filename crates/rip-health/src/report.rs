@@ -79,8 +79,10 @@ pub struct CapturedElsewhere {
     pub at: String,
 }
 
-/// `{url, errors}`, plus `candidates` when the reconciler found several.
+/// `{url, errors}`, plus `candidates` when the reconciler found several, and where the
+/// URL was linked from (`parent`, `linkText`) when its error document says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Missing {
     /// The failed URL.
     pub url: String,
@@ -89,6 +91,12 @@ pub struct Missing {
     /// Docs that matched ambiguously.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<String>,
+    /// The page that linked to it (the error document's `parent`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// The text of that link (the error document's `linkText`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_text: Option<String>,
 }
 
 /// `{code, message}`.
@@ -365,6 +373,10 @@ pub struct Ledger {
     /// Terminal records for URLs that never entered (e.g. `expected` records written by
     /// discovery for robots-disallowed links, which are never fetched).
     pub not_entered: u64,
+    /// Of `notEntered`, the `expected` records (the URL's first terminal record): links
+    /// discovery found and robots.txt disallowed, known gaps that never entered.
+    #[serde(default)]
+    pub not_entered_expected: u64,
     /// Stage accounts, in stream order.
     pub stages: Vec<StageAccount>,
     /// What is wrong with the books, each with its stage and a hint.

@@ -376,6 +376,8 @@ impl Tally {
                     url: e.url,
                     errors,
                     candidates,
+                    parent: e.context.parent,
+                    link_text: e.context.link_text,
                 });
             }
         }

@@ -3,6 +3,7 @@
 //! current by a rip-reconcile test), its report read back with the library's types.
 
 mod chromium;
+mod html;
 mod layouts;
 mod many;
 mod network;
@@ -79,9 +80,12 @@ fn the_worked_example_has_exactly_the_references_shape_and_numbers() {
     assert_eq!(
         v["missing"],
         serde_json::json!([
-            {"url": format!("{aon}Equipment.aspx?ID=3611"), "errors": [{"code": "httpError.permanent", "message": "HTTP 404"}]},
-            {"url": format!("{aon}Monsters.aspx?ID=3542"), "errors": [{"code": "httpError.permanent", "message": "HTTP 404"}]}
-        ])
+            {"url": format!("{aon}Equipment.aspx?ID=3611"), "errors": [{"code": "httpError.permanent", "message": "HTTP 404"}],
+             "parent": format!("{aon}Equipment.aspx"), "linkText": "Dragonbone Lute"},
+            {"url": format!("{aon}Monsters.aspx?ID=3542"), "errors": [{"code": "httpError.permanent", "message": "HTTP 404"}],
+             "parent": format!("{aon}Monsters.aspx"), "linkText": "Ember Wyrm"}
+        ]),
+        "the reference's url and errors, then where the page was linked from"
     );
     assert_eq!(
         v["dead"],
