@@ -5,8 +5,43 @@
 //! [`short_help`] keeps each flag's text for `--help` and gives `-h` its first sentence
 //! without its parentheses, and leaves the flags of some headings (those every fetching
 //! stage shares, say) out of `-h` altogether, with a line saying where they are.
+//!
+//! [`plain_usage`] makes a usage error show the usage line of `--help`, not clap's list of
+//! the flags that were given, which reads as if they were required.
 
 use clap::Command;
+use clap::builder::StyledStr;
+
+/// `cmd`, and each of its subcommands, with the usage line `--help` shows
+/// (`rip-cache prune [OPTIONS] --older-than <DURATION>`) in its usage errors too. Left
+/// alone, clap's error names the flags given in place of `[OPTIONS]`
+/// (`Usage: rip-cache prune --older-than <DURATION> --cache-dir <CACHE_DIR>`), so that an
+/// optional flag (one with a default or an environment variable) reads as required.
+pub fn plain_usage(mut cmd: Command) -> Command {
+    cmd.build();
+    with_help_usage(cmd)
+}
+
+fn with_help_usage(mut cmd: Command) -> Command {
+    let usage = cmd.render_usage().ansi().to_string();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_owned())
+        .collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(name, with_help_usage);
+    }
+    cmd.override_usage(StyledStr::from(untitled(&usage).to_owned()))
+}
+
+/// A rendered usage without its `Usage:` title (and the title's style, when styled).
+fn untitled(usage: &str) -> &str {
+    let Some((_, rest)) = usage.split_once("Usage:") else {
+        return usage;
+    };
+    let rest = rest.strip_prefix("\u{1b}[0m").unwrap_or(rest);
+    rest.strip_prefix(' ').unwrap_or(rest)
+}
 
 /// `cmd` with a short help for `-h` (the first sentence of each flag's help, its
 /// parentheses left out) and the whole text for `--help`; the flags under the headings
@@ -100,6 +135,36 @@ mod tests {
         ] {
             assert_eq!(first_sentence(text), short, "{text}");
         }
+    }
+
+    #[test]
+    fn a_usage_error_shows_the_usage_of_help_not_the_flags_given() {
+        let cmd = || {
+            Command::new("t")
+                .arg(Arg::new("dir").long("dir").default_value(".t").global(true))
+                .subcommand(Command::new("stats"))
+                .subcommand(Command::new("prune").arg(Arg::new("age").long("age").required(true)))
+        };
+        let usage_of = |args: &[&str]| {
+            let err = plain_usage(cmd()).try_get_matches_from(args).unwrap_err();
+            let text = err.render().to_string();
+            let line = text.lines().find(|l| l.starts_with("Usage:"));
+            line.map(str::to_owned).unwrap_or(text)
+        };
+        assert_eq!(
+            usage_of(&["t", "prune", "--dir", "x"]),
+            "Usage: t prune [OPTIONS] --age <age>"
+        );
+        assert_eq!(
+            usage_of(&["t", "stats", "--dir", "x", "--bogus"]),
+            "Usage: t stats [OPTIONS]"
+        );
+        assert_eq!(
+            usage_of(&["t", "--dir", "x", "--bogus"]),
+            "Usage: t [OPTIONS] [COMMAND]"
+        );
+        let help = plain_usage(cmd()).render_help().to_string();
+        assert!(help.contains("Usage: t [OPTIONS] [COMMAND]\n"), "{help}");
     }
 
     #[test]

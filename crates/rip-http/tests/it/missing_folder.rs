@@ -58,6 +58,43 @@ fn rip_cache_on_a_missing_folder_fails_naming_it_and_creates_nothing() {
 }
 
 #[test]
+fn rip_cache_usage_lines_show_the_cache_folder_as_optional() {
+    // `--cache-dir` has a default and RIP_CACHE_DIR: a usage error after it was given shows
+    // the usage of --help, not the flags given as if they were required.
+    let cwd = tempfile::tempdir().unwrap();
+    for (args, usage) in [
+        (
+            &["--cache-dir", "x", "prune"][..],
+            "Usage: rip-cache prune [OPTIONS] --older-than <DURATION>",
+        ),
+        (
+            &["stats", "--cache-dir", "x", "--no-such-flag"],
+            "Usage: rip-cache stats [OPTIONS]",
+        ),
+        (
+            &["--cache-dir", "x"],
+            "Usage: rip-cache [OPTIONS] <COMMAND>",
+        ),
+        (&["--help"], "Usage: rip-cache [OPTIONS] <COMMAND>"),
+        (
+            &["prune", "--help"],
+            "Usage: rip-cache prune [OPTIONS] --older-than <DURATION>",
+        ),
+    ] {
+        let out = rip_cache(cwd.path(), None, args);
+        let help = args.contains(&"--help");
+        assert_eq!(
+            out.status.code(),
+            Some(if help { 0 } else { 1 }),
+            "{args:?}"
+        );
+        let text = String::from_utf8_lossy(if help { &out.stdout } else { &out.stderr });
+        let line = text.lines().find(|l| l.starts_with("Usage:"));
+        assert_eq!(line, Some(usage), "{args:?}: {text}");
+    }
+}
+
+#[test]
 fn rip_cache_on_a_folder_without_entries_reports_nothing_and_creates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().display().to_string();

@@ -92,3 +92,20 @@ fn bad_arguments_are_named_and_fatal() {
         ran.stderr
     );
 }
+
+#[test]
+fn the_usage_line_shows_the_cache_folder_as_optional() {
+    // `--cache-dir` has a default and RIP_CACHE_DIR: a usage error after it was given (as
+    // `stage` gives it) shows the usage of --help, not the flags given as if required.
+    let usage = "Usage: rip-render [OPTIONS] [URL]...";
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["http://127.0.0.1:9/", "--no-such-flag"];
+    let ran = stage("rip-render", dir.path(), &args, "").run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    let line = ran.stderr.lines().find(|l| l.starts_with("Usage:"));
+    assert_eq!(line, Some(usage), "{}", ran.stderr);
+    let help = Stage::new("rip-render").arg("--help").run();
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    let line = help.stdout.lines().find(|l| l.starts_with("Usage:"));
+    assert_eq!(line, Some(usage), "{}", help.stdout);
+}
