@@ -49,7 +49,7 @@ async fn run(mut cli: Cli) -> anyhow::Result<Status> {
                     published(&pushed.published)
                 ),
             );
-            let bad = pushed.bad_lines > 0 || pushed.published.dropped > 0;
+            let bad = pushed.bad_lines > 0;
             Ok(if bad {
                 Status::Partial
             } else {
@@ -142,7 +142,7 @@ async fn work(broker: &Broker, args: WorkArgs, quiet: bool) -> anyhow::Result<St
     say(quiet, &worked_line(&worked));
     Ok(if stop.load(std::sync::atomic::Ordering::Relaxed) {
         Status::Interrupted
-    } else if worked.given_up > 0 || worked.published.dropped > 0 {
+    } else if worked.given_up > 0 {
         Status::Partial
     } else {
         Status::Complete
@@ -152,10 +152,10 @@ async fn work(broker: &Broker, args: WorkArgs, quiet: bool) -> anyhow::Result<St
 fn published(p: &Published) -> String {
     let mut text = format!("{} stored, {} already there", p.stored, p.duplicates);
     if p.too_large > 0 {
-        text += &format!(", {} too large (as failures)", p.too_large);
-    }
-    if p.dropped > 0 {
-        text += &format!(", {} too large without a URL (not stored)", p.dropped);
+        text += &format!(
+            " ({} over the broker's largest message, in chunks)",
+            p.too_large
+        );
     }
     text
 }

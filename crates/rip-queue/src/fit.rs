@@ -1,31 +1,8 @@
-//! A record too large for the broker becomes a failure of its URL instead of vanishing.
+//! A `failure` standing for a record the queue could not carry through (a record a worker's
+//! program failed on, one that took its worker down, one whose chunks are lost), so that its
+//! URL is accounted for instead of vanishing.
 
-use rip_core::{ErrorCategory, ErrorEntry, Failure, Phase, Record};
-use std::borrow::Cow;
-
-/// `line` as it can be published under `max_payload` bytes: itself when it fits; else a
-/// `failure` of its URL (`queue.tooLarge`, not retryable, the phase of the stage that would
-/// have read it); else, for a record without a URL, `None`
-/// (the caller says so: there is no URL to account for).
-pub fn fit(line: &str, max_payload: usize) -> Option<Cow<'_, str>> {
-    if line.len() <= max_payload {
-        return Some(Cow::Borrowed(line));
-    }
-    let failure = too_large(line, max_payload)?;
-    serde_json::to_string(&Record::Failure(failure))
-        .ok()
-        .map(Cow::Owned)
-}
-
-fn too_large(line: &str, max_payload: usize) -> Option<Failure> {
-    let kind = crate::identity::kind_of(line);
-    let message = format!(
-        "the `{kind}` record is {} bytes, over the broker's maximum message of {max_payload} \
-         bytes (raise the server's max_payload)",
-        line.len()
-    );
-    failure_of(line, ErrorCategory::Resource, "queue.tooLarge", &message)
-}
+use rip_core::{ErrorCategory, ErrorEntry, Failure, Phase};
 
 /// A `failure` (not retryable) of the URL of the record on `line`, standing for it, in the
 /// phase of the stage that would have read it next, with one error `code`: `None` when the
@@ -56,26 +33,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_record_that_fits_is_itself() {
-        let line = r#"{"_type":"page","url":"http://h/a"}"#;
-        assert_eq!(fit(line, 1000).as_deref(), Some(line));
-    }
-
-    #[test]
-    fn a_page_too_large_is_a_failure_of_its_url() {
-        let body = "x".repeat(500);
-        let line = format!(r#"{{"_type":"page","url":"http://h/a","attempt":0,"body":"{body}"}}"#);
-        let out = fit(&line, 100).expect("a failure");
-        let record: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(record["_type"], "failure");
+    fn a_failure_stands_for_a_record_of_its_url_in_the_phase_that_would_read_it() {
+        let line = r#"{"_type":"page","url":"http://h/a","attempt":1}"#;
+        let failure = failure_of(line, ErrorCategory::Unknown, "queue.x", "why").unwrap();
+        let record = serde_json::to_value(rip_core::Record::Failure(failure)).unwrap();
         assert_eq!(record["url"], "http://h/a");
-        assert_eq!(record["category"], "RESOURCE");
-        assert_eq!(record["errors"][0]["code"], "queue.tooLarge");
+        assert_eq!(record["phase"], "parse");
+        assert_eq!(record["attempt"], 2);
+        assert_eq!(record["errors"][0]["code"], "queue.x");
     }
 
     #[test]
     fn a_record_without_url_has_nothing_to_stand_for_it() {
-        let line = format!(r#"{{"_type":"summary","x":"{}"}}"#, "y".repeat(200));
-        assert!(fit(&line, 100).is_none());
+        let line = r#"{"_type":"summary","x":"y"}"#;
+        assert!(failure_of(line, ErrorCategory::Unknown, "queue.x", "why").is_none());
     }
 }

@@ -22,11 +22,13 @@
 //!   member (rendezvous hashing, leases taken create-if-absent), and counters (the crawl's
 //!   budgets) that many processes add to without passing a limit.
 //!
-//! A record the broker cannot hold (over its maximum payload) is never dropped: it becomes a
-//! `failure` of its URL ([`fit::fit`]), which the books count.
+//! A record over the broker's largest message goes through in chunks and comes out whole
+//! ([`chunks`]); a record the queue cannot carry through becomes a `failure` of its URL
+//! ([`fit::failure_of`]), which the books count.
 #![deny(missing_docs)]
 
 pub mod broker;
+pub mod chunks;
 pub mod error;
 pub mod fit;
 pub mod frontier;

@@ -1,13 +1,14 @@
 //! Publishing records: each under its identity, a window of acknowledgements in flight, and
 //! again (under the same identity) while the broker restarts.
 
+use crate::chunks::{self, CHUNK_HEADER, CHUNKS_HEADER};
 use crate::identity::{Head, ledger_per_url};
 use crate::pairs::{Piece, pieces};
-use crate::{Broker, QueueError, fit::fit, partition};
+use crate::{Broker, QueueError, partition};
 use async_nats::jetstream::context::{PublishAckFuture, PublishError};
 use async_nats::jetstream::message::PublishMessage;
+use async_nats::jetstream::publish::PublishAck;
 use bytes::Bytes;
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -31,16 +32,16 @@ pub struct Published {
     pub stored: u64,
     /// Records the broker already had (same identity): stored once.
     pub duplicates: u64,
-    /// Records over the broker's maximum message, published as a failure of their URL.
+    /// Of those stored or already there, records over the broker's largest message, stored
+    /// in chunks ([`crate::chunks`]).
     pub too_large: u64,
-    /// Records over the maximum without a URL to stand for them: not published, said on
-    /// stderr.
-    pub dropped: u64,
 }
 
 /// Publishes records to one stream's subject.
 pub struct Publisher {
     broker: Broker,
+    /// The stream's name on the broker (`<prefix>_<name>`).
+    stream: String,
     subject: String,
     partitions: u32,
     max_payload: usize,
@@ -65,6 +66,7 @@ impl Publisher {
     /// `partitions` ([`crate::broker::partitions_of`]; 0: not partitioned).
     pub fn new(broker: &Broker, stream: &str, partitions: u32) -> Self {
         Self {
+            stream: format!("{}_{stream}", broker.prefix()),
             subject: broker.subject(stream),
             partitions,
             max_payload: broker.max_payload(),
@@ -108,7 +110,7 @@ impl Publisher {
         &mut self,
         records: Vec<(String, Head)>,
     ) -> Result<(), QueueError> {
-        for piece in pieces(records, self.max_payload) {
+        for piece in pieces(records, chunks::room(self.max_payload)) {
             match piece {
                 Piece::One { line, head } => self.send_record(&line, head).await?,
                 Piece::Pair {
@@ -133,28 +135,15 @@ impl Publisher {
         self.send_record(line, Head::of(line)).await
     }
 
-    /// Publishes the record on `line`, whose head is `head`.
+    /// Publishes the record on `line`, whose head is `head`: in chunks when it is over the
+    /// broker's largest message.
     async fn send_record(&mut self, line: &str, head: Head) -> Result<(), QueueError> {
-        let Some(fitted) = fit(line, self.max_payload) else {
-            self.counts.dropped += 1;
-            eprintln!(
-                "rip-queue: a record of {} bytes without a URL is over the broker's maximum \
-                 message of {} bytes: not published (raise the server's max_payload)",
-                line.len(),
-                self.max_payload
-            );
-            return Ok(());
-        };
-        let head = match fitted {
-            Cow::Owned(ref failure) => {
-                self.counts.too_large += 1;
-                Head::of(failure)
-            }
-            Cow::Borrowed(_) => head,
-        };
-        let id = head.message_id(&fitted);
+        if line.len() > chunks::room(self.max_payload) {
+            return self.send_chunked(line, head).await;
+        }
+        let id = head.message_id(line);
         *self.by_kind.entry(head.kind).or_default() += 1;
-        let payload = Bytes::from(fitted.into_owned());
+        let payload = Bytes::copy_from_slice(line.as_bytes());
         self.send_as(head.url.as_deref(), id, payload).await
     }
 
@@ -177,15 +166,9 @@ impl Publisher {
         payload: Bytes,
         records: u64,
     ) -> Result<(), QueueError> {
-        let subject = match self.partitions {
-            0 => self.subject.clone(),
-            n => format!("{}.{}", self.subject, partition::of_url(url, n)),
-        };
-        let id = match &self.run {
-            Some(run) => format!("{run}:{id}"),
-            None => id,
-        };
-        let ack = self.publish(&subject, &payload, &id).await?;
+        let subject = self.subject_of(url);
+        let id = self.run_id(id);
+        let ack = self.publish(&subject, &payload, &id, None).await?;
         self.pending.push_back(Pending {
             ack,
             subject,
@@ -213,11 +196,29 @@ impl Publisher {
         &self.by_kind
     }
 
-    async fn publish(
+    /// The subject of a record of `url`: its host's partition's on a partitioned stream.
+    fn subject_of(&self, url: Option<&str>) -> String {
+        match self.partitions {
+            0 => self.subject.clone(),
+            n => format!("{}.{}", self.subject, partition::of_url(url, n)),
+        }
+    }
+
+    /// The message id `id` of a record of this publisher's run.
+    fn run_id(&self, id: String) -> String {
+        match &self.run {
+            Some(run) => format!("{run}:{id}"),
+            None => id,
+        }
+    }
+
+    /// Publishes `payload` under the message id `id`, with the run's header and `extra`.
+    pub(crate) async fn publish(
         &self,
         subject: &str,
         payload: &Bytes,
         id: &str,
+        extra: Option<(&'static str, &str)>,
     ) -> Result<PublishAckFuture, QueueError> {
         let js = self.broker.jetstream();
         self.broker
@@ -228,9 +229,35 @@ impl Publisher {
                 if let Some(run) = &self.run {
                     message = message.header(RUN_HEADER, run.as_str());
                 }
+                if let Some((name, value)) = extra {
+                    message = message.header(name, value);
+                }
                 js.send_publish(subject.to_owned(), message)
             })
             .await
+    }
+
+    /// Waits for `ack` of the message published with [`publish`](Self::publish)'s
+    /// arguments, publishing it again (same identity: stored at most once) while the broker
+    /// does not acknowledge it, for as long as its patience allows.
+    pub(crate) async fn stored(
+        &self,
+        ack: PublishAckFuture,
+        message: (&str, &Bytes, &str, Option<(&'static str, &str)>),
+    ) -> Result<PublishAck, QueueError> {
+        let (subject, payload, id, extra) = message;
+        let start = Instant::now();
+        let mut answer = ack.await;
+        loop {
+            match answer {
+                Ok(ack) => return Ok(ack),
+                Err(e) => {
+                    self.give_up_after(start, &e)?;
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    answer = self.publish(subject, payload, id, extra).await?.await;
+                }
+            }
+        }
     }
 
     async fn settle_oldest(&mut self) -> Result<(), QueueError> {
@@ -259,7 +286,7 @@ impl Publisher {
                     }
                     self.give_up_after(start, &e)?;
                     tokio::time::sleep(Duration::from_millis(200)).await;
-                    answer = self.publish(&subject, &payload, &id).await?.await;
+                    answer = self.publish(&subject, &payload, &id, None).await?.await;
                     continue;
                 }
             }
@@ -274,3 +301,78 @@ impl Publisher {
         Err(self.broker.gone("publish a record", &e.to_string()))
     }
 }
+
+impl Publisher {
+    /// Publishes the record on `line` in chunks, then its head ([`crate::chunks`]), waiting
+    /// until the broker has stored them. A head the broker had already (the record stored
+    /// before) has the chunks just stored deleted.
+    async fn send_chunked(&mut self, line: &str, head: Head) -> Result<(), QueueError> {
+        let digest = chunks::digest(line.as_bytes());
+        let subject = self.subject_of(head.url.as_deref());
+        let id = self.run_id(head.message_id(line));
+        let whole = Bytes::copy_from_slice(line.as_bytes());
+        let size = chunks::chunk_size(self.max_payload);
+        let mut in_flight = VecDeque::new();
+        let (mut sequences, mut fresh) = (Vec::new(), Vec::new());
+        for (index, start) in (0..whole.len()).step_by(size).enumerate() {
+            let piece = whole.slice(start..(start + size).min(whole.len()));
+            let (chunk_id, value) = (
+                format!("{id}~{digest}~{index}"),
+                format!("{digest} {index}"),
+            );
+            let ack = self
+                .publish(&subject, &piece, &chunk_id, Some((CHUNK_HEADER, &value)))
+                .await?;
+            in_flight.push_back((ack, piece, chunk_id, value));
+            while in_flight.len() > CHUNKS_IN_FLIGHT
+                || (start + size >= whole.len() && !in_flight.is_empty())
+            {
+                let (ack, piece, chunk_id, value) = in_flight.pop_front().expect("one in flight");
+                let message = (
+                    subject.as_str(),
+                    &piece,
+                    chunk_id.as_str(),
+                    Some((CHUNK_HEADER, value.as_str())),
+                );
+                let stored = self.stored(ack, message).await?;
+                sequences.push(stored.sequence);
+                if !stored.duplicate {
+                    fresh.push(stored.sequence);
+                }
+            }
+        }
+        let value = format!("{digest} {} {}", whole.len(), chunks::ranges(&sequences));
+        let stand_in = Bytes::from(chunks::stand_in(line));
+        let extra = Some((CHUNKS_HEADER, value.as_str()));
+        let ack = self.publish(&subject, &stand_in, &id, extra).await?;
+        let stored = self.stored(ack, (&subject, &stand_in, &id, extra)).await?;
+        *self.by_kind.entry(head.kind).or_default() += 1;
+        self.counts.too_large += 1;
+        if stored.duplicate {
+            self.counts.duplicates += 1;
+            self.delete(&fresh).await;
+        } else {
+            self.counts.stored += 1;
+        }
+        Ok(())
+    }
+
+    /// Deletes the messages at `sequences` (chunks no head names); a failure leaves them,
+    /// passed over by readers.
+    async fn delete(&self, sequences: &[u64]) {
+        let Ok(stream) = self
+            .broker
+            .jetstream()
+            .get_stream_no_info(&self.stream)
+            .await
+        else {
+            return;
+        };
+        for &sequence in sequences {
+            stream.delete_message(sequence).await.ok();
+        }
+    }
+}
+
+/// Chunks of one record published before the oldest one's acknowledgement is waited for.
+const CHUNKS_IN_FLIGHT: usize = 32;

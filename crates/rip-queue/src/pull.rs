@@ -1,6 +1,7 @@
 //! `rip-queue pull STREAM`: a stream's records to a writer.
 
 use crate::broker::Absence;
+use crate::chunks;
 use crate::reader::Reader;
 use crate::{Broker, QueueError};
 use async_nats::jetstream::stream::Stream;
@@ -91,6 +92,11 @@ pub async fn pull_selected(
         let Some(message) = reader.next(Duration::from_millis(500)).await? else {
             out.flush()?;
             absence.check(broker, &format!("read the stream {stream}"))?;
+            if (until == Until::End || finishing)
+                && !reader.holds_between(read_to + 1, last).await?
+            {
+                break; // the rest was deleted
+            }
             if let Some((input, group)) = &done_after
                 && !finishing
                 && input_complete()
@@ -102,13 +108,18 @@ pub async fn pull_selected(
             continue;
         };
         let info = message.info().map_err(|e| refused(stream, e))?;
-        if selection.run.is_none() || crate::publish::run_of(&message) == selection.run {
+        let (pending, full_name) = (info.pending, info.stream.to_owned());
+        read_to = info.stream_sequence;
+        let ours = selection.run.is_none() || crate::publish::run_of(&message) == selection.run;
+        // A chunk comes out with its record, at its head.
+        if ours && !chunks::is_chunk(&message) {
+            let mut message = message.message;
+            chunks::make_whole(broker, &full_name, &mut message).await?;
             out.write_all(&message.payload)?;
             out.write_all(b"\n")?;
             written += records_in(&message.payload);
         }
-        read_to = info.stream_sequence;
-        if info.pending == 0 {
+        if pending == 0 {
             out.flush()?;
         }
     }

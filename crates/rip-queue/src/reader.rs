@@ -128,6 +128,29 @@ impl Reader {
             .await
     }
 
+    /// Whether the stream holds a message from the sequence `from` to `to`: the last
+    /// sequence may be of a message since deleted (chunks no head names), which no reader
+    /// will ever get.
+    pub(crate) async fn holds_between(&self, from: u64, to: u64) -> Result<bool, QueueError> {
+        use async_nats::jetstream::stream::RawMessageErrorKind;
+        let doing = format!("read the stream {}", self.name);
+        let first = self
+            .broker
+            .patiently(&doing, || async {
+                match self
+                    .handle
+                    .get_first_raw_message_by_subject(">", from)
+                    .await
+                {
+                    Ok(m) => Ok(Some(m.sequence)),
+                    Err(e) if e.kind() == RawMessageErrorKind::NoMessageFound => Ok(None),
+                    Err(e) => Err(e),
+                }
+            })
+            .await?;
+        Ok(first.is_some_and(|sequence| sequence <= to))
+    }
+
     /// The sequence of the stream's last message, waiting for the broker.
     pub(crate) async fn last_sequence(&self) -> Result<u64, QueueError> {
         let doing = format!("read the stream {}", self.name);

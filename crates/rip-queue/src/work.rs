@@ -298,7 +298,8 @@ async fn pull(
                 .messages()
         })
         .await?;
-    Ok(received_while(broker, batch, expires + crate::broker::ATTEMPT_TIMEOUT).await)
+    let messages = received_while(broker, batch, expires + crate::broker::ATTEMPT_TIMEOUT).await;
+    crate::chunks::for_work(broker, messages).await
 }
 
 /// The records of a pull's answer, waiting for it at most `bound`. None when it does not

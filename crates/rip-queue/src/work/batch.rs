@@ -41,7 +41,6 @@ impl Outcome {
         p.stored += o.stored;
         p.duplicates += o.duplicates;
         p.too_large += o.too_large;
-        p.dropped += o.dropped;
     }
 
     pub(super) fn add_to(&self, worked: &mut Worked) {
@@ -53,7 +52,6 @@ impl Outcome {
         p.stored += self.published.stored;
         p.duplicates += self.published.duplicates;
         p.too_large += self.published.too_large;
-        p.dropped += self.published.dropped;
     }
 }
 

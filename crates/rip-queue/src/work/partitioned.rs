@@ -180,6 +180,7 @@ impl Job<'_> {
         else {
             return Ok(Vec::new());
         };
-        Ok(received_while(self.broker, batch, Duration::from_secs(5)).await)
+        let messages = received_while(self.broker, batch, Duration::from_secs(5)).await;
+        crate::chunks::for_work(self.broker, messages).await
     }
 }

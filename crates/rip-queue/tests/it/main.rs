@@ -3,6 +3,7 @@
 
 mod credentials;
 mod frontier;
+mod large;
 mod partitions;
 mod pipe;
 mod plain_urls;

@@ -69,29 +69,6 @@ fn bad_lines_are_reported_by_line_and_the_records_around_them_stored() {
 }
 
 #[test]
-fn a_page_over_the_brokers_maximum_becomes_a_failure_of_its_url() {
-    let nats = NatsServer::start(); // max_payload 8 MB
-    let body = "x".repeat(9 << 20);
-    let input = format!(
-        "{{\"_type\":\"page\",\"url\":\"http://h/big\",\"attempt\":0,\"body\":\"{body}\"}}\n\
-         {{\"_type\":\"page\",\"url\":\"http://h/small\",\"attempt\":0,\"body\":\"ok\"}}\n"
-    );
-    let ran = queue(&nats).args(["push", "pages"]).stdin(input).run();
-    assert_eq!(ran.code, 0, "{}", ran.stderr);
-    assert!(
-        ran.stderr.contains("1 too large (as failures)"),
-        "{}",
-        ran.stderr
-    );
-    let (_, values) = pull(&nats, "pages");
-    assert_eq!(values.len(), 2);
-    assert_eq!(values[0]["_type"], "failure");
-    assert_eq!(values[0]["url"], "http://h/big");
-    assert_eq!(values[0]["errors"][0]["code"], "queue.tooLarge");
-    assert_eq!(values[1]["url"], "http://h/small");
-}
-
-#[test]
 fn a_broker_that_is_not_there_is_a_clear_error_without_its_password() {
     let broker = rip_testkit::absent_broker("hunter2");
     let ran = rip_testkit::Stage::new("rip-queue")
