@@ -135,3 +135,31 @@ fn a_failing_target_is_still_a_target() {
     assert_eq!(r.counter("targetsFailed"), 2);
     assert_eq!(server.count(&g.path(6)), 2, "a reset is retried");
 }
+
+#[test]
+fn a_read_only_cache_folder_that_is_not_there_stops_the_crawl_naming_it() {
+    let server = TestServer::builder()
+        .graph(LinkGraph::new(5))
+        .start_background()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let typo = dir.path().join("typo");
+    let out = rip_testkit::Stage::new("rip-discover")
+        .args([&server.url("/"), "--cache", "read-only", "-q"])
+        .arg("--cache-dir")
+        .arg(&typo)
+        .command()
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty());
+    let said = format!(
+        "rip-discover: error: the cache folder {} does not exist (cache folder given by \
+         --cache-dir; the cache mode read-only reads a cache and creates none)",
+        typo.display()
+    );
+    assert!(stderr.contains(&said), "{stderr}");
+    assert!(!typo.exists(), "read-only made the folder");
+    assert_eq!(server.total(), 0);
+}
