@@ -122,6 +122,17 @@ pub struct Cli {
     #[arg(help_heading = "Budgets", long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::parse_size)]
     frontier_memory: usize,
 
+    /// Crawl nothing: say, for each of these URLs, what this crawl would do with it and
+    /// which rule decides (canonicalisation, --domain or the start URLs' origins, --follow,
+    /// --target, robots.txt). One JSON line per URL, readable text on a terminal.
+    /// robots.txt is fetched for the URLs in scope (not with --ignore-robots); no page is.
+    /// Give the start URLs before it.
+    #[arg(help_heading = "Dry run", long, value_name = "URL", num_args = 1..)]
+    pub explain: Vec<String>,
+    /// The readable form of --explain, also when stdout is not a terminal.
+    #[arg(help_heading = "Dry run", long, requires = "explain")]
+    pub explain_text: bool,
+
     /// HTTP: politeness, retries, timeouts, headers, proxy, robots.txt, cache (the same
     /// flags as rip-fetch's).
     #[command(flatten, next_help_heading = "HTTP")]

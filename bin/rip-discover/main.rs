@@ -20,6 +20,9 @@ fn main() -> ExitCode {
 
 fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let stop = rip_cli::install_interrupt()?;
+    if !cli.explain.is_empty() {
+        return run_explain(&cli);
+    }
     if cli.wiki.active() {
         return run_wiki(cli);
     }
@@ -89,4 +92,27 @@ fn run_wiki(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         eprintln!("{}", rip_discover::mediawiki::summary_line(&summary));
     }
     Ok(summary.status)
+}
+
+/// `--explain URL…`: what the crawl would do with each URL, and why; no crawl.
+fn run_explain(cli: &args::Cli) -> anyhow::Result<rip_core::Status> {
+    use std::io::{IsTerminal as _, Write as _};
+    let config = cli.config()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let explained = runtime.block_on(rip_discover::explain::explain(&config, &cli.explain))?;
+    let readable = cli.explain_text || std::io::stdout().is_terminal();
+    let mut out = std::io::BufWriter::new(rip_cli::stdout());
+    for e in &explained {
+        if readable {
+            out.write_all(rip_discover::explain::text(e).as_bytes())?;
+        } else {
+            serde_json::to_writer(&mut out, e)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    out.flush()?;
+    Ok(rip_core::Status::Complete)
 }

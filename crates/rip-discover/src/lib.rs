@@ -102,6 +102,7 @@
 
 pub mod context;
 mod crawl;
+pub mod explain;
 pub mod frontier;
 pub mod journal;
 pub mod links;

@@ -2,6 +2,7 @@
 //! generated link graphs), its output read back with rip-core types.
 
 mod demo;
+mod explain;
 mod failures;
 mod graph;
 mod help;
