@@ -9,7 +9,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rip_core::Kind;
 use std::io::IsTerminal as _;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -19,6 +19,10 @@ pub struct Taps {
     source: Arc<Counts>,
     /// After the rip-route of round r (index r-1).
     routes: Arc<std::sync::Mutex<Vec<Arc<Counts>>>>,
+    /// After `rip-queue relay`: what the workers made (a scrape spread over machines).
+    workers: Arc<Counts>,
+    /// The pages the workers fetched, as their `rip-parse` summaries say.
+    worker_pages: Arc<AtomicU64>,
     last: Arc<Counts>,
 }
 
@@ -34,8 +38,16 @@ impl Taps {
                 }
                 Some(routes[r as usize - 1].clone())
             }
+            Role::Relay => Some(self.workers.clone()),
             _ => None,
         }
+    }
+
+    /// Where the link after a stage of `role` adds the pages its `rip-parse` summaries say
+    /// were fetched ([`crate::tap::relay_workers`]): after `rip-queue relay`, whose workers'
+    /// fetch rounds run elsewhere.
+    pub fn worker_pages(&self, role: Role) -> Option<Arc<AtomicU64>> {
+        (role == Role::Relay).then(|| self.worker_pages.clone())
     }
 
     /// The final stream's counters.
@@ -48,13 +60,13 @@ impl Taps {
         self.source.get(&Kind::Ref)
     }
 
-    /// Pages that came out of the last round.
+    /// Pages that came out of the last round: here, or on the workers.
     pub fn fetched(&self) -> u64 {
         self.routes
             .lock()
             .ok()
             .and_then(|r| r.last().map(|c| c.get(&Kind::Page)))
-            .unwrap_or(0)
+            .unwrap_or_else(|| self.worker_pages.load(Ordering::Relaxed))
     }
 
     /// Retries sent to each round after the first: `(round, refs)`.
@@ -198,5 +210,31 @@ mod tests {
         );
         assert_eq!(taps.discovered(), 50);
         assert_eq!(taps.fetched(), 47);
+    }
+
+    #[test]
+    fn with_workers_the_pages_they_fetched_are_counted() {
+        let taps = Taps::default();
+        add_refs(&taps, 44);
+        let relayed = taps
+            .after(Role::Relay, 3)
+            .expect("the relay's link is counted");
+        let pages = taps.worker_pages(Role::Relay).expect("and its pages");
+        assert!(taps.worker_pages(Role::Source).is_none());
+        pages.fetch_add(44, Ordering::Relaxed);
+        (0..43).for_each(|_| relayed.add(&Kind::Doc));
+        let last = taps.final_counts();
+        (0..43).for_each(|_| last.add(&Kind::Doc));
+        assert_eq!(taps.fetched(), 44);
+        let line = taps.line(3, Duration::from_secs(1));
+        assert!(
+            line.starts_with("discovered 44 · fetched 44 · parsed 43"),
+            "{line}"
+        );
+    }
+
+    fn add_refs(taps: &Taps, n: usize) {
+        let source = taps.after(Role::Source, 3).unwrap();
+        (0..n).for_each(|_| source.add(&Kind::Ref));
     }
 }

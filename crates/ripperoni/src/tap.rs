@@ -4,7 +4,7 @@
 //! The counts feed the progress display only; the books are the stages' own `summary`
 //! records.
 
-use std::io::{Read, Write};
+use std::io::{BufRead as _, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -127,6 +127,45 @@ pub fn relay(mut from: impl Read, mut to: impl Write, counts: Arc<Counts>) {
     let _ = to.flush();
 }
 
+/// Copies `from` to `to` line by line until `from` ends, counting lines into `counts`, and
+/// adding to `pages` the pages each `rip-parse` summary in the stream says it read: what
+/// `rip-queue relay` writes holds the records workers made elsewhere, whose fetch rounds the
+/// wrapper does not relay, so their parse's summaries say how many pages they fetched. A
+/// write error stops the copy, as in [`relay`].
+pub fn relay_workers(
+    from: impl Read,
+    mut to: impl Write,
+    counts: Arc<Counts>,
+    pages: Arc<AtomicU64>,
+) {
+    let mut reader = std::io::BufReader::with_capacity(256 * 1024, from);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let kind = line_kind(&line);
+        if kind == Kind::Summary {
+            pages.fetch_add(parsed_pages(&line), Ordering::Relaxed);
+        }
+        counts.add(&kind);
+        if to.write_all(&line).is_err() {
+            break;
+        }
+    }
+    let _ = to.flush();
+}
+
+/// The pages a `rip-parse` summary says it read; 0 for any other line.
+fn parsed_pages(line: &[u8]) -> u64 {
+    match serde_json::from_slice::<rip_core::Summary>(line) {
+        Ok(s) if s.stage == "rip-parse" => s.input.get("page").copied().unwrap_or(0),
+        _ => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,6 +235,29 @@ mod tests {
             let streamed = streamed.unwrap_or(Kind::Other(String::new()));
             assert_eq!(line_kind(line.as_bytes()), streamed, "{line:?}");
         }
+    }
+
+    #[test]
+    fn the_workers_relay_adds_up_the_pages_their_parse_read() {
+        let parse = |pages: u64| {
+            format!(
+                "{{\"_type\":\"summary\",\"stage\":\"rip-parse\",\"pid\":1,\
+                 \"startedAt\":\"2026-01-01T00:00:00Z\",\"endedAt\":\"2026-01-01T00:00:01Z\",\
+                 \"input\":{{\"page\":{pages},\"ledger\":1}},\"output\":{{}},\
+                 \"status\":\"complete\"}}\n"
+            )
+        };
+        let fetch = parse(100).replace("rip-parse", "rip-fetch");
+        let doc = "{\"_type\":\"doc\",\"url\":\"http://h/a\"}\n";
+        let input = [doc, &parse(7), doc, &fetch, &parse(5), "not json\n", doc].concat();
+        let mut out = Vec::new();
+        let counts = Arc::new(Counts::default());
+        let pages = Arc::new(AtomicU64::new(0));
+        relay_workers(input.as_bytes(), &mut out, counts.clone(), pages.clone());
+        assert_eq!(out, input.as_bytes(), "copied unchanged");
+        assert_eq!(pages.load(Ordering::Relaxed), 12, "rip-parse's pages alone");
+        assert_eq!(counts.get(&Kind::Doc), 3);
+        assert_eq!(counts.get(&Kind::Summary), 3);
     }
 
     #[test]

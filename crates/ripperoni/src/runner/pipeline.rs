@@ -161,7 +161,11 @@ fn start(
             final_out = Some(stdout);
         } else if let Some(counts) = taps.after(*role, plan.rounds) {
             let (r, w) = std::io::pipe().context("cannot make a pipe")?;
-            threads.push(std::thread::spawn(move || tap::relay(stdout, w, counts)));
+            let pages = taps.worker_pages(*role);
+            threads.push(std::thread::spawn(move || match pages {
+                Some(pages) => tap::relay_workers(stdout, w, counts, pages),
+                None => tap::relay(stdout, w, counts),
+            }));
             next_stdin = Stdio::from(r);
         } else {
             next_stdin = Stdio::from(stdout);

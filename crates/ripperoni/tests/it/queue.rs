@@ -64,6 +64,12 @@ fn a_run_with_two_workers_balances_its_books_as_a_run_on_one_machine() {
         "{err}"
     );
     assert!(err.contains("(balanced)"), "{err}");
+    // The pages the workers fetched are counted, as a run on one machine counts them
+    // (e2e.rs: the same state file and site, 47 pages out of the last round).
+    let runs = runs(dir.path());
+    let counters = &runs.last().expect("a run record")["counters"];
+    assert_eq!(counters["fetched"], 47, "{counters}");
+    assert_eq!(counters["parsed"], 46, "{counters}");
 }
 
 #[test]
