@@ -4,7 +4,8 @@
 //!
 //! - **Body size**: a body longer than `max_body` is cut there and marked `truncated`, as
 //!   the client cuts a body it reads. An entry cut shorter than `max_body` (stored under a
-//!   smaller limit) is not served: a fetch would read more of the page, so one is made; in
+//!   smaller limit; a cut at a character boundary within three bytes of it counts as this
+//!   limit's) is not served: a fetch would read more of the page, so one is made; in
 //!   `read-only` mode, where no request is made, it is served as it is, `truncated`.
 //! - **Redirects**: the stored chain is replayed through the checks each `Location` of a
 //!   fetch goes through (length, scheme, loops, `max_redirects`, the redirect scope); a
@@ -22,6 +23,10 @@ use super::hops::Chain;
 use crate::cache::CacheEntry;
 use crate::config::{CacheMode, ClientConfig};
 use crate::outcome::{FetchFailure, Outcome, Response, Skip};
+
+/// How much shorter than the limit a body cut at that limit may be: a cut at a character
+/// boundary (rip-render's DOM) drops at most the three first bytes of a UTF-8 character.
+const CHAR_SLACK: usize = 3;
 
 /// What the limits make of a cache entry.
 pub(super) enum Limited {
@@ -45,7 +50,8 @@ impl Fetcher {
             });
         }
         let read_only = self.inner.cfg.cache.mode == CacheMode::ReadOnly;
-        if entry.meta.truncated && entry.body.len() < client.max_body && !read_only {
+        let short = entry.body.len() + CHAR_SLACK < client.max_body;
+        if entry.meta.truncated && short && !read_only {
             return Limited::Short;
         }
         Limited::Entry(entry)

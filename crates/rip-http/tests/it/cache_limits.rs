@@ -155,3 +155,26 @@ async fn a_cached_redirect_out_of_scope_is_the_skip_a_fresh_fetch_makes() {
     assert_eq!((skip.reason, skip.rule), (network.reason, network.rule));
     assert_eq!(server.count("/away"), 2, "the fill and the fresh fetch");
 }
+
+#[tokio::test]
+async fn an_entry_cut_at_a_character_boundary_under_this_limit_is_served() {
+    // rip-render cuts a DOM at a character boundary: up to three bytes short of the limit.
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fetcher::new(cached(dir.path(), CacheMode::ReadWrite, 100)).unwrap();
+    let key = "rip-render:http://127.0.0.1:9/p";
+    let mut resp = rip_http::Response {
+        final_url: "http://127.0.0.1:9/p".into(),
+        status: 200,
+        headers: Vec::new(),
+        body: "x".repeat(97).into(),
+        truncated: true,
+        redirects: Vec::new(),
+        fetched_at: chrono::Utc::now(),
+    };
+    f.remember(key, &resp, None).await;
+    let (hit, _) = f.cached(key).await.expect("cut at this limit");
+    assert_eq!((hit.body.len(), hit.truncated), (97, true));
+    resp.body = "x".repeat(96).into();
+    f.remember(key, &resp, None).await;
+    assert!(f.cached(key).await.is_none(), "cut at a smaller limit");
+}
