@@ -325,19 +325,6 @@ fn a_site_that_is_not_there_yet_is_not_ready() {
     );
 }
 
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), &dest).unwrap();
-        }
-    }
-}
-
 /// `make demo`'s script, on a copy of what it reads (so that the checkout's out/ is not
 /// touched): it succeeds, says why the run is partial before it starts, and ends with
 /// the health summary, Ladon's counters and the report's path.

@@ -9,6 +9,7 @@ mod keep;
 mod layout;
 mod outcomes;
 mod queue;
+mod queue_broker;
 mod render;
 mod schema;
 mod state_fields;
