@@ -311,36 +311,7 @@ impl Publisher {
         let subject = self.subject_of(head.url.as_deref());
         let id = self.run_id(head.message_id(line));
         let whole = Bytes::copy_from_slice(line.as_bytes());
-        let size = chunks::chunk_size(self.max_payload);
-        let mut in_flight = VecDeque::new();
-        let (mut sequences, mut fresh) = (Vec::new(), Vec::new());
-        for (index, start) in (0..whole.len()).step_by(size).enumerate() {
-            let piece = whole.slice(start..(start + size).min(whole.len()));
-            let (chunk_id, value) = (
-                format!("{id}~{digest}~{index}"),
-                format!("{digest} {index}"),
-            );
-            let ack = self
-                .publish(&subject, &piece, &chunk_id, Some((CHUNK_HEADER, &value)))
-                .await?;
-            in_flight.push_back((ack, piece, chunk_id, value));
-            while in_flight.len() > CHUNKS_IN_FLIGHT
-                || (start + size >= whole.len() && !in_flight.is_empty())
-            {
-                let (ack, piece, chunk_id, value) = in_flight.pop_front().expect("one in flight");
-                let message = (
-                    subject.as_str(),
-                    &piece,
-                    chunk_id.as_str(),
-                    Some((CHUNK_HEADER, value.as_str())),
-                );
-                let stored = self.stored(ack, message).await?;
-                sequences.push(stored.sequence);
-                if !stored.duplicate {
-                    fresh.push(stored.sequence);
-                }
-            }
-        }
+        let (sequences, fresh) = self.store_chunks(&subject, &id, &digest, &whole).await?;
         let value = format!("{digest} {} {}", whole.len(), chunks::ranges(&sequences));
         let stand_in = Bytes::from(chunks::stand_in(line));
         let extra = Some((CHUNKS_HEADER, value.as_str()));
@@ -355,6 +326,53 @@ impl Publisher {
             self.counts.stored += 1;
         }
         Ok(())
+    }
+
+    /// Stores `whole` in chunks on `subject` (a window of them in flight); returns their
+    /// sequences in order, and those of the chunks the broker did not have before.
+    async fn store_chunks(
+        &self,
+        subject: &str,
+        id: &str,
+        digest: &str,
+        whole: &Bytes,
+    ) -> Result<(Vec<u64>, Vec<u64>), QueueError> {
+        let size = chunks::chunk_size(self.max_payload);
+        let mut in_flight = VecDeque::new();
+        let (mut sequences, mut fresh) = (Vec::new(), Vec::new());
+        let mut settle = async |chunk: Chunk| -> Result<(), QueueError> {
+            let header = Some((CHUNK_HEADER, chunk.header.as_str()));
+            let message = (subject, &chunk.piece, chunk.id.as_str(), header);
+            let stored = self.stored(chunk.ack, message).await?;
+            sequences.push(stored.sequence);
+            if !stored.duplicate {
+                fresh.push(stored.sequence);
+            }
+            Ok(())
+        };
+        for (index, start) in (0..whole.len()).step_by(size).enumerate() {
+            let piece = whole.slice(start..(start + size).min(whole.len()));
+            let (id, header) = (
+                format!("{id}~{digest}~{index}"),
+                format!("{digest} {index}"),
+            );
+            let ack = self
+                .publish(subject, &piece, &id, Some((CHUNK_HEADER, &header)))
+                .await?;
+            in_flight.push_back(Chunk {
+                ack,
+                piece,
+                id,
+                header,
+            });
+            if in_flight.len() > CHUNKS_IN_FLIGHT {
+                settle(in_flight.pop_front().expect("one in flight")).await?;
+            }
+        }
+        while let Some(chunk) = in_flight.pop_front() {
+            settle(chunk).await?;
+        }
+        Ok((sequences, fresh))
     }
 
     /// Deletes the messages at `sequences` (chunks no head names); a failure leaves them,
@@ -376,3 +394,11 @@ impl Publisher {
 
 /// Chunks of one record published before the oldest one's acknowledgement is waited for.
 const CHUNKS_IN_FLIGHT: usize = 32;
+
+/// A chunk published, its acknowledgement awaited.
+struct Chunk {
+    ack: PublishAckFuture,
+    piece: Bytes,
+    id: String,
+    header: String,
+}
