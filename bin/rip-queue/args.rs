@@ -39,6 +39,9 @@ pub enum Command {
     Push {
         /// The stream (letters, digits, `-`, `_`).
         stream: String,
+        /// URLs to store, each as a `ref` record, instead of the input (stdin is not read).
+        #[arg(value_name = "URL", value_parser = rip_core::ndjson::url_argument, conflicts_with = "input")]
+        urls: Vec<String>,
         /// Input file of NDJSON records; `-` or nothing reads stdin.
         #[arg(long, short = 'i', value_name = "FILE")]
         input: Option<PathBuf>,

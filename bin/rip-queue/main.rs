@@ -35,10 +35,11 @@ async fn run(mut cli: Cli) -> anyhow::Result<Status> {
     match cli.command {
         Command::Push {
             stream,
+            urls,
             input,
             partitions,
         } => {
-            let (input, name) = rip_cli::open_input(input.as_deref())?;
+            let (input, name) = rip_cli::urls::open_input(&urls, input.as_deref())?;
             let input = BufReader::new(input);
             let pushed = rip_queue::push::push(&broker, &stream, partitions, input, name).await?;
             say(

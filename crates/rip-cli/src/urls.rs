@@ -3,6 +3,7 @@
 use clap::Args;
 use rip_core::PipeOptions;
 use std::io::{self, Read};
+use std::path::Path;
 
 use crate::{StageArgs, install_interrupt};
 
@@ -27,11 +28,24 @@ impl UrlArgs {
             return common.open_pipe(stage);
         }
         let stop = install_interrupt()?;
-        let lines = self.urls.join("\n") + "\n";
-        let input: Box<dyn Read + Send> = Box::new(io::Cursor::new(lines.into_bytes()));
-        Ok((
-            input,
-            common.pipe_options(stage, "arguments".to_owned(), stop),
-        ))
+        let (input, name) = open_input(&self.urls, None)?;
+        Ok((input, common.pipe_options(stage, name, stop)))
     }
+}
+
+/// The input of a program that takes URLs as arguments: the URLs, one a line (named
+/// `arguments` in messages), or without any the file at `path` or stdin
+/// ([`crate::open_input`]).
+pub fn open_input(
+    urls: &[String],
+    path: Option<&Path>,
+) -> anyhow::Result<(Box<dyn Read + Send>, String)> {
+    if urls.is_empty() {
+        return crate::open_input(path);
+    }
+    let lines = urls.join("\n") + "\n";
+    Ok((
+        Box::new(io::Cursor::new(lines.into_bytes())),
+        "arguments".to_owned(),
+    ))
 }
