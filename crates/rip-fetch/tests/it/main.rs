@@ -4,8 +4,8 @@
 mod cache;
 mod hosts;
 mod not_before;
-mod robots;
 mod plain_urls;
+mod robots;
 mod sharing;
 mod wiki;
 
