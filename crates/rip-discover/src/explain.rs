@@ -30,6 +30,10 @@ pub struct Explained {
     /// is not an http(s) URL).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub canonical: Option<String>,
+    /// True when it is one of the start URLs: always traversed, whatever the domain and
+    /// `--follow` say (a target when it matches `--follow` and `--target`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub start: bool,
     /// Why it is no URL to crawl (`not an http(s) URL`, a parse error).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invalid: Option<String>,
@@ -132,7 +136,7 @@ pub async fn explain(cfg: &Config, urls: &[String]) -> Result<Vec<Explained>, Di
         };
         e.robots = Some(match &fetcher {
             // A crawl asks robots.txt only of the links it keeps: no other host is reached.
-            Some(_) if !scope.decide(&url).follows() => RobotsCheck {
+            Some(_) if !e.start && !scope.decide(&url).follows() => RobotsCheck {
                 status: "notAsked",
                 detail: Some("out of scope: a crawl would not ask".to_owned()),
             },
@@ -171,6 +175,7 @@ fn judge(cfg: &Config, scope: &Scope, given: &str) -> Explained {
     let mut e = Explained {
         url: given.to_owned(),
         canonical: None,
+        start: false,
         invalid: None,
         dropped_params: Vec::new(),
         domain: None,
@@ -187,6 +192,10 @@ fn judge(cfg: &Config, scope: &Scope, given: &str) -> Explained {
         }
     };
     e.dropped_params = dropped_params(cfg, given);
+    e.start = cfg
+        .starts
+        .iter()
+        .any(|s| cfg.canon.parse(s).is_ok_and(|s| s == url));
     let s = url.as_str();
     let check = |re: &Option<Regex>| Check {
         rule: re
@@ -254,7 +263,11 @@ fn verdict(e: &Explained, scope: &Scope) -> Verdict {
     let Some(canonical) = e.canonical.as_deref().and_then(|c| Url::parse(c).ok()) else {
         return Verdict::Invalid;
     };
-    let decided = scope.decide(&canonical);
+    let decided = match (e.start, scope.start_is_target(&canonical)) {
+        (true, true) => Decision::Target,
+        (true, false) => Decision::Traverse,
+        (false, _) => scope.decide(&canonical),
+    };
     match decided {
         Decision::OutOfDomain => return Verdict::OutOfDomain,
         Decision::NotFollowed => return Verdict::NotFollowed,
@@ -279,6 +292,9 @@ pub fn text(e: &Explained) -> String {
         && c != &e.url
     {
         out.push_str(&format!("  canonical: {c}\n"));
+    }
+    if e.start {
+        out.push_str("  a start URL: traversed whatever the domain and --follow say\n");
     }
     for p in &e.dropped_params {
         out.push_str(&format!("  dropped parameter: {p}\n"));
@@ -342,6 +358,10 @@ mod tests {
         let domain = off.domain.unwrap();
         assert_eq!(domain.rule, "the start URLs' origins (shop.test:80)");
         assert!(!domain.accepts);
+        // A start URL is traversed, and a target only when --follow and --target match.
+        let start = judged("http://shop.test/");
+        assert!(start.start);
+        assert_eq!(start.verdict, Verdict::Traverse);
         let bad = judged("mailto:a@b.test");
         assert_eq!(bad.verdict, Verdict::Invalid);
         assert!(bad.invalid.unwrap().contains("not an http(s) URL"));
