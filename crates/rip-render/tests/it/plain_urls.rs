@@ -25,7 +25,11 @@ fn bare_url_lines_and_url_arguments_are_rendered() {
     let input = format!("{a}\nhttp://exa mple.com/\n");
     let ran = stage("rip-render", dir.path(), &["--wait", "load"], &input).run();
     assert_eq!(ran.code, 2, "{}", ran.stderr);
-    assert!(one_each(&ran, std::slice::from_ref(&a)).into_iter().all(rendered));
+    assert!(
+        one_each(&ran, std::slice::from_ref(&a))
+            .into_iter()
+            .all(rendered)
+    );
     assert!(
         ran.stderr.contains("-:2: not a URL: http://exa mple.com/"),
         "{}",
