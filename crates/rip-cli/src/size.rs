@@ -7,10 +7,12 @@ pub fn parse_size(s: &str) -> Result<usize, SizeError> {
     let t = s.trim();
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (n, unit) = t.split_at(split);
-    let n: usize = n.parse().map_err(|e: std::num::ParseIntError| match e.kind() {
-        std::num::IntErrorKind::PosOverflow => SizeError::TooLarge(s.to_owned()),
-        _ => SizeError::Number(s.to_owned()),
-    })?;
+    let n: usize = n
+        .parse()
+        .map_err(|e: std::num::ParseIntError| match e.kind() {
+            std::num::IntErrorKind::PosOverflow => SizeError::TooLarge(s.to_owned()),
+            _ => SizeError::Number(s.to_owned()),
+        })?;
     let mult: usize = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
