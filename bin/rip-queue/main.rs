@@ -152,10 +152,10 @@ async fn work(broker: &Broker, args: WorkArgs, quiet: bool) -> anyhow::Result<St
 
 fn published(p: &Published) -> String {
     let mut text = format!("{} stored, {} already there", p.stored, p.duplicates);
-    if p.too_large > 0 {
+    if p.chunked > 0 {
         text += &format!(
             " ({} over the broker's largest message, in chunks)",
-            p.too_large
+            p.chunked
         );
     }
     text

@@ -34,7 +34,7 @@ pub struct Published {
     pub duplicates: u64,
     /// Of those stored or already there, records over the broker's largest message, stored
     /// in chunks ([`crate::chunks`]).
-    pub too_large: u64,
+    pub chunked: u64,
 }
 
 /// Publishes records to one stream's subject.
@@ -191,7 +191,7 @@ impl Publisher {
     }
 
     /// The records sent so far, by kind, as published (a ledger split into one record per
-    /// URL counts each; a record too large counts as the failure that stands for it).
+    /// URL counts each; a record in chunks counts once, as itself).
     pub fn sent_by_kind(&self) -> &BTreeMap<String, u64> {
         &self.by_kind
     }
@@ -318,7 +318,7 @@ impl Publisher {
         let ack = self.publish(&subject, &stand_in, &id, extra).await?;
         let stored = self.stored(ack, (&subject, &stand_in, &id, extra)).await?;
         *self.by_kind.entry(head.kind).or_default() += 1;
-        self.counts.too_large += 1;
+        self.counts.chunked += 1;
         if stored.duplicate {
             self.counts.duplicates += 1;
             self.delete(&fresh).await;

@@ -40,7 +40,7 @@ impl Outcome {
         let (p, o) = (&mut self.published, other.published);
         p.stored += o.stored;
         p.duplicates += o.duplicates;
-        p.too_large += o.too_large;
+        p.chunked += o.chunked;
     }
 
     pub(super) fn add_to(&self, worked: &mut Worked) {
@@ -51,7 +51,7 @@ impl Outcome {
         let p = &mut worked.published;
         p.stored += self.published.stored;
         p.duplicates += self.published.duplicates;
-        p.too_large += self.published.too_large;
+        p.chunked += self.published.chunked;
     }
 }
 
@@ -257,9 +257,8 @@ impl Held {
 
 /// The `summary` a run ends with, as every stage's output does: what the program wrote
 /// (`input`) and what was published (`output`, this summary included). They differ where a
-/// `ledger` record went out one URL at a time or a record too large as a failure, so that
-/// `rip-health`, comparing each stage's output with the next one's input, finds the books
-/// as they are.
+/// `ledger` record went out one URL at a time, so that `rip-health`, comparing each stage's
+/// output with the next one's input, finds the books as they are.
 fn summary(
     started: DateTime<Utc>,
     read: BTreeMap<String, u64>,
