@@ -14,7 +14,7 @@ use anyhow::Context as _;
 use clap::Args;
 use rip_core::{PipeOptions, Status};
 use std::fs::File;
-use std::io::{self, IsTerminal, Read};
+use std::io::{self, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -24,6 +24,7 @@ pub mod broker;
 pub mod cache_dir;
 pub mod help;
 pub mod http;
+pub mod log;
 pub mod malloc;
 pub mod output;
 pub mod progress;
@@ -110,11 +111,13 @@ pub fn open_input(
 
 /// Logs to stderr (never stdout: stdout carries records). `RUST_LOG` overrides the level.
 pub fn init_logging(verbose: u8, quiet: bool) {
-    // The NATS client's own lines (a refused login, each failed reconnect) are off unless
-    // `-v`: rip-queue says what they mean in one line of its own.
+    // Without -v, only the workspace's own warnings (targets `rip_*`): the libraries'
+    // lines (html5ever's "foster parenting not implemented", the NATS client's on each
+    // failed reconnect) are not the program's to say; rip-queue says what they mean in one
+    // line of its own.
     let level = match (quiet, verbose) {
-        (true, _) => "error,async_nats=off",
-        (false, 0) => "warn,async_nats=off",
+        (true, _) => "off,rip=error",
+        (false, 0) => "off,rip=warn",
         // `-v` is the stages' own story; the libraries' debug chatter (html5ever logs
         // every token) stays out unless `-vv` asks for everything.
         (false, 1) => {
@@ -123,13 +126,18 @@ pub fn init_logging(verbose: u8, quiet: bool) {
         }
         (false, _) => "trace",
     };
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+    // An empty `RUST_LOG` is no `RUST_LOG` (it would be a filter of no directives).
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .and_then(|v| tracing_subscriber::EnvFilter::try_new(v).ok())
+        .unwrap_or_else(|| tracing_subscriber::EnvFilter::new(level));
+    // Each line in the stage's own shape, `rip-x: warning: …` (see [`log`]).
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
-        .with_ansi(io::stderr().is_terminal())
-        .with_target(false)
+        .with_ansi(false)
+        .event_format(log::StageLines::of_this_process())
         .try_init();
 }
 

@@ -3,6 +3,7 @@
 //! messages.
 
 mod codes;
+mod log_shape;
 mod messages;
 mod renamed;
 mod summaries;
