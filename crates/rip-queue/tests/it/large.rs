@@ -2,8 +2,9 @@
 //! for byte; the chunks of a record published twice are stored once; a head whose chunks are
 //! lost (a producer killed mid-record) becomes a failure of its URL, and the reader goes on.
 
-use super::{pull, queue};
+use super::{pull, queue, wait_for};
 use rip_testkit::{NatsServer, path_with_bins};
+use std::time::Duration;
 
 /// A `page` of `url` whose body is `size` bytes of varied text (escapes and multi-byte
 /// characters included), on one line.
@@ -163,4 +164,39 @@ fn a_record_whose_chunks_are_lost_is_a_failure_of_its_url_and_the_reader_goes_on
     assert_eq!(values[1]["url"], "http://h/lost");
     assert_eq!(values[1]["errors"][0]["code"], "queue.chunkLost");
     assert_eq!(values[2]["url"], "http://h/b");
+}
+
+#[test]
+fn a_producer_killed_mid_record_leaves_nothing_half_read_and_its_redo_stores_the_record_once() {
+    let nats = NatsServer::start_with("max_payload: 64KB");
+    queue(&nats)
+        .args(["push", "pages"])
+        .stdin(format!("{}\n", small("http://h/a")))
+        .run();
+    let big = big_page("http://h/big", 24 << 20, 4);
+    let input = format!("{big}\n");
+    let mut producer = queue(&nats).args(["push", "pages"]).stdin(&input).spawn();
+    wait_for("chunks stored", Duration::from_secs(60), || {
+        messages_in(&nats, "pages") > 20
+    });
+    producer.kill().unwrap(); // SIGKILL, between chunks
+    producer.wait().unwrap();
+    let held = messages_in(&nats, "pages");
+    let (ran, values) = pull(&nats, "pages");
+    assert_eq!(values[0]["url"], "http://h/a", "{}", ran.stderr);
+    if values.len() == 1 {
+        assert!(
+            held < 400,
+            "killed mid-record: {held} of ~530 chunks stored"
+        );
+    } else {
+        // Killed too late (after its head): the record is whole.
+        assert_eq!(ran.stdout.lines().nth(1), Some(big.as_str()));
+    }
+    // Done again: the chunks stored before are stored once, and the record comes out once.
+    let again = queue(&nats).args(["push", "pages"]).stdin(&input).run();
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let (ran, values) = pull(&nats, "pages");
+    assert_eq!(values.len(), 2, "{}", ran.stderr);
+    assert_eq!(ran.stdout.lines().nth(1), Some(big.as_str()));
 }
