@@ -8,7 +8,9 @@ use std::time::Duration;
 /// Move ripperoni records between shell pipelines and NATS JetStream streams, so that one
 /// scrape can run on many machines. `push` stores stdin's records in a stream, `pull` writes a
 /// stream's records to stdout, `work` runs a stage on a stream's records and stores what it
-/// writes in another, acknowledging each record only once its output is stored.
+/// writes in another, acknowledging each record only once its output is stored, and `relay`
+/// is the workers as one stage of a pipeline: `source | rip-queue relay refs docs | rip-write
+/// …` sends the records to the workers of `refs` and writes what they made of them.
 #[derive(Debug, Parser)]
 #[command(
     name = "rip-queue",
@@ -68,8 +70,13 @@ pub enum Command {
     },
     /// Send stdin's records to the workers of IN (on any machines) and write what they store
     /// in OUT for them, until they have done all of them: `source | rip-queue relay refs docs
-    /// | rip-write …` runs the workers' stages as if they were in the pipe. Each relay is a run
-    /// of its own: it never reads another run's records.
+    /// | rip-write …` runs the workers' stages as if they were in the pipe.
+    ///
+    /// Each relay is a run of its own: it never reads another run's records (another
+    /// coordinator's on the same streams, or an earlier relay's). It ends once its input is
+    /// all sent and the group has done every record of it (none waiting, none held) and what
+    /// they stored is written; a broker that restarts is waited for (--patience). The
+    /// workers: `rip-queue work IN OUT -- COMMAND`, on any machine.
     Relay {
         /// The stream the workers read.
         input: String,
