@@ -149,9 +149,7 @@ async fn shared(
                     .idle_exit
                     .is_some_and(|idle| idle_since.elapsed() >= idle)
                 {
-                    // In this order: a record stored before `ever_fed` read the stream is counted as
-                    // waiting by the consumer's info read after it.
-                    if ever_fed(&input).await && outstanding(&consumer).await == 0 {
+                    if all_done(broker, &input, &consumer).await {
                         break;
                     }
                     idle_since = Instant::now(); // a dead worker's records are to come back
@@ -194,6 +192,18 @@ async fn away(broker: &Broker) {
 /// How often a worker waiting for the broker's answer or a run's end looks whether the
 /// broker is still there.
 const AWAY_POLL: Duration = Duration::from_millis(100);
+
+/// Whether `input` has had records and the group has done them all (see [`ever_fed`] and
+/// [`outstanding`]); not when the broker goes away before it answers.
+async fn all_done(broker: &Broker, input: &Stream, consumer: &PullConsumer) -> bool {
+    // In this order: a record stored before `ever_fed` read the stream is counted as waiting
+    // by the consumer's info read after it.
+    let done = async { ever_fed(input).await && outstanding(consumer).await == 0 };
+    tokio::select! {
+        done = done => done,
+        () = away(broker) => false,
+    }
+}
 
 /// Whether `input` has ever held a record: a worker started before anything was pushed (its
 /// coordinator still starting) waits for the first one however long `--idle-exit` is.

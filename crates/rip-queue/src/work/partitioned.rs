@@ -97,7 +97,7 @@ impl Job<'_> {
                         .idle_exit
                         .is_some_and(|idle| idle_since.elapsed() >= idle)
                 {
-                    if super::ever_fed(&self.input).await && self.outstanding().await? == 0 {
+                    if self.all_done().await? {
                         return Ok(());
                     }
                     idle_since = Instant::now(); // another worker's partitions still have work
@@ -147,6 +147,21 @@ impl Job<'_> {
             });
         }
         Ok(started)
+    }
+
+    /// Whether the input has had records and none is left to do in any partition; not when
+    /// the broker goes away before it answers.
+    async fn all_done(&mut self) -> Result<bool, QueueError> {
+        let broker = self.broker;
+        let done = async {
+            // In this order, as in [`super::all_done`].
+            let fed = super::ever_fed(&self.input).await;
+            Ok(fed && self.outstanding().await? == 0)
+        };
+        tokio::select! {
+            done = done => done,
+            () = away(broker) => Ok(false),
+        }
     }
 
     /// Records not yet done in any partition, this worker's or not (see
