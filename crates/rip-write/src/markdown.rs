@@ -1,9 +1,10 @@
 //! Markdown renderings of terminal records (`--markdown`): a page per doc or error
 //! document, for people reading the output folder.
 //!
-//! - A generic doc (`rip-parse` without rules: concept `page`, only the generic fields) is
-//!   the page itself: its `markdown` (`rip-parse --markdown`), else its `text`, under a
-//!   small front matter of title and URL ([`doc::page`]).
+//! - A generic doc (`rip-parse` without rules: concept `page`, with its `markdown` or
+//!   `text`; not a wiki page's) is the page itself: its `markdown` (`rip-parse
+//!   --markdown`), else its `text`, under a small front matter of title and URL
+//!   ([`doc::page`]). Its other fields (links, metadata) are in its JSON.
 //! - A doc of a rules file (or a wiki page) is a readable document: a title, where it came
 //!   from, then its extracted fields, short values as a list and long ones, lists and
 //!   objects as sections of their own ([`doc::fields`]). The bookkeeping fields are

@@ -5,26 +5,18 @@ use std::fmt::Write as _;
 
 use super::{errors, extracted, line_of, provenance, text};
 
-/// The fields a generic doc (`rip-parse` without rules) may have besides the bookkeeping
-/// ones: see docs/records.md, *doc*.
-const GENERIC_FIELDS: &[&str] = &[
-    "canonical",
-    "lang",
-    "description",
-    "keywords",
-    "headings",
-    "text",
-    "links",
-    "markdown",
-];
-
 /// A string value longer than this (or of more than one line) is a section of its own.
 const SHORT: usize = 100;
 
-/// A generic doc: concept `page` and no field but the generic ones.
+/// A generic doc of an HTML page: concept `page` (rip-parse without rules), with its
+/// content (`markdown` or `text`), and not a wiki page's (whose `infobox` and `sections`
+/// read best as fields). Whatever other fields it has (metadata, links) stay in its JSON.
 pub(super) fn is_generic(record: &Map<String, Value>) -> bool {
+    let has = |k: &str| record.contains_key(k);
     record.get("concept").and_then(Value::as_str) == Some("page")
-        && extracted(record).all(|(k, _)| GENERIC_FIELDS.contains(&k.as_str()))
+        && (has("markdown") || has("text"))
+        && !has("infobox")
+        && !has("sections")
 }
 
 /// A generic doc's page: a front matter (`title`, `url`, as YAML's double-quoted strings,

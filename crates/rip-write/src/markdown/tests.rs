@@ -65,7 +65,8 @@ fn a_generic_doc_is_its_page_under_a_front_matter() {
     let doc = map(
         json!({"_type":"doc","url":"http://h/a","concept":"page","attempt":0,
         "elapsedMs":4,"name":"A \"quoted\" title","lang":"en","text":"Hello world",
-        "links":[{"url":"http://h/b","text":"b"}],"markdown":"# Hello\n\nworld [b](http://h/b)\n"}),
+        "links":[{"url":"http://h/b","text":"b"}],"headline":"Hello","structured":[{"@type":"Article"}],
+        "markdown":"# Hello\n\nworld [b](http://h/b)\n"}),
     );
     assert_eq!(
         render("doc", &doc),
