@@ -157,6 +157,8 @@ impl Info {
     pub const SCRIPT: u16 = 1 << 4;
     /// `pre`.
     pub const PRE: u16 = 1 << 5;
+    /// Has an `itemscope` or `itemprop` attribute: part of a microdata item.
+    pub const ITEM: u16 = 1 << 6;
 
     /// The info of an HTML element whose tag is `tag`, with or without a `hidden`
     /// attribute, and with the `role` attribute `role`.
@@ -179,14 +181,24 @@ impl Info {
     pub fn of_attrs(tag: Tag, attrs: &[crate::visit::Attr<'_>]) -> Self {
         let mut hidden = false;
         let mut role = None;
+        let mut item = false;
         for (n, v) in attrs {
             match n.as_ref() {
                 "hidden" => hidden = true,
                 "role" if role.is_none() => role = Some(v.as_ref()),
+                "itemprop" | "itemscope" => item = true,
                 _ => {}
             }
         }
-        Self::of(tag, hidden, role)
+        Self::of(tag, hidden, role).with_item(item)
+    }
+
+    /// The same, marked [`Info::ITEM`] when `item`.
+    pub fn with_item(mut self, item: bool) -> Self {
+        if item {
+            self.bits |= Self::ITEM;
+        }
+        self
     }
 
     /// True when the element has all of `bits` ([`Info::HIDDEN`], …).

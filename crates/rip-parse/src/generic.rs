@@ -11,6 +11,7 @@
 mod content;
 mod head;
 mod links;
+pub mod meta;
 
 use ego_tree::NodeRef;
 use scraper::{Html, Node};
@@ -23,6 +24,7 @@ use crate::visit::{Elem, Visitor, walk_tree};
 use content::{Content, ContentFields, Regions};
 use head::HeadAndLinks;
 pub use links::{Link, Links};
+use meta::{Meta, MetaWalk, PageFacts};
 
 /// What generic extraction found on a page: plain strings, so that the page's DOM
 /// can be dropped before they are turned into JSON values ([`Generic::into_fields`]).
@@ -46,6 +48,8 @@ pub struct Generic {
     pub links: Links,
     /// The main content as Markdown, when asked for.
     pub markdown: Option<String>,
+    /// The metadata and structured data ([`meta`]).
+    pub meta: Meta,
 }
 
 /// A heading of the outline.
@@ -62,37 +66,40 @@ pub struct Heading {
 
 impl Generic {
     /// The doc fields, in output order: `canonical`, `lang`, `description`,
-    /// `keywords`, `headings`, `text`, `links`, `markdown`; empty ones left out but
+    /// `keywords`, the metadata ([`Meta::put_into`]: `headline` … `structured`),
+    /// `headings`, `text`, `links`, `markdown`; empty ones left out but
     /// `links`, which is `[]` on a page without links (so that `.links[]` reads every doc).
     pub fn into_fields(self) -> Map<String, Value> {
         let mut fields = Map::new();
-        let mut put = |k: &str, v: Value| {
+        let put = |fields: &mut Map<String, Value>, k: &str, v: Value| {
             fields.insert(k.to_owned(), v);
         };
         if let Some(c) = self.canonical {
-            put("canonical", Value::String(c));
+            put(&mut fields, "canonical", Value::String(c));
         }
         if let Some(l) = self.lang {
-            put("lang", Value::String(l));
+            put(&mut fields, "lang", Value::String(l));
         }
         if let Some(d) = self.description {
-            put("description", Value::String(d));
+            put(&mut fields, "description", Value::String(d));
         }
         if !self.keywords.is_empty() {
             put(
+                &mut fields,
                 "keywords",
                 self.keywords.into_iter().map(Value::String).collect(),
             );
         }
+        self.meta.put_into(&mut fields);
         if !self.headings.is_empty() {
-            put("headings", headings_value(self.headings));
+            put(&mut fields, "headings", headings_value(self.headings));
         }
         if !self.text.is_empty() {
-            put("text", Value::String(self.text));
+            put(&mut fields, "text", Value::String(self.text));
         }
-        put("links", links_value(&self.links));
+        put(&mut fields, "links", links_value(&self.links));
         if let Some(md) = self.markdown {
-            put("markdown", Value::String(md));
+            put(&mut fields, "markdown", Value::String(md));
         }
         fields
     }
@@ -229,13 +236,14 @@ pub fn content_root(html: &Html) -> (NodeRef<'_, Node>, Skip) {
 /// Extracts the generic fields of a parsed page.
 pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
     let base = resolve_base(first_base_href(html), page_url);
-    let mut head = HeadAndLinks::new(&base);
+    let mut head = (HeadAndLinks::new(&base), MetaWalk::new(&base));
     walk_tree(html.tree.root(), &mut head);
+    let (head, meta) = head;
     debug_assert_eq!(head.base_href.as_deref(), first_base_href(html));
     let (root, skip) = content_root(html);
     let mut content = Content::new(skip, with_markdown.then(|| base.clone()), 0);
     walk_tree(root, &mut content);
-    assemble(head, content.finish(), &base)
+    assemble(head, meta, content.finish(), &base)
 }
 
 /// Extracts the generic fields of a page in one streaming pass, with no tree
@@ -262,6 +270,7 @@ pub fn extract_streaming(
 /// the candidate content regions.
 pub struct GenericWalk<'u> {
     head: HeadAndLinks,
+    meta: MetaWalk,
     regions: Regions,
     page_url: &'u Url,
     base: Url,
@@ -274,6 +283,7 @@ impl<'u> GenericWalk<'u> {
     pub fn new(page_url: &'u Url, with_markdown: bool) -> Self {
         Self {
             head: HeadAndLinks::new(page_url),
+            meta: MetaWalk::new(page_url),
             regions: Regions::new(with_markdown.then(|| page_url.clone())),
             page_url,
             base: page_url.clone(),
@@ -288,7 +298,7 @@ impl<'u> GenericWalk<'u> {
             return Err(Bail("a <base> after a link or the content began"));
         }
         let content = self.regions.finish().ok_or(Bail("no body"))?;
-        Ok(assemble(self.head, content, &self.base))
+        Ok(assemble(self.head, self.meta, content, &self.base))
     }
 }
 
@@ -301,20 +311,24 @@ impl Visitor for GenericWalk<'_> {
             // Links read so far resolved against the page URL; Markdown too.
             self.late_base |= self.head.links_seen > 0 || (self.markdown && self.regions.begun());
             self.head.base = crate::resolve::Resolver::new(&self.base);
+            self.meta.base = crate::resolve::Resolver::new(&self.base);
             if self.markdown {
                 self.regions.markdown_base(&self.base);
             }
         }
+        self.meta.open(el);
         self.regions.open(el);
     }
 
     fn text(&mut self, text: &str) {
         self.head.text(text);
+        self.meta.text(text);
         self.regions.text(text);
     }
 
     fn close(&mut self, el: &Elem<'_>) {
         self.head.close(el);
+        self.meta.close(el);
         self.regions.close(el);
     }
 }
@@ -325,15 +339,23 @@ fn resolve_base(href: Option<&str>, page_url: &Url) -> Url {
 }
 
 /// The doc's generic fields from what the two halves read.
-fn assemble(mut head: HeadAndLinks, content: ContentFields, base: &Url) -> Generic {
+fn assemble(mut head: HeadAndLinks, meta: MetaWalk, content: ContentFields, base: &Url) -> Generic {
     let links = head.finish_links();
+    let description = head.description.filter(|d| !d.is_empty());
+    let facts = PageFacts {
+        title: head.title.as_deref(),
+        description: description.as_deref(),
+        text: &content.text,
+        base,
+    };
+    let meta = meta::pick(meta, &facts);
     Generic {
         title: head.title,
         canonical: head
             .canonical
             .and_then(|c| crate::resolve::join(base, c.trim())),
         lang: head.lang,
-        description: head.description.filter(|d| !d.is_empty()),
+        description,
         keywords: head
             .keywords
             .iter()
@@ -346,6 +368,7 @@ fn assemble(mut head: HeadAndLinks, content: ContentFields, base: &Url) -> Gener
         text: content.text,
         links,
         markdown: content.markdown,
+        meta,
     }
 }
 

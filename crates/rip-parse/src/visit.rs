@@ -253,6 +253,7 @@ pub fn walk_tree(root: NodeRef<'_, Node>, visitor: &mut impl Visitor) {
 fn tree_info(el: &scraper::node::Element, tag: Tag) -> Info {
     let mut hidden = false;
     let mut role = None;
+    let mut item = false;
     for (q, v) in &el.attrs {
         if q.ns != html5ever::ns!() {
             continue;
@@ -261,9 +262,13 @@ fn tree_info(el: &scraper::node::Element, tag: Tag) -> Info {
             hidden = true;
         } else if q.local == html5ever::local_name!("role") && role.is_none() {
             role = Some(&**v);
+        } else if q.local == html5ever::local_name!("itemprop")
+            || q.local == html5ever::local_name!("itemscope")
+        {
+            item = true;
         }
     }
-    Info::of(tag, hidden, role)
+    Info::of(tag, hidden, role).with_item(item)
 }
 
 /// Counts the nesting of elements below a visitor's root, so that a visitor that

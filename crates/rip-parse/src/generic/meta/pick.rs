@@ -1,0 +1,327 @@
+//! Picking each metadata field from its sources, in the order of trust the module
+//! docs give.
+
+use serde_json::{Map, Value};
+use url::Url;
+
+use super::jsonld::{self, article_nodes, names, string, url_of};
+use super::title::{headline_of_title, strip_site};
+use super::{Meta, MetaWalk, Structured, date};
+
+/// What the rest of generic extraction read that the metadata needs.
+pub struct PageFacts<'a> {
+    /// The `<title>`.
+    pub title: Option<&'a str>,
+    /// `<meta name=description>`.
+    pub description: Option<&'a str>,
+    /// The main content's text (the excerpt's last resort).
+    pub text: &'a str,
+    /// What relative URLs resolve against.
+    pub base: &'a Url,
+}
+
+/// The longest excerpt, in characters.
+const EXCERPT_CHARS: usize = 300;
+
+const OPEN_GRAPH: &[&str] = &[
+    "og:", "article:", "book:", "profile:", "music:", "video:", "fb:",
+];
+
+/// The `<meta>` tags by key, and the structured sources.
+struct Sources<'w> {
+    metas: &'w [(String, String)],
+    items: &'w [Value],
+    nodes: Vec<&'w Map<String, Value>>,
+    microdata: &'w [Value],
+}
+
+impl<'w> Sources<'w> {
+    fn meta(&self, keys: &[&str]) -> Option<&'w str> {
+        keys.iter().find_map(|k| {
+            self.metas
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        })
+    }
+
+    fn metas(&self, key: &str) -> impl Iterator<Item = &'w str> {
+        self.metas
+            .iter()
+            .filter(move |(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The first JSON-LD node's `key`.
+    fn ld(&self, key: &str) -> Option<&'w str> {
+        self.nodes.iter().find_map(|n| string(n, key))
+    }
+
+    /// The first microdata item's property `key` (a string, or a nested item's name).
+    fn micro(&self, key: &str) -> Option<&'w str> {
+        self.microdata.iter().find_map(|i| micro_prop(i, key, 0))
+    }
+}
+
+fn micro_prop<'v>(item: &'v Value, key: &str, depth: usize) -> Option<&'v str> {
+    let props = item.get("properties")?.as_object()?;
+    let found = match props.get(key) {
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(Value::Array(a)) => a.iter().find_map(|v| {
+            v.as_str()
+                .or_else(|| v.get("properties")?.get("name")?.as_str())
+        }),
+        Some(v @ Value::Object(_)) => v.get("properties")?.get("name")?.as_str(),
+        _ => None,
+    };
+    found.map(str::trim).filter(|s| !s.is_empty()).or_else(|| {
+        (depth < 3)
+            .then(|| {
+                props
+                    .values()
+                    .flat_map(|v| v.as_array().map_or(std::slice::from_ref(v), Vec::as_slice))
+                    .find_map(|v| micro_prop(v, key, depth + 1))
+            })
+            .flatten()
+    })
+}
+
+fn is_url(s: &str) -> bool {
+    s.starts_with("http://") || s.starts_with("https://") || s.starts_with('/')
+}
+
+/// Picks the metadata from what the walk read.
+pub fn pick(walk: MetaWalk, page: &PageFacts<'_>) -> Meta {
+    let microdata = walk.microdata.finish();
+    let (items, warnings) = jsonld::parse_blocks(&walk.jsonld);
+    let src = Sources {
+        metas: &walk.metas,
+        items: &items,
+        nodes: article_nodes(&items),
+        microdata: &microdata,
+    };
+    let site_name = site_name(&src);
+    let meta = Meta {
+        headline: headline(&src, walk.h1.as_deref(), page.title, site_name.as_deref()),
+        authors: authors(&src, walk.byline.as_deref()),
+        published: src
+            .ld("datePublished")
+            .or_else(|| src.meta(&["article:published_time"]))
+            .or_else(|| src.micro("datePublished"))
+            .or_else(|| src.meta(PUBLISHED))
+            .or(walk.time.as_deref())
+            .and_then(date::normalise),
+        modified: src
+            .ld("dateModified")
+            .or_else(|| src.meta(&["article:modified_time", "og:updated_time"]))
+            .or_else(|| src.micro("dateModified"))
+            .or_else(|| src.meta(MODIFIED))
+            .and_then(date::normalise),
+        excerpt: excerpt(&src, page),
+        image: image(&src, walk.image_src.as_deref(), page.base),
+        site_name,
+        structured: Structured::default(),
+    };
+    Meta {
+        structured: structured(&walk.metas, items, microdata, warnings),
+        ..meta
+    }
+}
+
+const PUBLISHED: &[&str] = &[
+    "datepublished",
+    "date",
+    "pubdate",
+    "publishdate",
+    "publish-date",
+    "publish_date",
+    "dc.date.issued",
+    "dc.date",
+    "dcterms.issued",
+    "dcterms.date",
+    "dcterms.created",
+    "citation_publication_date",
+    "citation_date",
+    "citation_online_date",
+    "parsely-pub-date",
+    "sailthru.date",
+];
+
+const MODIFIED: &[&str] = &[
+    "datemodified",
+    "last-modified",
+    "dc.date.modified",
+    "dcterms.modified",
+];
+
+fn site_name(src: &Sources<'_>) -> Option<String> {
+    let publisher = src
+        .nodes
+        .iter()
+        .filter_map(|n| n.get("publisher"))
+        .flat_map(|p| names(p, src.items))
+        .next();
+    let website = || {
+        src.items
+            .iter()
+            .filter_map(Value::as_object)
+            .filter(|n| jsonld::types(n).any(|t| t == "WebSite"))
+            .find_map(|n| string(n, "name"))
+    };
+    publisher
+        .or_else(|| src.meta(&["og:site_name"]).map(str::to_owned))
+        .or_else(|| website().map(str::to_owned))
+        .or_else(|| src.meta(&["application-name"]).map(str::to_owned))
+}
+
+fn headline(
+    src: &Sources<'_>,
+    h1: Option<&str>,
+    title: Option<&str>,
+    site: Option<&str>,
+) -> Option<String> {
+    let ld = src
+        .nodes
+        .iter()
+        .find_map(|n| string(n, "headline"))
+        .or_else(|| {
+            src.nodes
+                .iter()
+                .filter(|n| jsonld::types(n).any(jsonld::is_article))
+                .find_map(|n| string(n, "name"))
+        });
+    let declared = ld
+        .or_else(|| src.meta(&["og:title", "twitter:title"]))
+        .or_else(|| src.micro("headline"))
+        .or_else(|| src.meta(&["dc.title", "dcterms.title", "citation_title", "title"]));
+    if let Some(h) = declared {
+        return Some(strip_site(h, site).to_owned());
+    }
+    match title {
+        Some(t) => {
+            let hints: Vec<&str> = h1.into_iter().collect();
+            Some(headline_of_title(t, &hints, site).to_owned())
+        }
+        None => h1.map(str::to_owned),
+    }
+}
+
+fn authors(src: &Sources<'_>, byline: Option<&str>) -> Vec<String> {
+    let ld: Vec<String> = src
+        .nodes
+        .iter()
+        .filter_map(|n| n.get("author").or_else(|| n.get("creator")))
+        .map(|a| names(a, src.items))
+        .find(|n| !n.is_empty())
+        .unwrap_or_default();
+    let mut authors = if !ld.is_empty() {
+        ld
+    } else if let Some(a) = src.micro("author") {
+        vec![a.to_owned()]
+    } else {
+        let keys = [
+            "author",
+            "article:author",
+            "dc.creator",
+            "dcterms.creator",
+            "parsely-author",
+            "sailthru.author",
+        ];
+        let meta = keys.iter().find_map(|k| src.metas(k).find(|a| !is_url(a)));
+        let citation: Vec<String> = src.metas("citation_author").map(str::to_owned).collect();
+        match meta {
+            Some(a) => vec![a.to_owned()],
+            None if !citation.is_empty() => citation,
+            None => byline.map(clean_byline).into_iter().collect(),
+        }
+    };
+    authors.retain(|a| !a.is_empty() && !is_url(a));
+    authors.dedup();
+    authors
+}
+
+/// A byline's names: "By Ann Lee" is "Ann Lee".
+fn clean_byline(b: &str) -> String {
+    let b = b.trim();
+    let lower = b.to_lowercase();
+    let b = ["by ", "by: ", "written by ", "von ", "par "]
+        .iter()
+        .find(|p| lower.starts_with(*p))
+        .map_or(b, |p| &b[p.len()..]);
+    b.trim().to_owned()
+}
+
+fn excerpt(src: &Sources<'_>, page: &PageFacts<'_>) -> Option<String> {
+    let declared = src
+        .ld("description")
+        .or_else(|| src.meta(&["og:description"]))
+        .or(page.description)
+        .or_else(|| src.meta(&["twitter:description", "dc.description"]));
+    let from_text = || {
+        page.text
+            .lines()
+            .find(|l| l.split_whitespace().count() >= 20)
+    };
+    let e = declared.or_else(from_text)?.trim();
+    if e.chars().count() <= EXCERPT_CHARS {
+        return (!e.is_empty()).then(|| e.to_owned());
+    }
+    let cut: String = e.chars().take(EXCERPT_CHARS).collect();
+    let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
+    Some(format!("{}…", cut.trim_end()))
+}
+
+fn image(src: &Sources<'_>, image_src: Option<&str>, base: &Url) -> Option<String> {
+    let og = [
+        "og:image",
+        "og:image:url",
+        "og:image:secure_url",
+        "twitter:image",
+        "twitter:image:src",
+    ];
+    let ld = || {
+        src.nodes
+            .iter()
+            .find_map(|n| n.get("image").and_then(|i| url_of(i, src.items)))
+    };
+    let found = src
+        .meta(&og)
+        .or_else(ld)
+        .or_else(|| src.micro("image"))
+        .or(image_src)?;
+    base.join(found.trim()).ok().map(String::from)
+}
+
+fn structured(
+    metas: &[(String, String)],
+    json_ld: Vec<Value>,
+    microdata: Vec<Value>,
+    warnings: Vec<String>,
+) -> Structured {
+    let mut open_graph = Map::new();
+    let mut twitter = Map::new();
+    for (k, v) in metas {
+        let to = if k.starts_with("twitter:") {
+            &mut twitter
+        } else if OPEN_GRAPH.iter().any(|p| k.starts_with(p)) {
+            &mut open_graph
+        } else {
+            continue;
+        };
+        let v = Value::String(v.clone());
+        match to.get_mut(k) {
+            None => {
+                to.insert(k.clone(), v);
+            }
+            Some(Value::Array(a)) => a.push(v),
+            Some(old) => *old = Value::Array(vec![old.take(), v]),
+        }
+    }
+    Structured {
+        json_ld,
+        open_graph,
+        twitter,
+        microdata,
+        warnings,
+    }
+}

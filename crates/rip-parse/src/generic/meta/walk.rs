@@ -1,0 +1,204 @@
+//! The metadata's half of generic extraction's walk: what it keeps of each event.
+//!
+//! Most elements cost a few integer comparisons: `<meta>`, `<link>`, `<script>`,
+//! `<time>`, `<h1>` and elements marked [`Info::ITEM`] are looked at; text is copied
+//! only while a JSON-LD script, the first `<h1>`, a byline or a microdata property is
+//! open.
+
+use crate::dom::{Info, Skip, TextBuf, TextWalk};
+use crate::resolve::Resolver;
+use crate::tag::Tag;
+use crate::visit::{Elem, Visitor};
+
+use super::microdata::Microdata;
+
+/// What the page gives for its metadata, as read.
+pub struct MetaWalk {
+    /// What microdata URLs resolve against.
+    pub base: Resolver,
+    depth: usize,
+    /// `<meta>` with `property`, `name` or `itemprop` (outside an item) and `content`:
+    /// the key lower case, the content trimmed, in page order.
+    pub metas: Vec<(String, String)>,
+    /// The bodies of the JSON-LD scripts.
+    pub jsonld: Vec<String>,
+    script: Option<(usize, String)>,
+    /// The first `<h1>`'s text.
+    pub h1: Option<String>,
+    h1_text: Option<(usize, TextWalk)>,
+    /// The first `<time datetime>` (one marked `pubdate` or `itemprop=datePublished`
+    /// wins over the first).
+    pub time: Option<String>,
+    time_marked: bool,
+    /// `<link rel=image_src>`.
+    pub image_src: Option<String>,
+    /// The first byline: the text of a `rel=author` link or an element whose class
+    /// says byline or author.
+    pub byline: Option<String>,
+    byline_text: Option<(usize, TextBuf)>,
+    /// The microdata items.
+    pub microdata: Microdata,
+}
+
+fn has_token(list: Option<&str>, token: &str) -> bool {
+    list.is_some_and(|l| {
+        l.split_ascii_whitespace()
+            .any(|t| t.eq_ignore_ascii_case(token))
+    })
+}
+
+/// A class list that names a byline: a class containing `byline`, or one that is
+/// `author` or ends in `-author`/`_author` (not `author-bio`, `authors-list`).
+fn byline_class(class: &str) -> bool {
+    class.split_ascii_whitespace().any(|c| {
+        let c = c.to_ascii_lowercase();
+        c.contains("byline") || c == "author" || c.ends_with("-author") || c.ends_with("_author")
+    })
+}
+
+impl MetaWalk {
+    /// A reader whose microdata URLs resolve against `base`.
+    pub fn new(base: &url::Url) -> Self {
+        Self {
+            base: Resolver::new(base),
+            depth: 0,
+            metas: Vec::new(),
+            jsonld: Vec::new(),
+            script: None,
+            h1: None,
+            h1_text: None,
+            time: None,
+            time_marked: false,
+            image_src: None,
+            byline: None,
+            byline_text: None,
+            microdata: Microdata::default(),
+        }
+    }
+
+    fn meta(&mut self, el: &Elem<'_>) {
+        let Some(content) = el.attr("content").map(str::trim) else {
+            return;
+        };
+        let key = el.attr("property").or_else(|| el.attr("name"));
+        let key = match key {
+            Some(k) => k,
+            // An itemprop meta in an item is the item's (read by `Microdata`).
+            None if el.info.has(Info::ITEM) && el.attr("itemscope").is_none() => {
+                match el.attr("itemprop") {
+                    Some(p) if !self.microdata.in_item() => p,
+                    _ => return,
+                }
+            }
+            None => return,
+        };
+        let key = key.trim();
+        if !key.is_empty() && !content.is_empty() {
+            self.metas
+                .push((key.to_ascii_lowercase(), content.to_owned()));
+        }
+    }
+
+    fn element(&mut self, el: &Elem<'_>) {
+        match el.tag {
+            Tag::Meta => self.meta(el),
+            Tag::Script => {
+                let ty = el.attr("type").unwrap_or("");
+                if ty.trim().eq_ignore_ascii_case("application/ld+json") {
+                    self.script = Some((self.depth, String::new()));
+                }
+            }
+            Tag::Link if self.image_src.is_none() && has_token(el.attr("rel"), "image_src") => {
+                self.image_src = el.attr("href").map(|h| h.trim().to_owned());
+            }
+            Tag::H1 => {
+                if self.h1.is_none() && self.h1_text.is_none() {
+                    self.h1_text = Some((self.depth, TextWalk::new(Skip::Hidden)));
+                }
+            }
+            Tag::Other if el.name == "time" && !self.time_marked => {
+                if let Some(dt) = el.attr("datetime").map(str::trim).filter(|d| !d.is_empty()) {
+                    let marked = el.attr("pubdate").is_some()
+                        || el.attr("itemprop") == Some("datePublished");
+                    if self.time.is_none() || marked {
+                        self.time = Some(dt.to_owned());
+                        self.time_marked = marked;
+                    }
+                }
+            }
+            _ => {}
+        }
+        if self.byline.is_none() && self.byline_text.is_none() && self.byline_candidate(el) {
+            self.byline_text = Some((self.depth, TextBuf::default()));
+        }
+    }
+
+    fn byline_candidate(&self, el: &Elem<'_>) -> bool {
+        match el.tag {
+            Tag::A => has_token(el.attr("rel"), "author"),
+            Tag::Span | Tag::Div | Tag::P | Tag::Address => {
+                el.attr("class").is_some_and(byline_class)
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Visitor for MetaWalk {
+    fn open(&mut self, el: &Elem<'_>) {
+        self.depth += 1;
+        if let Some((_, walk)) = &mut self.h1_text {
+            walk.open(el);
+        }
+        if let Some((_, buf)) = &mut self.byline_text {
+            buf.brk(el.info.flow);
+        }
+        self.microdata.open(el, self.depth, &self.base);
+        if el.html {
+            self.element(el);
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        if let Some((_, body)) = &mut self.script {
+            body.push_str(text);
+            return;
+        }
+        if let Some((_, walk)) = &mut self.h1_text {
+            walk.text(text);
+        }
+        if let Some((_, buf)) = &mut self.byline_text {
+            buf.push(text);
+        }
+        if self.microdata.reading_text() {
+            self.microdata.text(text);
+        }
+    }
+
+    fn close(&mut self, el: &Elem<'_>) {
+        let depth = self.depth;
+        self.depth = depth.saturating_sub(1);
+        self.microdata.close(el, depth);
+        if let Some((d, walk)) = &mut self.h1_text {
+            walk.close(el);
+            if *d == depth {
+                let text = self.h1_text.take().expect("open").1.buf.finish();
+                self.h1 = Some(text).filter(|t| !t.is_empty());
+            }
+        }
+        if let Some((d, buf)) = &mut self.byline_text {
+            buf.brk(el.info.flow);
+            if *d == depth {
+                let text = self.byline_text.take().expect("open").1.finish();
+                // A byline is a name or a few, not a paragraph.
+                if (2..=100).contains(&text.chars().count()) {
+                    self.byline = Some(text);
+                }
+            }
+        }
+        if self.script.as_ref().is_some_and(|(d, _)| *d == depth) {
+            let (_, body) = self.script.take().expect("open");
+            self.jsonld.push(body);
+        }
+    }
+}
