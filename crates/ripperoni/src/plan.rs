@@ -198,6 +198,11 @@ impl Plan {
             Some(q) => {
                 let streams = Streams::of(&l.target);
                 stages.push((Role::Relay, streams.relay(q)));
+                // What the workers routed passes through; a failure the queue itself made
+                // (a record a worker gave up, one whose chunks are lost) is routed here as
+                // the workers' last route would have, instead of reaching the books
+                // unaccounted.
+                stages.push((Role::Route(0), route(l, true)));
                 Some(streams.worker(q, &work))
             }
             None => {

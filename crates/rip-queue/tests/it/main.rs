@@ -8,6 +8,7 @@ mod partitions;
 mod pipe;
 mod plain_urls;
 mod restart;
+mod routed;
 mod work;
 
 pub use rip_testkit::wait_for;

@@ -156,3 +156,24 @@ fn docs_stored(nats: &NatsServer, prefix: &str) -> usize {
         .run();
     pulled.stdout.lines().count()
 }
+
+#[test]
+fn the_coordinator_routes_what_comes_back_as_a_run_on_one_machine_routes_it_last() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = demo_state(dir.path(), "http://127.0.0.1:1", |v| {
+        v["queue"] = serde_json::json!({"broker": "nats://127.0.0.1:1", "prefix": "p"});
+    });
+    let printed = run(&["pipeline", state.to_str().unwrap()]);
+    let printed = String::from_utf8_lossy(&printed.stdout).into_owned();
+    let lines: Vec<&str> = printed.lines().collect();
+    let relay = lines
+        .iter()
+        .position(|l| l.contains(" relay emberfall-refs emberfall-docs"))
+        .unwrap_or_else(|| panic!("{printed}"));
+    // A failure the queue made (a record a worker gave up) is routed like any other.
+    assert!(
+        lines[relay + 1].contains("| rip-route ") && lines[relay + 1].contains(" --final"),
+        "{printed}"
+    );
+    assert!(lines[relay + 2].contains("| rip-write "), "{printed}");
+}
