@@ -14,7 +14,10 @@
 //! (`[{level, text, id?}]`), `text` (the main content's text: the `<main>` element, or
 //! the body less header, nav, footer and aside), `links` (`[{href, text, rel?}]`, every
 //! `<a href>` of the page resolved against `<base href>` and the page URL) and, with
-//! `markdown`, the main content as Markdown. See [`generic`].
+//! `markdown`, the main content as Markdown; and the article's metadata, `headline`,
+//! `authors`, `published`, `modified`, `siteName`, `excerpt`, `image`, with the page's
+//! `structured` data (JSON-LD, OpenGraph, Twitter cards, microdata). See [`generic`] and
+//! [`generic::meta`].
 //!
 //! # With rules
 //!

@@ -341,7 +341,7 @@ mod tests {
                     links
                 },
                 markdown: has(5).then(|| "# One".into()),
-                meta: Default::default(),
+                ..Default::default()
             };
             let doc = |fields| Doc {
                 url: "http://h/a".into(),

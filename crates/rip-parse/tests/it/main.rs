@@ -3,6 +3,7 @@
 
 mod differential;
 mod golden;
+mod meta;
 mod output_schema;
 mod robustness;
 mod rules_errors;

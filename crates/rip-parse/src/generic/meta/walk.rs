@@ -111,10 +111,8 @@ impl MetaWalk {
             Tag::Link if self.image_src.is_none() && has_token(el.attr("rel"), "image_src") => {
                 self.image_src = el.attr("href").map(|h| h.trim().to_owned());
             }
-            Tag::H1 => {
-                if self.h1.is_none() && self.h1_text.is_none() {
-                    self.h1_text = Some((self.depth, TextWalk::new(Skip::Hidden)));
-                }
+            Tag::H1 if self.h1.is_none() && self.h1_text.is_none() => {
+                self.h1_text = Some((self.depth, TextWalk::new(Skip::Hidden)));
             }
             Tag::Other if el.name == "time" && !self.time_marked => {
                 if let Some(dt) = el.attr("datetime").map(str::trim).filter(|d| !d.is_empty()) {

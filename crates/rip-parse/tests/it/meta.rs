@@ -1,0 +1,291 @@
+//! A generic doc's metadata and structured data, on small pages written for each
+//! source: JSON-LD (with `@graph`, references, a broken block), OpenGraph and Twitter
+//! cards, microdata nested in the article, `<meta>` tags, the page itself, dates in
+//! several forms, right-to-left and non-Latin pages, and pages with none of it. Each
+//! page is read by the streaming pass and from a tree, which must agree.
+
+use rip_parse::dom::{ParseLimits, parse};
+use rip_parse::generic::{extract, extract_streaming};
+use serde_json::{Value, json};
+use url::Url;
+
+const URL: &str = "http://news.test/2024/03/rivers.html";
+
+/// The doc fields of `html`, the same from the streaming pass and from a tree.
+fn fields(html: &str) -> Value {
+    let url = Url::parse(URL).unwrap();
+    let limits = ParseLimits::default();
+    let tree = parse(html, limits).unwrap();
+    let want = Value::Object(extract(&tree, &url, false).into_fields());
+    let got = extract_streaming(html, &url, false, limits).expect("streams");
+    assert_eq!(Value::Object(got.into_fields()), want, "streamed vs tree");
+    want
+}
+
+const META_FIELDS: &[&str] = &[
+    "headline",
+    "authors",
+    "published",
+    "modified",
+    "siteName",
+    "excerpt",
+    "image",
+    "structured",
+];
+
+#[test]
+fn json_ld_graph_items_are_flattened_and_read_by_reference() {
+    let f = fields(
+        r##"<!doctype html><html lang="en"><head>
+        <title>Why rivers meander | The Daily Planet</title>
+        <script type="application/ld+json">{"@context":"https://schema.org","@graph":[
+          {"@type":"WebSite","@id":"http://news.test/#site","name":"The Daily Planet"},
+          {"@type":"WebPage","@id":"http://news.test/2024/03/rivers.html","name":"Why rivers meander | The Daily Planet"},
+          {"@type":"Person","@id":"http://news.test/#ann","name":"Ann Lee"},
+          {"@type":"NewsArticle","headline":"Why rivers meander","author":[{"@id":"http://news.test/#ann"},{"@type":"Person","name":"Bo Chen"}],
+           "datePublished":"2024-03-05T14:30:00+01:00","dateModified":"2024-03-06T08:00:00Z",
+           "publisher":{"@type":"Organization","name":"The Daily Planet"},
+           "image":{"@type":"ImageObject","url":"/img/river.jpg"},
+           "description":"Water finds the longest way."}
+        ]}</script></head>
+        <body><h1>Why rivers meander</h1><p>Text.</p></body></html>"##,
+    );
+    assert_eq!(f["headline"], "Why rivers meander");
+    assert_eq!(f["authors"], json!(["Ann Lee", "Bo Chen"]));
+    assert_eq!(f["published"], "2024-03-05T14:30:00+01:00");
+    assert_eq!(f["modified"], "2024-03-06T08:00:00Z");
+    assert_eq!(f["siteName"], "The Daily Planet");
+    assert_eq!(f["excerpt"], "Water finds the longest way.");
+    assert_eq!(f["image"], "http://news.test/img/river.jpg");
+    let ld = f["structured"]["jsonLd"].as_array().unwrap();
+    assert_eq!(ld.len(), 4, "one item per @graph node: {ld:?}");
+    assert_eq!(ld[3]["@type"], "NewsArticle");
+    assert!(f["structured"].get("warnings").is_none());
+}
+
+#[test]
+fn a_broken_json_ld_block_is_a_warning_and_the_others_are_read() {
+    let f = fields(
+        r#"<html><head><title>T</title>
+        <script type="application/ld+json">{"@type":"BlogPosting","headline":"Good block","author":"Cy Dee"}</script>
+        <script type="application/ld+json">{"@type":"Organization" "name":"Broken"}</script>
+        <script type="APPLICATION/LD+JSON">[{"@type":"Event","name":"Third"}]</script>
+        </head><body><p>x</p></body></html>"#,
+    );
+    assert_eq!(f["headline"], "Good block");
+    assert_eq!(f["authors"], json!(["Cy Dee"]));
+    assert_eq!(f["structured"]["jsonLd"].as_array().unwrap().len(), 2);
+    let warnings = f["structured"]["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let w = warnings[0].as_str().unwrap();
+    assert!(
+        w.starts_with("jsonLd block 2: expected `,` or `}` at line 1 column"),
+        "{w}"
+    );
+}
+
+#[test]
+fn open_graph_and_twitter_cards_are_kept_and_read() {
+    let f = fields(
+        r#"<html><head><title>Moon landing — Planet News</title>
+        <meta property="og:title" content="Moon landing">
+        <meta property="og:site_name" content="Planet News">
+        <meta property="og:image" content="https://cdn.test/moon.jpg">
+        <meta property="og:description" content="They landed.">
+        <meta property="article:published_time" content="2024-07-20T20:17:40Z">
+        <meta property="article:author" content="https://news.test/authors/ann">
+        <meta property="article:tag" content="space"><meta property="article:tag" content="moon">
+        <meta name="twitter:card" content="summary_large_image">
+        <meta name="twitter:title" content="Moon landing (card)">
+        <meta name="author" content="Ann Lee">
+        </head><body><p>x</p></body></html>"#,
+    );
+    assert_eq!(f["headline"], "Moon landing");
+    assert_eq!(f["siteName"], "Planet News");
+    assert_eq!(f["image"], "https://cdn.test/moon.jpg");
+    assert_eq!(f["excerpt"], "They landed.");
+    assert_eq!(f["published"], "2024-07-20T20:17:40Z");
+    assert_eq!(f["authors"], json!(["Ann Lee"]), "a URL is not a name");
+    assert_eq!(
+        f["structured"]["openGraph"]["article:tag"],
+        json!(["space", "moon"])
+    );
+    assert_eq!(f["structured"]["openGraph"]["og:title"], "Moon landing");
+    assert_eq!(
+        f["structured"]["twitter"],
+        json!({"twitter:card":"summary_large_image","twitter:title":"Moon landing (card)"})
+    );
+}
+
+#[test]
+fn microdata_nested_in_the_article_is_read_as_extruct_gives_it() {
+    let f = fields(
+        r#"<html><head><title>Blog</title></head><body><nav><a href="/">Home</a></nav>
+        <article itemscope itemtype="https://schema.org/BlogPosting" itemid="urn:post:7">
+          <h1 itemprop="headline">Notes on   <em>moss</em></h1>
+          <p>By <span itemprop="author" itemscope itemtype="https://schema.org/Person">
+            <a itemprop="url" href="/people/ann"><span itemprop="name">Ann Lee</span></a></span>,
+            <time itemprop="datePublished" datetime="2024-03-05">5 March</time></p>
+          <meta itemprop="dateModified" content="2024-03-07">
+          <img itemprop="image" src="moss.jpg" alt="">
+          <div itemprop="articleBody"><p>Moss grows.</p></div>
+          <span itemprop="keywords">moss</span><span itemprop="keywords">green</span>
+        </article></body></html>"#,
+    );
+    assert_eq!(
+        f["structured"]["microdata"],
+        json!([{
+            "type": "https://schema.org/BlogPosting",
+            "id": "urn:post:7",
+            "properties": {
+                "headline": "Notes on moss",
+                "author": {"type": "https://schema.org/Person", "properties": {
+                    "url": "http://news.test/people/ann", "name": "Ann Lee"}},
+                "datePublished": "2024-03-05",
+                "dateModified": "2024-03-07",
+                "image": "http://news.test/2024/03/moss.jpg",
+                "articleBody": "Moss grows.",
+                "keywords": ["moss", "green"]
+            }
+        }])
+    );
+    assert_eq!(f["headline"], "Notes on moss");
+    assert_eq!(f["authors"], json!(["Ann Lee"]));
+    assert_eq!(f["published"], "2024-03-05");
+    assert_eq!(f["modified"], "2024-03-07");
+    assert_eq!(f["image"], "http://news.test/2024/03/moss.jpg");
+}
+
+#[test]
+fn the_site_name_glued_to_the_title_is_cut_off() {
+    for (head, want) in [
+        (
+            r#"<title>How rivers meander — The Planet</title><meta property="og:site_name" content="The Planet">"#,
+            "How rivers meander",
+        ),
+        (
+            r#"<title>The Planet | How rivers meander</title><meta name="application-name" content="The Planet">"#,
+            "How rivers meander",
+        ),
+        (
+            "<title>How rivers meander - Science - The Planet</title>",
+            "How rivers meander",
+        ),
+        ("<title>Rust - Wikipedia</title>", "Rust - Wikipedia"),
+    ] {
+        let f = fields(&format!(
+            "<html><head>{head}</head><body><h1>How rivers meander</h1><p>x</p></body></html>"
+        ));
+        assert_eq!(f["headline"], want, "{head}");
+    }
+}
+
+#[test]
+fn dates_in_several_forms_are_iso_8601_or_kept_as_written() {
+    for (tag, published) in [
+        (
+            r#"<meta name="date" content="March 5, 2024">"#,
+            "2024-03-05",
+        ),
+        (
+            r#"<meta name="DC.date.issued" content="2024/03/05">"#,
+            "2024-03-05",
+        ),
+        (
+            r#"<meta name="citation_publication_date" content="2024-03-05 14:30:00 +0000">"#,
+            "2024-03-05T14:30:00Z",
+        ),
+        (
+            r#"<meta property="article:published_time" content="Tue, 5 Mar 2024 14:30:00 +0100">"#,
+            "2024-03-05T14:30:00+01:00",
+        ),
+        (r#"<meta name="pubdate" content="yesterday">"#, "yesterday"),
+        (
+            r#"</head><body><p>On <time datetime="2024-03-05T14:30">5 March</time></p>"#,
+            "2024-03-05T14:30:00",
+        ),
+        (
+            r#"</head><body><time datetime="2020-01-01">old</time><time pubdate datetime="2024-03-05">new</time>"#,
+            "2024-03-05",
+        ),
+    ] {
+        let f = fields(&format!("<html><head><title>T</title>{tag}<p>x</p></html>"));
+        assert_eq!(f["published"], published, "{tag}");
+    }
+}
+
+#[test]
+fn bylines_are_the_last_resort_for_authors() {
+    let f = fields(
+        r#"<html><head><title>T</title></head><body><article><h1>T</h1>
+        <div class="post-byline">By Bo Chen</div><a rel="author" href="/ann">Ann Lee</a>
+        <p>Text</p></article></body></html>"#,
+    );
+    assert_eq!(f["authors"], json!(["Bo Chen"]));
+    let f = fields(
+        r#"<html><head><title>T</title><meta name="author" content="Cy Dee"></head>
+        <body><span class="author">Somebody Else</span></body></html>"#,
+    );
+    assert_eq!(f["authors"], json!(["Cy Dee"]), "<meta> before the page");
+}
+
+#[test]
+fn a_page_without_metadata_has_none_of_the_fields() {
+    for html in [
+        "<html><body><p>Hello</p></body></html>",
+        "<p>no head at all",
+        "<html><head><script type=application/ld+json></script></head><body>x</body></html>",
+    ] {
+        let f = fields(html);
+        for k in META_FIELDS {
+            assert!(f.get(k).is_none(), "{k} on {html}: {f}");
+        }
+    }
+    let f = fields("<html><head><title>Just a title</title></head><body><p>x</p></body></html>");
+    assert_eq!(f["headline"], "Just a title");
+}
+
+#[test]
+fn right_to_left_and_non_latin_pages() {
+    let f = fields(
+        r#"<html lang="ar" dir="rtl"><head><title>عنوان المقال | الموقع</title>
+        <meta property="og:site_name" content="الموقع"><meta name="author" content="كاتب المقال">
+        <meta name="description" content="وصف قصير للمقال."></head>
+        <body><h1>عنوان المقال</h1><p>نص.</p></body></html>"#,
+    );
+    assert_eq!(f["lang"], "ar");
+    assert_eq!(f["headline"], "عنوان المقال");
+    assert_eq!(f["siteName"], "الموقع");
+    assert_eq!(f["authors"], json!(["كاتب المقال"]));
+    assert_eq!(f["excerpt"], "وصف قصير للمقال.");
+
+    let f = fields(
+        r#"<html lang="ja"><head><title>川が蛇行する理由 - 地球新聞</title>
+        <script type="application/ld+json">{"@type":"Article","headline":"川が蛇行する理由",
+        "author":{"@type":"Person","name":"山田 花子"},"datePublished":"2024-03-05T09:00:00+09:00"}</script>
+        </head><body><h1>川が蛇行する理由</h1></body></html>"#,
+    );
+    assert_eq!(f["headline"], "川が蛇行する理由");
+    assert_eq!(f["authors"], json!(["山田 花子"]));
+    assert_eq!(f["published"], "2024-03-05T09:00:00+09:00");
+
+    let f = fields(
+        "<html lang=ru><head><title>Почему реки петляют — Планета</title></head><body><h1>Почему реки петляют</h1></body></html>",
+    );
+    assert_eq!(f["headline"], "Почему реки петляют");
+}
+
+#[test]
+fn a_long_description_is_cut_to_a_short_excerpt() {
+    let long = "word ".repeat(100);
+    let f = fields(&format!(
+        r#"<html><head><meta name="description" content="{long}"></head><body></body></html>"#
+    ));
+    let e = f["excerpt"].as_str().unwrap();
+    assert!(e.chars().count() <= 301 && e.ends_with("word…"), "{e}");
+    assert_eq!(
+        f["description"],
+        long.trim(),
+        "the description itself is whole"
+    );
+}
