@@ -19,13 +19,36 @@ pub(super) fn is_generic(record: &Map<String, Value>) -> bool {
         && !has("sections")
 }
 
-/// A generic doc's page: a front matter (`title`, `url`, as YAML's double-quoted strings,
-/// which JSON's are), then the page's Markdown, or its text without it.
+/// A generic doc's page: a front matter of its metadata, then the page's Markdown, or its
+/// text without it. The front matter is YAML whose strings are JSON's (YAML's
+/// double-quoted strings and flow sequences): `title` (the `headline`, else the `name`),
+/// `url`, `authors`, `published`, `modified`, `siteName`, `lang`, `excerpt`, `image`, each
+/// when the doc has it.
 pub(super) fn page(record: &Map<String, Value>) -> String {
     let mut out = String::from("---\n");
-    for (label, key) in [("title", "name"), ("url", "url")] {
-        if let Some(v) = record.get(key) {
-            let _ = writeln!(out, "{label}: {}", Value::String(line_of(v)));
+    let title = record.get("headline").or_else(|| record.get("name"));
+    if let Some(v) = title {
+        let _ = writeln!(out, "title: {}", Value::String(line_of(v)));
+    }
+    for key in [
+        "url",
+        "authors",
+        "published",
+        "modified",
+        "siteName",
+        "lang",
+        "excerpt",
+        "image",
+    ] {
+        match record.get(key) {
+            Some(Value::Array(items)) if !items.is_empty() => {
+                let items: Vec<Value> = items.iter().map(|v| Value::String(line_of(v))).collect();
+                let _ = writeln!(out, "{key}: {}", Value::Array(items));
+            }
+            Some(v @ (Value::String(_) | Value::Number(_))) => {
+                let _ = writeln!(out, "{key}: {}", Value::String(line_of(v)));
+            }
+            _ => {}
         }
     }
     out.push_str("---\n\n");

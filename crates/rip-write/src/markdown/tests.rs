@@ -70,7 +70,7 @@ fn a_generic_doc_is_its_page_under_a_front_matter() {
     );
     assert_eq!(
         render("doc", &doc),
-        "---\ntitle: \"A \\\"quoted\\\" title\"\nurl: \"http://h/a\"\n---\n\n\
+        "---\ntitle: \"Hello\"\nurl: \"http://h/a\"\nlang: \"en\"\n---\n\n\
          # Hello\n\nworld [b](http://h/b)\n"
     );
     let without_markdown = map(json!({"_type":"doc","url":"http://h/a","concept":"page",
@@ -78,6 +78,22 @@ fn a_generic_doc_is_its_page_under_a_front_matter() {
     assert_eq!(
         render("doc", &without_markdown),
         "---\nurl: \"http://h/a\"\n---\n\nHello world\n"
+    );
+}
+
+#[test]
+fn a_generic_docs_metadata_is_its_front_matter() {
+    let doc = map(json!({"_type":"doc","url":"http://h/a","concept":"page",
+        "name":"Moon landing | Planet","headline":"Moon landing","authors":["Ann \"A\" Lee","Bo"],
+        "published":"2024-07-20T20:17:40Z","modified":"2024-07-21","siteName":"Planet",
+        "lang":"en","excerpt":"They landed.\nSafely.","image":"http://h/m.jpg",
+        "structured":{"jsonLd":[{"@type":"Article"}]},"text":"Body"}));
+    assert_eq!(
+        render("doc", &doc),
+        "---\ntitle: \"Moon landing\"\nurl: \"http://h/a\"\n\
+         authors: [\"Ann \\\"A\\\" Lee\",\"Bo\"]\npublished: \"2024-07-20T20:17:40Z\"\n\
+         modified: \"2024-07-21\"\nsiteName: \"Planet\"\nlang: \"en\"\n\
+         excerpt: \"They landed. Safely.\"\nimage: \"http://h/m.jpg\"\n---\n\nBody\n"
     );
 }
 
