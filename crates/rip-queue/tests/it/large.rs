@@ -2,7 +2,7 @@
 //! for byte; the chunks of a record published twice are stored once; a head whose chunks are
 //! lost (a producer killed mid-record) becomes a failure of its URL, and the reader goes on.
 
-use super::{pull, queue, wait_for};
+use super::{messages_in, pull, queue, wait_for};
 use rip_testkit::{NatsServer, path_with_bins};
 use std::time::Duration;
 
@@ -30,17 +30,6 @@ fn big_page(url: &str, size: usize, seed: u64) -> String {
 
 fn small(url: &str) -> String {
     format!("{{\"_type\":\"ref\",\"url\":\"{url}\",\"attempt\":0}}")
-}
-
-/// The messages the stream `rip_<name>` holds.
-fn messages_in(nats: &NatsServer, name: &str) -> u64 {
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
-    rt.block_on(async {
-        let client = async_nats::connect(nats.url()).await.expect("connect");
-        let js = async_nats::jetstream::new(client);
-        let mut stream = js.get_stream(format!("rip_{name}")).await.expect("stream");
-        stream.info().await.expect("info").state.messages
-    })
 }
 
 #[test]

@@ -23,6 +23,17 @@ pub fn queue(nats: &NatsServer) -> Stage {
     Stage::new("rip-queue").arg("--broker").arg(nats.url())
 }
 
+/// The messages the broker holds in the stream `name` (under the prefix `rip`).
+pub fn messages_in(nats: &NatsServer, name: &str) -> u64 {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let client = async_nats::connect(nats.url()).await.expect("connect");
+        let js = async_nats::jetstream::new(client);
+        let mut stream = js.get_stream(format!("rip_{name}")).await.expect("stream");
+        stream.info().await.expect("info").state.messages
+    })
+}
+
 /// One `ref` line per URL.
 pub fn refs(urls: &[String]) -> String {
     urls.iter()

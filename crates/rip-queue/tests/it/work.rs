@@ -2,7 +2,7 @@
 //! when a worker is killed, when the broker is killed and comes back, and when the program
 //! fails on a record.
 
-use super::{entered, outcomes, pull, queue, refs, site, wait_for};
+use super::{entered, messages_in, outcomes, pull, queue, refs, site, wait_for};
 use futures::StreamExt;
 use rip_testkit::{NatsServer, Stage, path_with_bins};
 use std::path::Path;
@@ -407,17 +407,6 @@ fn an_idle_worker_waits_for_the_first_record_then_leaves_when_done() {
     let ran = finish(child);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert_books_balance(&nats, &urls);
-}
-
-/// The messages the broker holds in the stream `name` (under the prefix `rip`).
-fn messages_in(nats: &NatsServer, name: &str) -> u64 {
-    let rt = tokio::runtime::Runtime::new().expect("runtime");
-    rt.block_on(async {
-        let client = async_nats::connect(nats.url()).await.expect("connect");
-        let js = async_nats::jetstream::new(client);
-        let mut stream = js.get_stream(format!("rip_{name}")).await.expect("stream");
-        stream.info().await.expect("info").state.messages
-    })
 }
 
 #[test]
