@@ -8,7 +8,8 @@ use rip_testserver::{Fault, Rule, TestServer};
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-fn worker(state: &std::path::Path) -> Child {
+/// `ripperoni worker` on `state`, leaving when idle for 3 s.
+pub(crate) fn worker(state: &std::path::Path) -> Child {
     ripperoni()
         .args(["worker", state.to_str().unwrap(), "--idle-exit", "3s"])
         .stdout(Stdio::null())

@@ -3,21 +3,13 @@
 //! a run on one machine does (see `e2e.rs` for the numbers): one URL missing by design,
 //! every other accounted for, the books balanced.
 
+use crate::queue::worker;
 use crate::support::*;
 use rip_testkit::{NatsServer, Stage, wait_for};
 use rip_testserver::{FaultPlan, TestServer};
 use std::path::Path;
 use std::process::{Child, Output, Stdio};
 use std::time::Duration;
-
-fn worker(state: &Path) -> Child {
-    ripperoni()
-        .args(["worker", state.to_str().unwrap(), "--idle-exit", "5s"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
 
 /// The demo's books, as a run on one machine ends them; the run ended partial (one URL
 /// missing by design) and balanced.
