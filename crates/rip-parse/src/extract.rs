@@ -53,6 +53,23 @@ impl<'a> PageView<'a> {
         }
     }
 
+    /// The bodies of the page's JSON-LD scripts (`<script type="application/ld+json">`),
+    /// in document order.
+    pub fn jsonld_blocks(&self) -> std::borrow::Cow<'_, [String]> {
+        match &self.elements {
+            Elements::Stream(found) => std::borrow::Cow::Borrowed(found.jsonld()),
+            Elements::Tree(html) => std::borrow::Cow::Owned(
+                html.tree
+                    .root()
+                    .descendants()
+                    .filter_map(scraper::ElementRef::wrap)
+                    .filter(|el| is_jsonld_script(el.value().name(), el.value().attr("type")))
+                    .map(|el| el.text().collect())
+                    .collect(),
+            ),
+        }
+    }
+
     /// The text of the whole page (computed once, when a rule first asks).
     pub fn text(&mut self) -> &str {
         let root = match &self.elements {
@@ -160,6 +177,16 @@ fn value(f: &Field, page: &PageView<'_>) -> Result<Option<Value>, RuleBreak> {
         // A MediaWiki field: nothing to read in HTML.
         return finish(f, Vec::new(), &page.base);
     }
+    if let Some(path) = &f.jsonld {
+        let values = path.values(&page.jsonld_blocks());
+        let mut refined = values.into_iter().filter_map(|v| refine(f, v));
+        let found = if f.list {
+            refined.collect()
+        } else {
+            refined.next().into_iter().collect()
+        };
+        return finish(f, found, &page.base);
+    }
     if let Elements::Stream(found) = &page.elements {
         return found.value(f, page);
     }
@@ -231,6 +258,7 @@ fn where_from(f: &Field) -> String {
             Some(WikiSource::Page(v)) => format!("wiki `{v:?}`"),
             None => unreachable!("guarded"),
         },
+        _ if f.jsonld.is_some() => format!("jsonld `{}`", f.jsonld.as_ref().expect("guarded")),
         (Source::Url, _) => "from the URL".to_owned(),
         (Source::Html, Some(sel)) => {
             use scraper::selector::ToCss;
@@ -307,6 +335,11 @@ fn convert(f: &Field, v: String, base: &Url) -> Result<Value, RuleBreak> {
             .map(Value::String)
             .ok_or_else(|| bad("a URL")),
     }
+}
+
+/// True for a `<script type="application/ld+json">` (the type's case and spaces aside).
+pub(crate) fn is_jsonld_script(name: &str, ty: Option<&str>) -> bool {
+    name == "script" && ty.is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"))
 }
 
 fn clip(s: &str) -> String {

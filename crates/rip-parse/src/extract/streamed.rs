@@ -58,6 +58,8 @@ pub struct RulesWalk<'r> {
     markdown_begun: bool,
     /// A `<base>` came after Markdown was written against the page URL.
     pub late_base: bool,
+    /// The JSON-LD script bodies, when a field reads them, and the one being read.
+    jsonld: Option<(Vec<String>, Option<String>)>,
 }
 
 fn key<T>(x: &T) -> usize {
@@ -75,6 +77,7 @@ impl<'r> RulesWalk<'r> {
             base: None,
             markdown_begun: false,
             late_base: false,
+            jsonld: None,
         };
         for c in plan {
             if let Some(m) = &c.matcher {
@@ -82,6 +85,9 @@ impl<'r> RulesWalk<'r> {
             }
             for f in c.id.iter().chain(&c.name_field).chain(&c.fields) {
                 walk.add_field(f);
+                if f.jsonld.is_some() && walk.jsonld.is_none() {
+                    walk.jsonld = Some((Vec::new(), None));
+                }
             }
         }
         walk
@@ -132,6 +138,7 @@ impl<'r> RulesWalk<'r> {
                 .map(|p| (p.key, p.matched, p.values))
                 .collect(),
             page_text: self.page_text.map(|w| w.buf.finish()).unwrap_or_default(),
+            jsonld: self.jsonld.map(|j| j.0).unwrap_or_default(),
             base: self.base.unwrap_or(self.page_url),
         }
     }
@@ -195,6 +202,12 @@ impl<'r> RulesWalk<'r> {
 impl Visitor for RulesWalk<'_> {
     fn open(&mut self, el: &Elem<'_>) {
         self.base_element(el);
+        if let Some((_, open)) = &mut self.jsonld
+            && el.html
+            && super::is_jsonld_script(el.name, el.attr("type"))
+        {
+            *open = Some(String::new());
+        }
         for i in 0..self.probes.len() {
             if self.probes[i].selector.matches(el) {
                 self.start(i, el);
@@ -213,6 +226,9 @@ impl Visitor for RulesWalk<'_> {
     }
 
     fn text(&mut self, text: &str) {
+        if let Some((_, Some(body))) = &mut self.jsonld {
+            body.push_str(text);
+        }
         for c in &mut self.captures {
             match &mut c.reader {
                 Reader::Text(w) => _ = w.text(text),
@@ -225,6 +241,13 @@ impl Visitor for RulesWalk<'_> {
     }
 
     fn close(&mut self, el: &Elem<'_>) {
+        if let Some((blocks, open)) = &mut self.jsonld
+            && el.html
+            && el.name == "script"
+            && let Some(body) = open.take()
+        {
+            blocks.push(body);
+        }
         let mut i = 0;
         while i < self.captures.len() {
             let c = &mut self.captures[i];
@@ -249,6 +272,7 @@ impl Visitor for RulesWalk<'_> {
 pub struct Found {
     probes: Vec<(usize, bool, Vec<Option<String>>)>,
     page_text: String,
+    jsonld: Vec<String>,
     /// The URL relative references resolve against.
     pub base: Url,
 }
@@ -257,6 +281,11 @@ impl Found {
     fn probe<T>(&self, x: &T) -> Option<&(usize, bool, Vec<Option<String>>)> {
         let k = key(x);
         self.probes.iter().find(|p| p.0 == k)
+    }
+
+    /// The bodies of the page's JSON-LD scripts, when a field reads them.
+    pub fn jsonld(&self) -> &[String] {
+        &self.jsonld
     }
 
     /// The page's whole text (hidden elements left out).

@@ -11,6 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 use toml::Spanned;
 
+use super::jsonld_path::JsonLdPath;
 use super::model::{ConceptSpec, FieldSpec, MatchSpec, RulesFile};
 use super::{
     Concept, Extract, Field, Matcher, OnSchemaError, Problem, Rules, RulesError, Source, ValueType,
@@ -491,7 +492,8 @@ fn field(
     if wiki_given {
         at.check_wiki(ctx, extract);
     }
-    at.check_source(ctx, extract, wiki_given);
+    let jsonld = at.jsonld(ctx, extract, wiki_given);
+    at.check_source(ctx, extract, wiki_given || spec.jsonld.is_some());
     at.check_extract(ctx, extract, name);
     let selector = spec.selector.as_ref().and_then(|s| selector(ctx, what, s));
     let regex = spec
@@ -510,6 +512,7 @@ fn field(
             .and_then(|s| StreamSelector::parse(s.get_ref())),
         selector,
         wiki,
+        jsonld,
         extract,
         attr: spec.attr.as_ref().map(|a| a.get_ref().clone()),
         list: spec.list,
@@ -550,6 +553,29 @@ impl FieldAt<'_> {
                     ctx,
                     "give one of `infobox`, `section` or `wiki`, not several",
                 );
+                None
+            }
+        }
+    }
+
+    /// A `jsonld` field's path; it takes no selector, source, MediaWiki key or `extract`.
+    fn jsonld(&self, ctx: &mut Ctx<'_>, extract: Extract, wiki_given: bool) -> Option<JsonLdPath> {
+        let path = self.spec.jsonld.as_ref()?;
+        let spec = self.spec;
+        if spec.selector.is_some() || spec.source == Source::Url || wiki_given {
+            self.problem(
+                ctx,
+                "`jsonld` reads the page's JSON-LD: it takes no `selector`, `source`, \
+                 `infobox`, `section` or `wiki` (hint: write one field per source)",
+            );
+        }
+        if extract != Extract::Text {
+            self.problem(ctx, "a `jsonld` field takes no `extract` or `attr`");
+        }
+        match JsonLdPath::parse(path.get_ref()) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                ctx.problem(path.span(), format!("{}: {e}", self.what));
                 None
             }
         }
@@ -715,6 +741,7 @@ fn resolve(specs: &[ConceptSpec], chain: &[usize], compiled: &[Own]) -> Concept 
             selector: None,
             stream_selector: None,
             wiki: None,
+            jsonld: None,
             extract: Extract::Text,
             attr: None,
             list: false,

@@ -25,8 +25,13 @@
 //! fields.level = { selector = "dd.level", type = "integer" }
 //! fields.priceGp = { selector = "dd.price", regex = '^([\d.]+) gp$', type = "number" }
 //! ```
+//!
+//! A field may read the page's JSON-LD instead of its elements ([`jsonld_path`]):
+//! `fields.price = { jsonld = "Product.offers.price", type = "number" }` (see
+//! `testdata/parse/rules/shop-jsonld.toml`).
 
 mod compile;
+pub mod jsonld_path;
 pub mod model;
 
 use jsonschema::Validator;
@@ -117,6 +122,8 @@ pub struct Field {
     /// What to read of a MediaWiki page (such a field is missing on HTML pages, and a
     /// `selector` field on wiki pages).
     pub wiki: Option<WikiSource>,
+    /// The page's JSON-LD to read instead of elements.
+    pub jsonld: Option<jsonld_path::JsonLdPath>,
     /// What to read from each element.
     pub extract: Extract,
     /// The attribute, for [`Extract::Attr`].
@@ -324,6 +331,7 @@ impl Field {
     /// HTML, which are serialisations of a tree).
     pub fn streams(&self) -> bool {
         self.wiki.is_some()
+            || self.jsonld.is_some()
             || self.source == Source::Url
             || (self.stream_selector.is_some()
                 && matches!(

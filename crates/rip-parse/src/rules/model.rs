@@ -129,6 +129,13 @@ pub struct FieldSpec {
     /// MediaWiki pages: a value of the whole page.
     #[serde(default)]
     pub wiki: Option<WikiValue>,
+    /// A value of the page's JSON-LD instead of elements: a schema.org type, then
+    /// properties, joined by dots (`Product.offers.price`; `*.name` for any node).
+    /// Arrays are stepped through and `@id` references followed; the strings, numbers
+    /// and booleans reached are the values (the first, or all with `list = true`).
+    #[serde(default)]
+    #[schemars(with = "Option<String>")]
+    pub jsonld: Option<Spanned<String>>,
     /// What to take from a matched element: `text` (the default, whitespace
     /// collapsed), `attr` (the attribute named by `attr`), `html` (inner HTML),
     /// `outerHtml`, `markdown` (inner content as Markdown) or `exists` (true when the

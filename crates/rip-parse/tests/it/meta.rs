@@ -289,3 +289,67 @@ fn a_long_description_is_cut_to_a_short_excerpt() {
         "the description itself is whole"
     );
 }
+
+/// A product page whose facts are in JSON-LD (an `@graph`, the brand by reference).
+fn product_page(json_ld: &str) -> Value {
+    let body = format!(
+        r#"<html><head><title>Lamp | Shop</title>
+        <script type="application/ld+json">{json_ld}</script></head>
+        <body><h1>Lamp</h1><p class="tagline">Bright.</p></body></html>"#
+    );
+    crate::support::page(
+        "http://shop.test/products/lamp-7.html",
+        "text/html",
+        body.as_bytes(),
+        false,
+    )
+}
+
+#[test]
+fn rules_read_fields_from_json_ld_in_both_paths() {
+    let rules = crate::support::testdata("parse/rules/shop-jsonld.toml");
+    let good = product_page(
+        r##"{"@context":"https://schema.org","@graph":[{"@type":"Product","name":"Lamp",
+        "sku":7,"color":["red","blue"],"brand":{"@id":"#luxo"},
+        "offers":{"@type":"Offer","price":"12.50","priceCurrency":"EUR"}},
+        {"@type":"Brand","@id":"#luxo","name":"Luxo"}]}"##,
+    );
+    let broken = product_page(r#"{"@type":"Product","name":"Lamp","offers":{"price":}}"#);
+    let input = crate::support::ndjson(&[good, broken]);
+    let mut outs = Vec::new();
+    for args in [&[][..], &["--no-stream"][..]] {
+        let mut a = vec!["--rules", rules.to_str().unwrap()];
+        a.extend_from_slice(args);
+        let r = crate::support::run(&a, &input);
+        assert_eq!(r.code, 2, "partial: the broken page fails: {}", r.stderr);
+        let out = r.values();
+        let doc = &out[0];
+        assert_eq!(doc["concept"], "product", "{doc}");
+        assert_eq!(doc["id"], "lamp-7");
+        assert_eq!(doc["name"], "Lamp");
+        assert_eq!(doc["price"], 12.5);
+        assert_eq!(doc["currency"], "EUR");
+        assert_eq!(doc["sku"], "7");
+        assert_eq!(doc["brand"], "Luxo");
+        assert_eq!(doc["colours"], json!(["red", "blue"]));
+        assert_eq!(doc["tagline"], "Bright.");
+        let failure = &out[1];
+        assert_eq!(failure["_type"], "failure");
+        assert_eq!(failure["errors"][0]["code"], "parse.rule");
+        let message = failure["errors"][0]["message"].as_str().unwrap();
+        assert!(
+            message.contains("jsonld `Product.offers.price`"),
+            "{message}"
+        );
+        outs.push(out[..2].to_vec());
+    }
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        for k in ["elapsedMs", "failedAt"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        v
+    };
+    let [a, b] = [&outs[0], &outs[1]].map(|o| o.iter().map(strip).collect::<Vec<_>>());
+    assert_eq!(a, b, "streamed and tree docs agree");
+}

@@ -31,7 +31,7 @@
 //! extruct gives them; a block that does not parse is a `warnings` entry.
 
 pub mod date;
-mod jsonld;
+pub(crate) mod jsonld;
 mod microdata;
 mod pick;
 mod title;
