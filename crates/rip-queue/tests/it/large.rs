@@ -77,17 +77,20 @@ fn a_record_over_the_brokers_largest_message_comes_out_whole_and_is_stored_once(
     assert_eq!(pull(&nats, "pages").0.stdout, input);
 }
 
-#[test]
-fn a_multi_megabyte_record_goes_through_a_worker_under_the_default_limit() {
-    let nats = NatsServer::start_with("max_payload: 1MB"); // the server's default
-    let big = big_page("http://h/big", 3 << 20, 3);
+/// Pushes `big` and a small record to `pages` (with `push_args`), runs a worker on them whose
+/// program writes each record back with its length, and checks that the program got `big`
+/// whole and that it comes out of `out` byte for byte.
+fn through_a_worker(nats: &NatsServer, big: &str, push_args: &[&str], work_args: &[&str]) {
     let input = format!("{big}\n{}\n", small("http://h/a"));
-    let pushed = queue(&nats).args(["push", "pages"]).stdin(&input).run();
+    let pushed = queue(nats)
+        .args(["push", "pages"])
+        .args(push_args)
+        .stdin(&input)
+        .run();
     assert_eq!(pushed.code, 0, "{}", pushed.stderr);
-    // The program gets the record whole (its length checked), and writes it back.
     let program = "while IFS= read -r line; do echo \"$line\"; \
                    echo \"{\\\"_type\\\":\\\"x-length\\\",\\\"n\\\":${#line}}\"; done";
-    let worked = queue(&nats)
+    let worked = queue(nats)
         .env("PATH", path_with_bins())
         .env("LC_ALL", "C")
         .args([
@@ -99,15 +102,13 @@ fn a_multi_megabyte_record_goes_through_a_worker_under_the_default_limit() {
             "--linger",
             "50ms",
         ])
+        .args(work_args)
         .args(["--", "bash", "-c", program])
         .run();
     assert_eq!(worked.code, 0, "{}", worked.stderr);
-    let (ran, values) = pull(&nats, "out");
+    let (ran, values) = pull(nats, "out");
     let lines: Vec<&str> = ran.stdout.lines().collect();
-    assert!(
-        lines.contains(&big.as_str()),
-        "the page whole, byte for byte"
-    );
+    assert!(lines.contains(&big), "the page whole, byte for byte");
     let lengths: Vec<u64> = values
         .iter()
         .filter(|v| v["_type"] == "x-length")
@@ -115,6 +116,20 @@ fn a_multi_megabyte_record_goes_through_a_worker_under_the_default_limit() {
         .collect();
     assert!(lengths.contains(&(big.len() as u64)), "{lengths:?}");
     assert_eq!(values.iter().filter(|v| v["_type"] == "page").count(), 1);
+}
+
+#[test]
+fn a_multi_megabyte_record_goes_through_a_worker_under_the_default_limit() {
+    let nats = NatsServer::start_with("max_payload: 1MB"); // the server's default
+    through_a_worker(&nats, &big_page("http://h/big", 3 << 20, 3), &[], &[]);
+}
+
+#[test]
+fn a_record_in_chunks_goes_through_a_worker_of_a_stream_partitioned_by_host() {
+    let nats = NatsServer::start_with("max_payload: 64KB");
+    let big = big_page("http://h/big", 1 << 20, 5);
+    let handover = ["--handover-wait", "100ms"];
+    through_a_worker(&nats, &big, &["--partitions", "4"], &handover);
 }
 
 #[test]
