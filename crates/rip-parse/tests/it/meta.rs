@@ -353,3 +353,48 @@ fn rules_read_fields_from_json_ld_in_both_paths() {
     let [a, b] = [&outs[0], &outs[1]].map(|o| o.iter().map(strip).collect::<Vec<_>>());
     assert_eq!(a, b, "streamed and tree docs agree");
 }
+
+#[test]
+fn a_declared_headline_the_page_does_not_show_loses_to_one_it_does() {
+    // Wikipedia's JSON-LD gives the subject's description as its `headline`.
+    let f = fields(
+        r#"<html><head><title>New Zealand - Wikipedia</title>
+        <script type="application/ld+json"><![CDATA[{"@type":"Article","name":"New Zealand",
+        "headline":"constitutional monarchy in Oceania"}]]></script></head>
+        <body><h1>New Zealand</h1></body></html>"#,
+    );
+    assert_eq!(f["headline"], "New Zealand");
+    // Nothing shown: the first declared, in the order of trust.
+    let f = fields(
+        r#"<html><head><title>Site</title><meta property="og:title" content="Social title">
+        <meta name="twitter:title" content="Card title"></head><body></body></html>"#,
+    );
+    assert_eq!(f["headline"], "Social title");
+}
+
+#[test]
+fn a_meta_tag_may_give_several_properties_and_dublin_core_any_prefix() {
+    let f = fields(
+        r#"<html><head><title>Title Element</title>
+        <meta property="x:title dc:title" content="Preferred title">
+        <meta property="dc:creator twitter:site_name" content="Creator Name">
+        <meta name="DCTERMS.issued" content="2024-03-05"></head><body></body></html>"#,
+    );
+    assert_eq!(f["headline"], "Preferred title");
+    assert_eq!(f["authors"], json!(["Creator Name"]));
+    assert_eq!(f["published"], "2024-03-05");
+    assert_eq!(
+        f["structured"]["twitter"]["twitter:site_name"],
+        "Creator Name"
+    );
+}
+
+#[test]
+fn a_byline_is_its_first_line_with_a_name_not_an_avatars_initials() {
+    let f = fields(
+        r#"<html><head><title>T</title></head><body>
+        <div class="author"><span class="avatar">J</span><br>J</div>
+        <div class="byline"><p>By Ben Silverman</p><p>Games Editor</p></div></body></html>"#,
+    );
+    assert_eq!(f["authors"], json!(["Ben Silverman"]));
+}

@@ -24,6 +24,10 @@
 //!    link or an element whose class says byline or author; for the excerpt the first
 //!    paragraph of the text.
 //!
+//! Among the declared headlines, the first the page shows (in its `<title>` or as its
+//! `<h1>`) wins over the order of trust: a JSON-LD `headline` can be a description of the
+//! subject (Wikipedia's), its `name` the title.
+//!
 //! A value no source gives is absent, never guessed. Dates are normalised to ISO 8601
 //! when they parse ([`date`]), kept as written otherwise. `structured` keeps what the
 //! page declares: every JSON-LD item (`@graph` flattened), the OpenGraph and Twitter

@@ -180,22 +180,33 @@ fn headline(
     title: Option<&str>,
     site: Option<&str>,
 ) -> Option<String> {
-    let ld = src
+    let ld_headlines = src.nodes.iter().filter_map(|n| string(n, "headline"));
+    let ld_names = src
         .nodes
         .iter()
-        .find_map(|n| string(n, "headline"))
-        .or_else(|| {
-            src.nodes
-                .iter()
-                .filter(|n| jsonld::types(n).any(jsonld::is_article))
-                .find_map(|n| string(n, "name"))
-        });
-    let declared = ld
-        .or_else(|| src.meta(&["og:title", "twitter:title"]))
-        .or_else(|| src.micro("headline"))
-        .or_else(|| src.meta(&["dc.title", "dcterms.title", "citation_title", "title"]));
-    if let Some(h) = declared {
-        return Some(strip_site(h, site).to_owned());
+        .filter(|n| jsonld::types(n).any(jsonld::is_article))
+        .filter_map(|n| string(n, "name"));
+    let metas = |keys: &'static [&'static str]| {
+        keys.iter()
+            .flat_map(|k| src.metas(k).filter(|v| !v.is_empty()))
+    };
+    let declared: Vec<&str> = ld_headlines
+        .chain(ld_names)
+        .chain(metas(&["og:title", "twitter:title"]))
+        .chain(src.micro("headline"))
+        .chain(metas(TITLE_METAS))
+        .map(|h| strip_site(h, site))
+        .collect();
+    // The first declared headline the page bears out (the <title> or the <h1> shows it),
+    // else the first declared: a JSON-LD `headline` that is a description of the
+    // subject, not its title, loses to a `name` the title shows.
+    let shown = |h: &str| {
+        let h = norm(h);
+        !h.is_empty()
+            && (title.is_some_and(|t| norm(t).contains(&h)) || h1.is_some_and(|t| norm(t) == h))
+    };
+    if let Some(h) = declared.iter().find(|h| shown(h)).or(declared.first()) {
+        return Some((*h).to_owned());
     }
     match title {
         Some(t) => {
@@ -204,6 +215,23 @@ fn headline(
         }
         None => h1.map(str::to_owned),
     }
+}
+
+const TITLE_METAS: &[&str] = &[
+    "dc.title",
+    "dcterms.title",
+    "citation_title",
+    "parsely-title",
+    "title",
+];
+
+/// Letters and digits, lower case, words single-spaced: for comparing titles.
+fn norm(s: &str) -> String {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn authors(src: &Sources<'_>, byline: Option<&str>) -> Vec<String> {
@@ -220,10 +248,11 @@ fn authors(src: &Sources<'_>, byline: Option<&str>) -> Vec<String> {
         vec![a.to_owned()]
     } else {
         let keys = [
-            "author",
-            "article:author",
             "dc.creator",
             "dcterms.creator",
+            "author",
+            "article:author",
+            "og:article:author",
             "parsely-author",
             "sailthru.author",
         ];
@@ -232,23 +261,12 @@ fn authors(src: &Sources<'_>, byline: Option<&str>) -> Vec<String> {
         match meta {
             Some(a) => vec![a.to_owned()],
             None if !citation.is_empty() => citation,
-            None => byline.map(clean_byline).into_iter().collect(),
+            None => byline.map(str::to_owned).into_iter().collect(),
         }
     };
     authors.retain(|a| !a.is_empty() && !is_url(a));
     authors.dedup();
     authors
-}
-
-/// A byline's names: "By Ann Lee" is "Ann Lee".
-fn clean_byline(b: &str) -> String {
-    let b = b.trim();
-    let lower = b.to_lowercase();
-    let b = ["by ", "by: ", "written by ", "von ", "par "]
-        .iter()
-        .find(|p| lower.starts_with(*p))
-        .map_or(b, |p| &b[p.len()..]);
-    b.trim().to_owned()
 }
 
 fn excerpt(src: &Sources<'_>, page: &PageFacts<'_>) -> Option<String> {

@@ -56,6 +56,22 @@ fn byline_class(class: &str) -> bool {
     })
 }
 
+/// A `<meta>` key, lower case, Dublin Core's prefixes written one way (`dc:title` and
+/// `DC.title` are `dc.title`; `dcterm:`, `dcterms:` are `dcterms.`).
+fn meta_key(key: &str) -> String {
+    let key = key.to_ascii_lowercase();
+    for (from, to) in [
+        ("dc:", "dc."),
+        ("dcterms:", "dcterms."),
+        ("dcterm:", "dcterms."),
+    ] {
+        if let Some(rest) = key.strip_prefix(from) {
+            return format!("{to}{rest}");
+        }
+    }
+    key
+}
+
 impl MetaWalk {
     /// A reader whose microdata URLs resolve against `base`.
     pub fn new(base: &url::Url) -> Self {
@@ -92,10 +108,12 @@ impl MetaWalk {
             }
             None => return,
         };
-        let key = key.trim();
-        if !key.is_empty() && !content.is_empty() {
-            self.metas
-                .push((key.to_ascii_lowercase(), content.to_owned()));
+        if content.is_empty() {
+            return;
+        }
+        // RDFa lets one tag give several properties: `property="dc:title og:title"`.
+        for key in key.split_ascii_whitespace() {
+            self.metas.push((meta_key(key), content.to_owned()));
         }
     }
 
@@ -140,6 +158,23 @@ impl MetaWalk {
             _ => false,
         }
     }
+}
+
+/// The names in a byline's text: its first line that has a word of two letters or more,
+/// less a leading "By"; `None` for a text that is no byline (too long, or no such word:
+/// an avatar's initials).
+fn byline_names(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).find(|l| {
+        l.split_whitespace()
+            .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+    })?;
+    let lower = line.to_lowercase();
+    let line = ["by: ", "by ", "written by ", "von ", "par "]
+        .iter()
+        .find(|p| lower.starts_with(*p))
+        .map_or(line, |p| &line[p.len()..])
+        .trim();
+    (line.chars().count() <= 100 && !line.is_empty()).then(|| line.to_owned())
 }
 
 impl Visitor for MetaWalk {
@@ -188,10 +223,7 @@ impl Visitor for MetaWalk {
             buf.brk(el.info.flow);
             if *d == depth {
                 let text = self.byline_text.take().expect("open").1.finish();
-                // A byline is a name or a few, not a paragraph.
-                if (2..=100).contains(&text.chars().count()) {
-                    self.byline = Some(text);
-                }
+                self.byline = byline_names(&text);
             }
         }
         if self.script.as_ref().is_some_and(|(d, _)| *d == depth) {
