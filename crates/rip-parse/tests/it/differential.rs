@@ -270,6 +270,13 @@ const TAGS: &[&str] = &[
     "center",
     "label",
     "sup",
+    // Metadata and microdata (generic::meta).
+    "div itemscope itemtype=T",
+    "span itemprop=name",
+    "p itemprop='headline author'",
+    "a itemprop=url href=u",
+    "time datetime=2024-03-05",
+    "span class=byline",
 ];
 
 /// Tags the tree builder treats in their own ways, picked one time in eight.
@@ -335,6 +342,9 @@ const TEXT: &[&str] = &[
     "<style>p{}</style>",
     "<template><a href=t>t</a></template>",
     "<textarea>\nx</textarea>",
+    r#"<script type=application/ld+json>{"@type":"Article","headline":"H","author":"A"}</script>"#,
+    "<script type=application/ld+json>{broken</script>",
+    "<meta property=og:title content=O><meta itemprop=datePublished content=2024-01-02>",
 ];
 
 /// A page of random tags: balanced by a stack of open tags (end tags mostly in

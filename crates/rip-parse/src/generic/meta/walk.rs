@@ -50,9 +50,16 @@ fn has_token(list: Option<&str>, token: &str) -> bool {
 /// A class list that names a byline: a class containing `byline`, or one that is
 /// `author` or ends in `-author`/`_author` (not `author-bio`, `authors-list`).
 fn byline_class(class: &str) -> bool {
-    class.split_ascii_whitespace().any(|c| {
-        let c = c.to_ascii_lowercase();
-        c.contains("byline") || c == "author" || c.ends_with("-author") || c.ends_with("_author")
+    // Most elements of a page have classes: compared in place, with no lower-case copy.
+    let has = |c: &[u8], part: &[u8]| c.windows(part.len()).any(|w| w.eq_ignore_ascii_case(part));
+    let ends = |c: &[u8], end: &[u8]| {
+        c.len() >= end.len() && c[c.len() - end.len()..].eq_ignore_ascii_case(end)
+    };
+    class.split_ascii_whitespace().map(str::as_bytes).any(|c| {
+        has(c, b"byline")
+            || c.eq_ignore_ascii_case(b"author")
+            || ends(c, b"-author")
+            || ends(c, b"_author")
     })
 }
 
