@@ -112,6 +112,12 @@ impl Broker {
         self.options.patience
     }
 
+    /// How long message ids are remembered (a record published again within it is stored
+    /// once).
+    pub fn dedupe_window(&self) -> Duration {
+        self.options.dedupe_window
+    }
+
     /// The largest message the broker takes, in bytes.
     pub fn max_payload(&self) -> usize {
         self.client.server_info().max_payload

@@ -2,7 +2,8 @@
 //!
 //! A record whose line does not fit in one message (the Rust docs' `core/all.html` doc is
 //! several MB; the broker's `max_payload` is 1 MB by default) is stored as chunk messages
-//! in its stream, on its subject, then a *head* message that stands in its place:
+//! in its stream, on a subject of their own ([`subject`]: workers of a partition never get
+//! them), then a *head* message, on the record's subject, that stands in its place:
 //!
 //! - each chunk carries a piece of the line and the header `Rip-Chunk: <digest> <index>`, under
 //!   the message id `<record id>~<digest>~<index>` (a chunk published again is stored once);
@@ -20,10 +21,13 @@
 //! (`queue.chunkLost`) in its place, so the URL is accounted for.
 //!
 //! Chunks live and go with the stream's other messages (its limits, its deletion): a
-//! record's store is its chunks. A producer whose head is a duplicate (the record was stored
-//! before, by a producer killed before acknowledging its input) deletes the chunks it has
-//! just stored; only a producer killed between its chunks and its head leaves chunks that no
-//! head names, which readers pass over.
+//! record's store is its chunks. No chunk stays that no head names: a producer whose head is
+//! a duplicate (the record was stored before, by a producer killed before acknowledging its
+//! input) deletes the chunks it has just stored, and one whose head is stored deletes the
+//! chunks of the same record with another digest stored within the deduplication window
+//! (a producer's killed between its chunks and its head, whose work this one did again).
+//! Only chunks of a producer killed mid-record that nobody redoes within the window stay,
+//! passed over by readers.
 
 use crate::fit::failure_of;
 use crate::{Broker, QueueError};
@@ -31,12 +35,28 @@ use async_nats::HeaderMap;
 use async_nats::jetstream::stream::RawMessageErrorKind;
 use bytes::{Bytes, BytesMut};
 use rip_core::{ErrorCategory, Record};
-use xxhash_rust::xxh3::xxh3_128;
+use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
 /// The header of a chunk: `<digest> <index>`.
 pub const CHUNK_HEADER: &str = "Rip-Chunk";
 /// The header of a head: `<digest> <length> <sequences>`.
 pub const CHUNKS_HEADER: &str = "Rip-Chunks";
+
+/// The subject of the chunks of the record whose message id is `id`, in the stream whose
+/// subject is `stream_subject`: one of its own (`<stream subject>.c<hash of the id>`), so
+/// that the workers of a partition never get chunks, and a producer finds the chunks a
+/// producer of the same record left.
+pub(crate) fn subject(stream_subject: &str, id: &str) -> String {
+    format!("{stream_subject}.c{:016x}", xxh3_64(id.as_bytes()))
+}
+
+/// Whether `subject` (of a stream whose subject is `stream_subject`) is a chunk subject.
+pub(crate) fn is_chunk_subject(stream_subject: &str, subject: &str) -> bool {
+    subject
+        .strip_prefix(stream_subject)
+        .and_then(|rest| rest.strip_prefix(".c"))
+        .is_some_and(|hash| !hash.is_empty())
+}
 
 /// Bytes of a message kept for its headers (message id, run, chunk headers).
 const HEADER_ROOM: usize = 2048;
@@ -268,6 +288,16 @@ mod tests {
             assert!(chunk.div_ceil(3) * 4 + 2 * HEADER_ROOM <= max, "{max}");
             assert!(room(max) < max);
         }
+    }
+
+    #[test]
+    fn a_records_chunks_have_a_subject_no_partition_has() {
+        let chunks = subject("rip.docs", "run:doc:0:abc");
+        assert!(chunks.starts_with("rip.docs.c"), "{chunks}");
+        assert_eq!(chunks, subject("rip.docs", "run:doc:0:abc"));
+        assert!(is_chunk_subject("rip.docs", &chunks));
+        assert!(!is_chunk_subject("rip.docs", "rip.docs.3"));
+        assert!(!is_chunk_subject("rip.docs", "rip.docs"));
     }
 
     #[test]

@@ -311,7 +311,10 @@ impl Publisher {
         let subject = self.subject_of(head.url.as_deref());
         let id = self.run_id(head.message_id(line));
         let whole = Bytes::copy_from_slice(line.as_bytes());
-        let (sequences, fresh) = self.store_chunks(&subject, &id, &digest, &whole).await?;
+        let chunk_subject = chunks::subject(&self.subject, &id);
+        let (sequences, fresh) = self
+            .store_chunks(&chunk_subject, &id, &digest, &whole)
+            .await?;
         let value = format!("{digest} {} {}", whole.len(), chunks::ranges(&sequences));
         let stand_in = Bytes::from(chunks::stand_in(line));
         let extra = Some((CHUNKS_HEADER, value.as_str()));
@@ -324,8 +327,40 @@ impl Publisher {
             self.delete(&fresh).await;
         } else {
             self.counts.stored += 1;
+            let first = sequences.iter().copied().min().unwrap_or(0);
+            self.clear_orphans(&chunk_subject, &digest, first).await;
         }
         Ok(())
+    }
+
+    /// After a record's head is stored for the first time: deletes the chunks on its chunk
+    /// subject, before `first` (the first of its own), that another digest names and that
+    /// were stored within the deduplication window. They are a producer's of the same record
+    /// killed between its chunks and its head: a head of theirs would have made this one a
+    /// duplicate. (Older ones may be a head's of a record published again after the window:
+    /// they stay.) One request when there are none.
+    async fn clear_orphans(&self, chunk_subject: &str, digest: &str, first: u64) {
+        let js = self.broker.jetstream();
+        let Ok(stream) = js.get_stream_no_info(&self.stream).await else {
+            return;
+        };
+        let window = i64::try_from(self.broker.dedupe_window().as_secs()).unwrap_or(i64::MAX);
+        let since = chrono::Utc::now().timestamp().saturating_sub(window);
+        let mut from = 1;
+        while let Ok(m) = stream
+            .get_first_raw_message_by_subject(chunk_subject, from)
+            .await
+        {
+            if m.sequence >= first {
+                break;
+            }
+            let theirs = m.headers.get(CHUNK_HEADER).map(|v| v.as_str().to_owned());
+            let other = theirs.is_some_and(|h| !h.starts_with(digest));
+            if other && m.time.unix_timestamp() >= since {
+                stream.delete_message(m.sequence).await.ok();
+            }
+            from = m.sequence + 1;
+        }
     }
 
     /// Stores `whole` in chunks on `subject` (a window of them in flight); returns their

@@ -170,9 +170,12 @@ async fn group_done_now(
         .await?
         .try_collect()
         .await?;
+    // Chunk subjects are no partition's: their chunks come with their heads.
     let unlooked = held.iter().any(|(s, n)| {
         let p = s.rsplit('.').next().unwrap_or_default();
-        *n > 0 && !mine.iter().any(|i| i.name == format!("{partition}{p}"))
+        *n > 0
+            && !crate::chunks::is_chunk_subject(&subject, s)
+            && !mine.iter().any(|i| i.name == format!("{partition}{p}"))
     });
     Ok(!unlooked)
 }
