@@ -16,6 +16,13 @@ use crate::fetch::SiteFetch;
 /// `concept`, `id`, `name`, `attempt`, `httpAttempts`, `elapsedMs`, `siteFetch`, `errors` and the [`Context`]
 /// names `depth`, `parent`, `linkText`, `raw`, `title`, `wikiApi`, `resolves`) cannot be used
 /// as field names; `rip-parse` refuses rules that try.
+///
+/// A generic doc (concept `page`, no rules) has the fields `canonical`, `lang`,
+/// `description`, `keywords`, the article's metadata (`headline`, `authors`, `published`
+/// and `modified` in ISO 8601 when they parse, `siteName`, `excerpt`, `image`), the page's
+/// `structured` data (`{jsonLd, openGraph, twitter, microdata, warnings}`), `headings`,
+/// `text`, `links` and, with `--markdown`, `markdown`; a value the page does not give is
+/// absent. Sources and their order of trust: docs/records.md.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Doc {
