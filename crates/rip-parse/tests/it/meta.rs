@@ -398,3 +398,24 @@ fn a_byline_is_its_first_line_with_a_name_not_an_avatars_initials() {
     );
     assert_eq!(f["authors"], json!(["Ben Silverman"]));
 }
+
+#[test]
+fn an_h1_that_is_all_a_link_is_a_logo_not_a_hint() {
+    let f = fields(
+        r#"<html><head><title>Shared Mutable History — evolve extension for Mercurial</title></head>
+        <body><div class="header"><h1><a href="index.html"><span>evolve extension for Mercurial</span></a></h1>
+        <h2>Shared Mutable History</h2></div><p>Text.</p></body></html>"#,
+    );
+    assert_eq!(
+        f["headline"],
+        "Shared Mutable History — evolve extension for Mercurial"
+    );
+    let f = fields(
+        "<html><head><title>Moss - Notes</title></head><body><h1><a href=/>Notes</a></h1>\
+         <h1>Moss <a href=/tags/moss>#</a></h1></body></html>",
+    );
+    assert_eq!(
+        f["headline"], "Moss",
+        "the next <h1>, with text outside its link"
+    );
+}

@@ -23,9 +23,10 @@ pub struct MetaWalk {
     /// The bodies of the JSON-LD scripts.
     pub jsonld: Vec<String>,
     script: Option<(usize, String)>,
-    /// The first `<h1>`'s text.
+    /// The first `<h1>`'s text, but for one that is all a link (a site's logo, a link
+    /// home).
     pub h1: Option<String>,
-    h1_text: Option<(usize, TextWalk)>,
+    h1_text: Option<H1>,
     /// The first `<time datetime>` (one marked `pubdate` or `itemprop=datePublished`
     /// wins over the first).
     pub time: Option<String>,
@@ -38,6 +39,15 @@ pub struct MetaWalk {
     byline_text: Option<(usize, TextBuf)>,
     /// The microdata items.
     pub microdata: Microdata,
+}
+
+/// An `<h1>` being read: where it opened, its text, how deep in links the walk is in
+/// it, and whether any of its text is outside a link.
+struct H1 {
+    depth: usize,
+    walk: TextWalk,
+    links: usize,
+    unlinked: bool,
 }
 
 fn has_token(list: Option<&str>, token: &str) -> bool {
@@ -137,7 +147,12 @@ impl MetaWalk {
                 self.image_src = el.attr("href").map(|h| h.trim().to_owned());
             }
             Tag::H1 if self.h1.is_none() && self.h1_text.is_none() => {
-                self.h1_text = Some((self.depth, TextWalk::new(Skip::Hidden)));
+                self.h1_text = Some(H1 {
+                    depth: self.depth,
+                    walk: TextWalk::new(Skip::Hidden),
+                    links: 0,
+                    unlinked: false,
+                });
             }
             Tag::Other if el.name == "time" && !self.time_marked => {
                 if let Some(dt) = el.attr("datetime").map(str::trim).filter(|d| !d.is_empty()) {
@@ -187,8 +202,9 @@ fn byline_names(text: &str) -> Option<String> {
 impl Visitor for MetaWalk {
     fn open(&mut self, el: &Elem<'_>) {
         self.depth += 1;
-        if let Some((_, walk)) = &mut self.h1_text {
-            walk.open(el);
+        if let Some(h1) = &mut self.h1_text {
+            h1.walk.open(el);
+            h1.links += usize::from(el.html && el.tag == Tag::A);
         }
         if let Some((_, buf)) = &mut self.byline_text {
             buf.brk(el.info.flow);
@@ -204,8 +220,10 @@ impl Visitor for MetaWalk {
             body.push_str(text);
             return;
         }
-        if let Some((_, walk)) = &mut self.h1_text {
-            walk.text(text);
+        if let Some(h1) = &mut self.h1_text
+            && h1.walk.text(text)
+        {
+            h1.unlinked |= h1.links == 0 && !text.trim().is_empty();
         }
         if let Some((_, buf)) = &mut self.byline_text {
             buf.push(text);
@@ -219,11 +237,13 @@ impl Visitor for MetaWalk {
         let depth = self.depth;
         self.depth = depth.saturating_sub(1);
         self.microdata.close(el, depth);
-        if let Some((d, walk)) = &mut self.h1_text {
-            walk.close(el);
-            if *d == depth {
-                let text = self.h1_text.take().expect("open").1.buf.finish();
-                self.h1 = Some(text).filter(|t| !t.is_empty());
+        if let Some(h1) = &mut self.h1_text {
+            h1.walk.close(el);
+            h1.links -= usize::from(el.html && el.tag == Tag::A && h1.links > 0);
+            if h1.depth == depth {
+                let h1 = self.h1_text.take().expect("open");
+                let text = h1.walk.buf.finish();
+                self.h1 = Some(text).filter(|t| h1.unlinked && !t.is_empty());
             }
         }
         if let Some((d, buf)) = &mut self.byline_text {
