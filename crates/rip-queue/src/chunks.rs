@@ -15,10 +15,11 @@
 //!
 //! Readers (`pull`, `relay`, `work`) pass over chunks and, at a head, read its chunks by
 //! sequence and check the whole line against the digest and length: a record comes out
-//! whole, byte for byte, or not at all. A head whose chunks are gone or do not add up (a
-//! producer killed between its chunks and its head never publishes the head; the digest
-//! keeps a second producer's different chunks apart) becomes a `failure` of its URL
-//! (`queue.chunkLost`) in its place, so the URL is accounted for.
+//! whole, byte for byte, or not at all (a producer killed between its chunks and its head
+//! never publishes the head; the digest keeps a second producer's different chunks apart).
+//! A head whose chunks are gone or do not add up (removed from the stream by its limits or
+//! by hand) becomes a `failure` of its URL (`queue.chunkLost`) in its place, so the URL is
+//! accounted for.
 //!
 //! Chunks live and go with the stream's other messages (its limits, its deletion): a
 //! record's store is its chunks. No chunk stays that no head names: a producer whose head is
@@ -249,8 +250,8 @@ async fn read(
 fn lost(stand_in: &[u8], why: &str) -> Bytes {
     let stand_in = String::from_utf8_lossy(stand_in);
     let message = format!(
-        "the record was stored in chunks that cannot be read back: {why} (its producer was \
-         killed mid-record, or the stream lost messages); it is to be done again"
+        "the record was stored in chunks that cannot be read back: {why} (removed from the \
+         stream by its limits or by hand); it is to be done again"
     );
     let failure = failure_of(
         &stand_in,
