@@ -17,7 +17,7 @@ const PROGRAM: &str = "rip-cache";
 const PAUSE_VAR: &str = "RIP_CACHE_TEST_PAUSE";
 
 fn main() -> ExitCode {
-    let cli: args::Cli = rip_cli::usage::parse_with(rip_cli::help::plain_usage);
+    let cli: args::Cli = rip_cli::parse();
     rip_cli::init_logging(0, cli.quiet);
     match run(&cli) {
         Ok(code) => ExitCode::from(code),

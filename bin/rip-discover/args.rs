@@ -134,8 +134,8 @@ pub struct Cli {
     pub explain_text: bool,
 
     /// HTTP: politeness, retries, timeouts, headers, proxy, robots.txt, cache (the same
-    /// flags as rip-fetch's).
-    #[command(flatten, next_help_heading = "HTTP")]
+    /// flags as rip-fetch's, under the same headings).
+    #[command(flatten)]
     pub http: rip_cli::http::HttpArgs,
 
     #[command(flatten)]
@@ -152,12 +152,7 @@ pub struct Cli {
 /// flags, rip-fetch's, only under `--help`) and `--help` whole.
 pub fn parse() -> Cli {
     rip_cli::usage::parse_with::<Cli>(|cmd| {
-        rip_cli::help::short_help(
-            cmd,
-            &["HTTP"],
-            "HTTP (politeness, retries, timeouts, headers, proxy, robots.txt, cache): the same \
-             flags as rip-fetch's, listed by --help.",
-        )
+        rip_cli::help::short_help(cmd, rip_cli::http::HEADINGS, rip_cli::http::SHORT_NOTE)
     })
 }
 

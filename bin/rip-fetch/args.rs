@@ -35,11 +35,25 @@ pub struct Cli {
     #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::parse_size)]
     pub queue_memory: usize,
     /// Do not ask a wiki to expand the template calls of its pages' infoboxes (one request
-    /// per many pages): pages carry no expansions, and rip-parse shows no value holding a
-    /// template (it is null, with a `wiki.unexpanded` warning).
+    /// per many pages). Pages then carry no expansions, and rip-parse shows no value
+    /// holding a template (it is null, with a `wiki.unexpanded` warning).
     #[arg(long)]
     pub no_wiki_expand: bool,
     /// Worker threads of the async runtime (default: one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+}
+
+/// The command line parsed, `-h` short (the first sentence of each flag's help, the
+/// flags grouped by what they govern, the retry flags only under `--help`) and `--help`
+/// whole.
+pub fn parse() -> Cli {
+    rip_cli::usage::parse_with::<Cli>(|cmd| {
+        rip_cli::help::short_help(
+            cmd,
+            &[rip_cli::http::RETRIES],
+            "Retries and failures (--attempts, --retry-base, --retry-max, --backoff, \
+             --max-retry-after, --give-up-after, --rule): listed by --help.",
+        )
+    })
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 
 fn main() -> ExitCode {
-    let cli: args::Cli = rip_cli::parse();
+    let cli = args::parse();
     cli.common.init_logging();
     rip_cli::raise_open_files_limit();
     rip_cli::exit_with("rip-fetch", run(cli))

@@ -21,6 +21,7 @@ use clap::{Parser, ValueEnum};
              record per ref, through headless Chromium.",
     mut_arg("concurrency", |a| a
         .default_value("4")
+        .help_heading(RENDERING)
         .help("Pages rendered at once: browser tabs (the page's own requests are not limited by it)"))
 )]
 pub struct Cli {
@@ -35,16 +36,16 @@ pub struct Cli {
 
     /// When a page is done: `load` (its load event), `network-idle` (loaded, and no
     /// request in flight for 500 ms) or `selector:CSS` (an element matches).
-    #[arg(long, default_value = "network-idle", value_name = "RULE")]
+    #[arg(help_heading = RENDERING, long, default_value = "network-idle", value_name = "RULE")]
     pub wait: rip_render::Wait,
     /// The longest a page may take to settle (then a TIMEOUT failure, `render.timeout`).
-    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    #[arg(help_heading = RENDERING, long, default_value = "30s", value_parser = humantime::parse_duration)]
     pub page_timeout: Duration,
     /// Resource types to let through, refused by default (repeatable or comma-separated).
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "TYPE")]
+    #[arg(help_heading = RENDERING, long, value_enum, value_delimiter = ',', value_name = "TYPE")]
     pub allow: Vec<Allowed>,
     /// Requests one page may make at most; later ones are refused and noted on the page.
-    #[arg(long, default_value_t = 500, value_name = "N")]
+    #[arg(help_heading = RENDERING, long, default_value_t = 500, value_name = "N")]
     pub max_page_requests: u32,
     /// The old spelling of --max-page-requests (--max-requests is rip-discover's budget of
     /// fetches for a whole crawl).
@@ -56,19 +57,19 @@ pub struct Cli {
     )]
     pub old_max_requests: Option<u32>,
     /// The Chromium executable.
-    #[arg(long, env = "RIP_CHROMIUM", default_value = rip_render::DEFAULT_CHROMIUM, value_name = "PATH")]
+    #[arg(help_heading = RENDERING, long, env = "RIP_CHROMIUM", default_value = rip_render::DEFAULT_CHROMIUM, value_name = "PATH")]
     pub chromium: PathBuf,
     /// A page's JavaScript heap at most, in MiB: a script allocating without end crashes
     /// its own page (a `render.crashed` failure) at this size.
-    #[arg(long, default_value_t = 256, value_name = "MIB")]
+    #[arg(help_heading = RENDERING, long, default_value_t = 256, value_name = "MIB")]
     pub js_heap: u32,
     /// Times a page is rendered again in a new browser after its browser died.
-    #[arg(long, default_value_t = 2, value_name = "N")]
+    #[arg(help_heading = RENDERING, long, default_value_t = 2, value_name = "N")]
     pub browser_retries: u32,
     /// Pages share one browser session: cookies and storage left by a page (its scripts,
     /// its responses' Set-Cookie) are seen by the pages after it, until the browser is
     /// restarted. Without it each page has a fresh context. Either way a tab shows one page.
-    #[arg(long)]
+    #[arg(help_heading = RENDERING, long)]
     pub session: bool,
     /// Worker threads of the async runtime.
     #[arg(long, default_value_t = 2, value_name = "N")]
@@ -78,13 +79,24 @@ pub struct Cli {
     /// rip-fetch` renders some pages and fetches the rest.
     /// Refs marked needsBrowser (sent by a rip-route render rule) are rendered whatever
     /// it says.
-    #[arg(long, value_name = "REGEX")]
+    #[arg(help_heading = WHICH, long, value_name = "REGEX")]
     pub only: Option<regex::Regex>,
     /// Render only the refs a rip-route render rule marked needsBrowser and pass the
     /// others (retries for rip-fetch) through untouched: `rip-fetch | rip-route
     /// --render-url RE | rip-render --only-marked | rip-fetch | rip-route --final`.
-    #[arg(long, conflicts_with = "only")]
+    #[arg(help_heading = WHICH, long, conflicts_with = "only")]
     pub only_marked: bool,
+}
+
+const RENDERING: &str = "Rendering";
+const WHICH: &str = "Which refs";
+
+/// The command line parsed, `-h` short (the first sentence of each flag's help; the HTTP
+/// flags, rip-fetch's, only under `--help`) and `--help` whole.
+pub fn parse() -> Cli {
+    rip_cli::usage::parse_with::<Cli>(|cmd| {
+        rip_cli::help::short_help(cmd, rip_cli::http::HEADINGS, rip_cli::http::SHORT_NOTE)
+    })
 }
 
 /// A resource type `--allow` lets through.

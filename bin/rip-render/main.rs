@@ -5,7 +5,7 @@ mod args;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let mut cli: args::Cli = rip_cli::usage::parse_with(rip_cli::help::plain_usage);
+    let mut cli = args::parse();
     cli.common.init_logging();
     let renamed = rip_cli::Renamed::new("rip-render", "--max-requests", "--max-page-requests");
     cli.max_page_requests = renamed

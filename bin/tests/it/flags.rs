@@ -107,7 +107,7 @@ const TWO_MEANINGS: &[(&str, &str)] = &[(
 )];
 
 /// Every program, with its subcommands as its `--help` lists them.
-const PROGRAMS: &[(&str, &str)] = &[
+pub(crate) const PROGRAMS: &[(&str, &str)] = &[
     ("rip-cache", env!("CARGO_BIN_EXE_rip-cache")),
     ("rip-check", env!("CARGO_BIN_EXE_rip-check")),
     ("rip-discover", env!("CARGO_BIN_EXE_rip-discover")),
@@ -125,18 +125,18 @@ const PROGRAMS: &[(&str, &str)] = &[
 
 /// A flag as one program's `--help` shows it.
 #[derive(Debug, Clone)]
-struct Flag {
+pub(crate) struct Flag {
     /// `rip-queue work`, `rip-fetch`.
     program: String,
     short: Option<String>,
-    long: Option<String>,
+    pub(crate) long: Option<String>,
     /// `SIZE` of `<SIZE>`.
-    value: Option<String>,
+    pub(crate) value: Option<String>,
     /// The help text, white space normalised, defaults and environment left out.
     text: String,
 }
 
-fn help(path: &str, args: &[&str]) -> String {
+pub(crate) fn help(path: &str, args: &[&str]) -> String {
     let out = Command::new(path)
         .args(args)
         .arg("--help")
@@ -147,7 +147,7 @@ fn help(path: &str, args: &[&str]) -> String {
 }
 
 /// The subcommands a `--help` lists (`help` aside).
-fn subcommands(help: &str) -> Vec<String> {
+pub(crate) fn subcommands(help: &str) -> Vec<String> {
     let Some((_, rest)) = help.split_once("\nCommands:\n") else {
         return Vec::new();
     };
@@ -162,7 +162,7 @@ fn subcommands(help: &str) -> Vec<String> {
 
 /// The flags of a `--help`: a line indented 2 to 6 spaces starting with `-` opens one, and
 /// the lines indented deeper after it are its text.
-fn flags(program: &str, help: &str) -> Vec<Flag> {
+pub(crate) fn flags(program: &str, help: &str) -> Vec<Flag> {
     let opening = Regex::new(
         r"^ {2,6}(?:(-[A-Za-z0-9])(?:, )?)?(--[a-z0-9-]+)?(?:[ =]\[?<([^>]+)>\]?)?(?:\.\.\.)?(.*)$",
     )

@@ -5,6 +5,7 @@
 //! break: each program still says what it is.
 
 mod flags;
+mod help;
 
 use std::process::Command;
 

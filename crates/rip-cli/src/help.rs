@@ -7,7 +7,8 @@
 //! stage shares, say) out of `-h` altogether, with a line saying where they are.
 //!
 //! [`plain_usage`] makes a usage error show the usage line of `--help`, not clap's list of
-//! the flags that were given, which reads as if they were required.
+//! the flags that were given, which reads as if they were required; every program parses
+//! through it ([`crate::parse`]).
 
 use clap::Command;
 use clap::builder::StyledStr;
@@ -45,9 +46,10 @@ fn untitled(usage: &str) -> &str {
 
 /// `cmd` with a short help for `-h` (the first sentence of each flag's help, its
 /// parentheses left out) and the whole text for `--help`; the flags under the headings
-/// `long_only` are listed by `--help` only, and `-h` ends with `note` (what they are).
+/// `long_only` are listed by `--help` only, and `-h` ends with `note` (what they are;
+/// none when empty).
 pub fn short_help(cmd: Command, long_only: &'static [&'static str], note: &'static str) -> Command {
-    cmd.mut_args(|a| {
+    let cmd = cmd.mut_args(|a| {
         let hidden = a.get_help_heading().is_some_and(|h| long_only.contains(&h));
         let a = a.hide_short_help(hidden);
         if a.get_long_help().is_some() {
@@ -61,13 +63,15 @@ pub fn short_help(cmd: Command, long_only: &'static [&'static str], note: &'stat
             return a;
         }
         a.help(short).long_help(full)
-    })
-    .after_help(note)
-    .after_long_help("")
+    });
+    if note.is_empty() {
+        return cmd;
+    }
+    cmd.after_help(note).after_long_help("")
 }
 
-/// The first sentence of `text` (up to a `. ` outside parentheses and backquotes), its
-/// parenthesised parts left out; `text` itself when that leaves nothing.
+/// The first sentence of `text` (up to a `. ` or a `;` outside parentheses and
+/// backquotes), its parenthesised parts left out; `text` itself when that leaves nothing.
 fn first_sentence(text: &str) -> String {
     let (mut out, mut depth, mut quoted) = (String::new(), 0usize, false);
     let mut chars = text.chars().peekable();
@@ -79,9 +83,17 @@ fn first_sentence(text: &str) -> String {
                 depth -= 1;
                 continue;
             }
-            '.' if !quoted && depth == 0 && chars.peek().is_none_or(|n| n.is_whitespace()) => {
+            // `e.g.` and `i.e.` do not end a sentence.
+            '.' if !quoted
+                && depth == 0
+                && chars.peek().is_none_or(|n| n.is_whitespace())
+                && !out.ends_with("e.g")
+                && !out.ends_with("i.e") =>
+            {
                 break;
             }
+            // A clause after a `;` is a detail for `--help`.
+            ';' if !quoted && depth == 0 => break,
             _ => {}
         }
         if depth == 0 {
@@ -131,6 +143,14 @@ mod tests {
                 "A size: 16MiB, 1.5k",
             ),
             ("(all of it in parentheses)", "(all of it in parentheses)"),
+            (
+                "A rule, `S=C`, e.g. `403=THROTTLED` (repeatable). More.",
+                "A rule, `S=C`, e.g. `403=THROTTLED`",
+            ),
+            (
+                "Memory for refs waiting (estimated); refs past it wait in a file.",
+                "Memory for refs waiting",
+            ),
             ("Keep `utm_*` parameters", "Keep `utm_*` parameters"),
         ] {
             assert_eq!(first_sentence(text), short, "{text}");

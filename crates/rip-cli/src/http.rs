@@ -10,109 +10,127 @@ use clap::{Args, ValueEnum};
 
 use rip_http::{BackoffKind, CacheMode, ClassifyRule, HttpConfig, RedirectScope};
 
+/// The headings the HTTP flags are grouped under, in `--help` order. A stage whose own
+/// flags come first (rip-discover, rip-render) shows them under `--help` only (see
+/// [`crate::help::short_help`]); rip-fetch, whose flags they are, under `-h` too.
+pub const HEADINGS: &[&str] = &[POLITENESS, RETRIES, LIMITS, REQUESTS, CACHE];
+/// What `-h` says of the HTTP flags where it leaves them out.
+pub const SHORT_NOTE: &str = "HTTP (politeness, retries, timeouts, headers, proxy, robots.txt, \
+                              cache): the same flags as rip-fetch's, listed by --help.";
+/// The heading of the per-host gap, concurrency, circuit breaker and robots.txt flags.
+pub const POLITENESS: &str = "Politeness";
+/// The heading of the retry and failure-classification flags.
+pub const RETRIES: &str = "Retries and failures";
+/// The heading of the timeout, body size and redirect flags.
+pub const LIMITS: &str = "Timeouts and limits";
+/// The heading of the flags shaping a request (headers, proxy, auth, TLS).
+pub const REQUESTS: &str = "Requests";
+/// The heading of the cache flags.
+pub const CACHE: &str = "Cache";
+
 /// HTTP flags: client, retries, politeness, robots.txt and cache.
 #[derive(Debug, Clone, Args)]
 pub struct HttpArgs {
     /// Requests in flight at most (all hosts).
-    #[arg(long, short = 'c', default_value_t = 64, value_name = "N")]
+    #[arg(help_heading = POLITENESS, long, short = 'c', default_value_t = 64, value_name = "N")]
     pub concurrency: usize,
     /// Requests in flight at most per host.
-    #[arg(long, default_value_t = 4, value_name = "N")]
+    #[arg(help_heading = POLITENESS, long, default_value_t = 4, value_name = "N")]
     pub per_host: usize,
     /// Minimum gap between two requests to one host.
-    #[arg(long, default_value = "250ms", value_parser = humantime::parse_duration)]
+    #[arg(help_heading = POLITENESS, long, default_value = "250ms", value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub delay: Duration,
     /// Random extra gap, up to this, added to each.
-    #[arg(long, default_value = "100ms", value_parser = humantime::parse_duration)]
+    #[arg(help_heading = POLITENESS, long, default_value = "100ms", value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub jitter: Duration,
     /// Requests per second at most, over all hosts (this process).
-    #[arg(long, value_name = "PER_SEC")]
+    #[arg(help_heading = POLITENESS, long, value_name = "PER_SEC")]
     pub rate: Option<f64>,
 
     /// Attempts per request at most, the first included (1: no retries).
-    #[arg(long, default_value_t = 3, value_name = "N")]
+    #[arg(help_heading = RETRIES, long, default_value_t = 3, value_name = "N")]
     pub attempts: u32,
     /// First retry delay.
-    #[arg(long, default_value = "500ms", value_parser = humantime::parse_duration)]
+    #[arg(help_heading = RETRIES, long, default_value = "500ms", value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub retry_base: Duration,
     /// Largest retry delay.
-    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    #[arg(help_heading = RETRIES, long, default_value = "30s", value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub retry_max: Duration,
     /// The retry delay curve.
-    #[arg(long, value_enum, default_value_t = Backoff::Decorrelated)]
+    #[arg(help_heading = RETRIES, long, value_enum, default_value_t = Backoff::Decorrelated, value_name = "CURVE")]
     pub backoff: Backoff,
     /// Largest Retry-After honoured.
-    #[arg(long, default_value = "300s", value_parser = humantime::parse_duration, value_name = "DURATION")]
+    #[arg(help_heading = RETRIES, long, default_value = "300s", value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub max_retry_after: Duration,
     /// Do not wait for a Retry-After longer than this: write a THROTTLED failure with the
     /// hint instead, for rip-route to schedule.
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(help_heading = RETRIES, long, value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub give_up_after: Option<Duration>,
     /// A classification rule, `STATUS[@HOST]=CATEGORY[:retry|:noretry]`, e.g.
     /// `403@example.com=THROTTLED` (repeatable; tried before the built-in rules).
-    #[arg(long = "rule", value_name = "RULE")]
+    #[arg(help_heading = RETRIES, long = "rule", value_name = "RULE")]
     pub rules: Vec<ClassifyRule>,
     /// Consecutive failures after which a host rests (0: never).
-    #[arg(long, default_value_t = 10, value_name = "N")]
+    #[arg(help_heading = POLITENESS, long, default_value_t = 10, value_name = "N")]
     pub circuit_threshold: u32,
     /// How long a host whose circuit opened rests.
-    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
+    #[arg(help_heading = POLITENESS, long, default_value = "60s", value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub circuit_recovery: Duration,
 
     /// Connect timeout.
-    #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+    #[arg(help_heading = LIMITS, long, default_value = "10s", value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub connect_timeout: Duration,
     /// Longest silence while waiting for or reading a response.
-    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    #[arg(help_heading = LIMITS, long, default_value = "30s", value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub read_timeout: Duration,
     /// Longest time for one request.
-    #[arg(long, default_value = "120s", value_parser = humantime::parse_duration)]
+    #[arg(help_heading = LIMITS, long, default_value = "120s", value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub timeout: Duration,
     /// Largest body kept, after decompression (a size: 16MiB, 500k; a bare number is
     /// bytes); longer ones are cut and marked `truncated`.
-    #[arg(long, default_value = "16MiB", value_parser = crate::parse_size, value_name = "SIZE")]
+    #[arg(help_heading = LIMITS, long, default_value = "16MiB", value_parser = crate::parse_size, value_name = "SIZE")]
     pub max_body: usize,
     /// Redirect hops followed at most.
-    #[arg(long, default_value_t = 10)]
+    #[arg(help_heading = LIMITS, long, default_value_t = 10, value_name = "N")]
     pub max_redirects: u32,
     /// Where redirects may lead: `any`, `same-host`, or a domain (its subdomains included).
-    #[arg(long, default_value = "any")]
+    #[arg(help_heading = LIMITS, long, default_value = "any", value_name = "SCOPE")]
     pub redirect_scope: String,
 
     /// The User-Agent header.
-    #[arg(long, env = "RIP_USER_AGENT")]
+    #[arg(help_heading = REQUESTS, long, env = "RIP_USER_AGENT")]
     pub user_agent: Option<String>,
     /// An extra request header, `Name: value` (repeatable).
-    #[arg(long = "header", short = 'H', value_name = "HEADER", value_parser = parse_header)]
+    #[arg(help_heading = REQUESTS, long = "header", short = 'H', value_name = "HEADER", value_parser = parse_header)]
     pub headers: Vec<(String, String)>,
     /// A proxy for every request.
-    #[arg(long, env = "RIP_PROXY")]
+    #[arg(help_heading = REQUESTS, long, env = "RIP_PROXY")]
     pub proxy: Option<String>,
     /// HTTP basic auth, `user:password`.
-    #[arg(long, value_name = "USER:PASS")]
+    #[arg(help_heading = REQUESTS, long, value_name = "USER:PASS")]
     pub basic_auth: Option<String>,
     /// Keep cookies between requests.
-    #[arg(long)]
+    #[arg(help_heading = REQUESTS, long)]
     pub cookies: bool,
     /// Accept invalid TLS certificates.
-    #[arg(long)]
+    #[arg(help_heading = REQUESTS, long)]
     pub insecure: bool,
     /// Do not obey robots.txt.
-    #[arg(long)]
+    #[arg(help_heading = POLITENESS, long)]
     pub ignore_robots: bool,
 
     /// The cache folder, shared by every stage of a pipeline (also holds each host's
     /// politeness schedule).
-    #[arg(long, env = "RIP_CACHE_DIR", default_value = ".rip-cache")]
+    #[arg(help_heading = CACHE, long, env = "RIP_CACHE_DIR", default_value = ".rip-cache")]
     pub cache_dir: PathBuf,
     /// What the cache may do: read-write, read-only, write-only, off.
-    #[arg(long, env = "RIP_CACHE_MODE", default_value = "read-write")]
+    #[arg(help_heading = CACHE, long, env = "RIP_CACHE_MODE", default_value = "read-write", value_name = "MODE")]
     pub cache: CacheMode,
     /// How long a cache entry is fresh (default: forever).
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(help_heading = CACHE, long, value_parser = humantime::parse_duration, value_name = "DURATION")]
     pub ttl: Option<Duration>,
     /// Keep politeness schedules to this process (do not share them through the cache folder).
-    #[arg(long)]
+    #[arg(help_heading = POLITENESS, long)]
     pub no_shared_politeness: bool,
 }
 

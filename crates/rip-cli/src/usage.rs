@@ -9,8 +9,9 @@ use std::io::Write as _;
 /// Parses the process's arguments. `--help` and `--version` print on stdout and exit 0;
 /// a bad flag, value or subcommand prints clap's message on stderr and exits 1
 /// ([`rip_core::exit::FATAL`]), so that a script tells a typo from a partial scrape (2).
+/// A usage error shows the usage line of `--help` ([`crate::help::plain_usage`]).
 pub fn parse<P: Parser>() -> P {
-    parse_from(std::env::args_os())
+    parse_with(|cmd| cmd)
 }
 
 /// [`parse`] over the given arguments (the first is the program's name).
@@ -20,14 +21,24 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    P::try_parse_from(args).unwrap_or_else(|err| exit_with_usage(&err))
+    parse_from_with(args, |cmd| cmd)
 }
 
 /// [`parse`] with the command changed first by `adjust` (e.g. [`crate::help::short_help`]).
 pub fn parse_with<P: Parser>(adjust: impl FnOnce(clap::Command) -> clap::Command) -> P {
-    let mut cmd = adjust(P::command());
-    cmd.try_get_matches_from_mut(std::env::args_os())
-        .and_then(|m| P::from_arg_matches(&m))
+    parse_from_with(std::env::args_os(), adjust)
+}
+
+/// The one way every program parses: `adjust`, then [`crate::help::plain_usage`].
+fn parse_from_with<P, I, T>(args: I, adjust: impl FnOnce(clap::Command) -> clap::Command) -> P
+where
+    P: Parser,
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let mut cmd = crate::help::plain_usage(adjust(P::command()));
+    cmd.try_get_matches_from_mut(args)
+        .and_then(|mut m| P::from_arg_matches_mut(&mut m))
         .unwrap_or_else(|err| exit_with_usage(&err.format(&mut cmd)))
 }
 

@@ -5,7 +5,6 @@ mod demo;
 mod explain;
 mod failures;
 mod graph;
-mod help;
 mod hosts;
 mod progress;
 mod render;
