@@ -419,3 +419,18 @@ fn an_h1_that_is_all_a_link_is_a_logo_not_a_hint() {
         "the next <h1>, with text outside its link"
     );
 }
+
+#[test]
+fn every_author_a_meta_key_lists_is_kept() {
+    let f = fields(
+        r#"<html><head><title>RFC</title><meta name="creator" content="rfcmarkup">
+        <meta name="DC.Creator" content="Kooman, F."><meta name="DC.Creator" content="Jong, Michiel de">
+        <meta name="author" content="Somebody"></head><body></body></html>"#,
+    );
+    assert_eq!(f["authors"], json!(["Kooman, F.", "Jong, Michiel de"]));
+    let f = fields(
+        r#"<html><head><meta name="citation_author" content="Lee, Ann">
+        <meta name="citation_author" content="Chen, Bo"></head><body></body></html>"#,
+    );
+    assert_eq!(f["authors"], json!(["Lee, Ann", "Chen, Bo"]));
+}

@@ -247,22 +247,27 @@ fn authors(src: &Sources<'_>, byline: Option<&str>) -> Vec<String> {
     } else if let Some(a) = src.micro("author") {
         vec![a.to_owned()]
     } else {
+        // Every value of the first key given: a paper lists its authors one tag each.
         let keys = [
             "dc.creator",
             "dcterms.creator",
+            "citation_author",
             "author",
             "article:author",
             "og:article:author",
             "parsely-author",
             "sailthru.author",
         ];
-        let meta = keys.iter().find_map(|k| src.metas(k).find(|a| !is_url(a)));
-        let citation: Vec<String> = src.metas("citation_author").map(str::to_owned).collect();
-        match meta {
-            Some(a) => vec![a.to_owned()],
-            None if !citation.is_empty() => citation,
-            None => byline.map(str::to_owned).into_iter().collect(),
-        }
+        let meta = keys
+            .iter()
+            .map(|k| {
+                src.metas(k)
+                    .filter(|a| !is_url(a))
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .find(|names| !names.is_empty());
+        meta.unwrap_or_else(|| byline.map(str::to_owned).into_iter().collect())
     };
     authors.retain(|a| !a.is_empty() && !is_url(a));
     authors.dedup();
