@@ -148,11 +148,21 @@ pub(crate) fn tally_lines<R: BufRead>(
 /// file in the same folder, then a rename. The file is made `0644` less the umask, as
 /// every file of the output folder (a bare temporary file would be `0600`). Its content is
 /// written by `write` (through a buffer), so a large report is never held as one string.
+///
+/// A path that is there and is not a regular file (`/dev/null`, `/dev/stdout`, a FIFO) is
+/// written into as it is: a rename would put a file in its place (run as root, `--json
+/// /dev/null` replaced the machine's `/dev/null` with a regular file).
 pub fn write_file(
     path: &std::path::Path,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     use std::io::Write as _;
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        let file = std::fs::OpenOptions::new().write(true).open(path)?;
+        let mut out = std::io::BufWriter::new(file);
+        write(&mut out)?;
+        return out.flush();
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),

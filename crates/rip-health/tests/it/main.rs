@@ -8,6 +8,7 @@ mod layouts;
 mod many;
 mod network;
 mod pipeline;
+mod special;
 
 use rip_health::Report;
 use rip_testkit::Stage;
