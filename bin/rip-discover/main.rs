@@ -98,6 +98,14 @@ fn run_wiki(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
 fn run_explain(cli: &args::Cli) -> anyhow::Result<rip_core::Status> {
     use std::io::{IsTerminal as _, Write as _};
     let config = cli.config()?;
+    if config.starts.is_empty() && config.domain.is_none() {
+        // Without them the domain is nobody's origins: every URL would be out of it.
+        anyhow::bail!(
+            "--explain judges URLs by a crawl's scope, and this one has no start URLs and no \
+             --domain (hint: give the crawl's start URLs first, `rip-discover URL… --explain \
+             URL…`, or a --domain regex)"
+        );
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

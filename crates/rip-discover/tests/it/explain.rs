@@ -130,3 +130,23 @@ fn without_robots_nothing_is_fetched_and_the_readable_form_says_each_step() {
     assert_eq!(ran.stdout, want);
     assert!(server.requests().is_empty());
 }
+
+/// `rip-discover --explain URL…` without start URLs or `--domain` (the issue's own command)
+/// has no domain to judge by: every URL would be "out of the domain". It says so and stops.
+#[test]
+fn without_start_urls_or_a_domain_it_says_what_is_missing() {
+    let cache = tempfile::tempdir().unwrap();
+    let ran = Stage::new("rip-discover")
+        .args(["-q", "--cache-dir"])
+        .arg(cache.path())
+        .args(["--explain", "http://127.0.0.1:9/a.html"])
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert_eq!(ran.stdout, "", "nothing explained");
+    assert!(ran.stderr.contains("no start URLs"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("rip-discover URL… --explain URL…"),
+        "{}",
+        ran.stderr
+    );
+}
