@@ -34,16 +34,26 @@ fn totals(s: &mut String, r: &Report) {
     let _ = writeln!(s, "crawl health · {} · {verdict}", r.target);
     let t = &r.totals;
     let o = &r.outcomes;
+    // As the report's cards: the gaps that entered add up with the rest to `entered`; the
+    // links discovery found and robots.txt disallowed never entered, and are said apart.
+    let never = match r.ledger.checked {
+        true => r.ledger.not_entered_expected,
+        false => 0,
+    };
+    let apart = match never {
+        0 => String::new(),
+        n => format!(" (and {n} never entered: disallowed by robots.txt)"),
+    };
     let _ = writeln!(
         s,
-        "  entered {} · docs {} ({} first try, {} recovered, {} resolved) · failures {} · expected {}",
+        "  entered {} · docs {} ({} first try, {} recovered, {} resolved) · failures {} · expected {}{apart}",
         r.counters.entered,
         t.concepts,
         o.first_attempt,
         o.recovered,
         o.resolved,
         t.failures,
-        r.expected.total
+        r.expected.total.saturating_sub(never)
     );
     if !o.doc_warnings.is_empty() {
         let codes: Vec<String> = o

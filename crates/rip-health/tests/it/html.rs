@@ -70,3 +70,21 @@ fn missing_pages_show_where_they_were_linked_from_and_stage_names_are_whole() {
     assert!(!page.contains("td,th{text-align:left;padding:4px 8px;border-bottom:1px solid #e4e7ec;vertical-align:top;word-break:break-all}"));
     assert!(page.contains("<td class=\"n\">rip-discover</td>"), "{page}");
 }
+
+/// The one-screen summary on stderr adds up as the cards do: what entered is docs, failures
+/// and the expected gaps that entered; the robots gap found by discovery is said apart.
+#[test]
+fn the_summary_on_stderr_adds_up_to_what_entered_as_the_cards_do() {
+    let r = run(&[], Some(&golden("site.reconciled.ndjson")));
+    assert_eq!(r.code, 2, "item-99 is missing: {}", r.stderr);
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.trim_start().starts_with("entered "))
+        .unwrap_or_else(|| panic!("no `entered` line: {}", r.stderr));
+    assert!(line.contains("entered 11 · docs 9 ("), "{line}");
+    assert!(
+        line.ends_with("· failures 2 · expected 0 (and 1 never entered: disallowed by robots.txt)"),
+        "{line}"
+    );
+}
