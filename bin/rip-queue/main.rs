@@ -21,7 +21,11 @@ fn main() -> ExitCode {
         Ok(runtime) => runtime,
         Err(e) => return rip_cli::exit_with_error("rip-queue", &e.into()),
     };
-    rip_cli::exit_with("rip-queue", runtime.block_on(run(cli)))
+    let outcome = runtime.block_on(run(cli));
+    // Not waited for: a read of stdin still blocked (a relay's input, its source still
+    // writing) would keep a relay whose broker is gone running until its input ends.
+    runtime.shutdown_background();
+    rip_cli::exit_with("rip-queue", outcome)
 }
 
 async fn run(mut cli: Cli) -> anyhow::Result<Status> {

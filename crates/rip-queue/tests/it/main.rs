@@ -1,6 +1,7 @@
 //! rip-queue as a binary against a real nats-server (JetStream, file storage in a temporary
 //! folder) on a free loopback port; workers run the real stages against rip-testserver.
 
+mod away;
 mod credentials;
 mod frontier;
 mod large;
