@@ -61,6 +61,11 @@ fn add(props: &mut Map<String, Value>, name: String, value: Value) {
 }
 
 impl Microdata {
+    /// True inside an item or a property's text: every event counts.
+    pub fn active(&self) -> bool {
+        !self.open.is_empty() || !self.texts.is_empty()
+    }
+
     /// True inside an item.
     pub fn in_item(&self) -> bool {
         !self.open.is_empty()

@@ -11,14 +11,15 @@ const SEPARATORS: &[&str] = &[
     " | ", " - ", " – ", " — ", " :: ", " · ", " » ", " / ", " ~ ",
 ];
 
+/// Letters and digits, lower case: what two titles are compared by.
+fn norm(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 fn same(a: &str, b: &str) -> bool {
-    let norm = |s: &str| {
-        s.split_whitespace()
-            .flat_map(str::chars)
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect::<String>()
-    };
     let (a, b) = (norm(a), norm(b));
     !a.is_empty() && a == b
 }
@@ -50,17 +51,28 @@ pub fn headline_of_title<'s>(title: &'s str, hints: &[&str], site: Option<&str>)
     if stripped.len() != title.len() {
         return stripped;
     }
-    for hint in hints {
-        if same(title, hint) {
-            return title;
-        }
-        for sep in SEPARATORS {
-            let mut parts = title.split(sep);
-            if let Some(part) = parts.find(|p| same(p, hint)) {
-                return part.trim();
-            }
+    // Each string normalised once: this runs on every page with a <title>.
+    let hints: Vec<String> = hints
+        .iter()
+        .map(|h| norm(h))
+        .filter(|h| !h.is_empty())
+        .collect();
+    if hints.is_empty() {
+        return cut_long_head(title);
+    }
+    if hints.contains(&norm(title)) {
+        return title;
+    }
+    for sep in SEPARATORS.iter().filter(|sep| title.contains(**sep)) {
+        if let Some(part) = title.split(sep).find(|p| hints.contains(&norm(p))) {
+            return part.trim();
         }
     }
+    cut_long_head(title)
+}
+
+/// The words before the last separator when they are more than four, else the title.
+fn cut_long_head(title: &str) -> &str {
     let Some((head, _)) = SEPARATORS
         .iter()
         .filter_map(|sep| title.rsplit_once(sep))

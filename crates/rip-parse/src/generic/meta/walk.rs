@@ -209,7 +209,9 @@ impl Visitor for MetaWalk {
         if let Some((_, buf)) = &mut self.byline_text {
             buf.brk(el.info.flow);
         }
-        self.microdata.open(el, self.depth, &self.base);
+        if el.info.has(Info::ITEM) || self.microdata.active() {
+            self.microdata.open(el, self.depth, &self.base);
+        }
         if el.html {
             self.element(el);
         }
@@ -236,7 +238,9 @@ impl Visitor for MetaWalk {
     fn close(&mut self, el: &Elem<'_>) {
         let depth = self.depth;
         self.depth = depth.saturating_sub(1);
-        self.microdata.close(el, depth);
+        if self.microdata.active() {
+            self.microdata.close(el, depth);
+        }
         if let Some(h1) = &mut self.h1_text {
             h1.walk.close(el);
             h1.links -= usize::from(el.html && el.tag == Tag::A && h1.links > 0);
