@@ -244,8 +244,9 @@ impl Plan {
         let mut out = format!(
             "# A fresh run, written beside the previous output ({output}) until it is done.\n\
              # A stage's exit 2 (partial: failures, written down as data) goes on to the end,\n\
-             # under `set -e` too; 1 (fatal) stops a `set -e` shell there.\n\
-             rm -rf {staging}\nmkdir -p {}\n",
+             # under `set -e` too, and the script then exits 2 as `ripperoni run` does; any\n\
+             # other failure (1 fatal, 3 not ready) stops a `set -e` shell there, with it.\n\
+             partial=0\nrm -rf {staging}\nmkdir -p {}\n",
             q(&self.next.work)
         );
         if !self.url_refs.is_empty() {
@@ -288,7 +289,8 @@ impl Plan {
             "# Put in place of the previous output (`ripperoni run` does so only when the run \
              is complete or partial).\n\
              if [ -e {output} ]; then mv {output} {staging}/{PREVIOUS}; fi\n\
-             mv {next} {output} && rm -rf {staging}\n"
+             mv {next} {output} && rm -rf {staging}\n\
+             (exit $partial)\n"
         ));
         out
     }
@@ -296,8 +298,10 @@ impl Plan {
 
 /// After a step of the printed script: its exit 2 (partial) is not a failure of the script,
 /// so that it runs to its end under `set -e` (rip-write and rip-health exit 2 on any
-/// failure, which a scrape of a real site always has).
-const PARTIAL_GOES_ON: &str = " || [ $? -eq 2 ]";
+/// failure, which a scrape of a real site always has), and is kept for the script's own
+/// exit, the last line's `(exit $partial)` (a subshell: pasted into a terminal, it closes
+/// nothing). Any other status is the step's failure, which stops a `set -e` shell.
+const PARTIAL_GOES_ON: &str = " || { s=$?; [ $s -eq 2 ] && partial=2 || (exit $s); }";
 
 /// The streams of a scrape spread over machines: `<target>-refs` (what to fetch, partitioned
 /// by host) and `<target>-docs` (what the workers made of it).
