@@ -6,13 +6,35 @@
 //! both, the words before the last separator when they are more than four (else the
 //! title is kept whole: `Rust - Wikipedia` is not cut to `Rust`).
 
-/// Separators between a headline and a site's name, spaces included.
-const SEPARATORS: &[&str] = &[
-    " | ", " - ", " – ", " — ", " :: ", " · ", " » ", " / ", " ~ ",
-];
+/// Separators between a headline and a site's name, each between two spaces.
+const SEPARATORS: &[&str] = &["|", "-", "–", "—", "::", "·", "»", "/", "~"];
+
+/// Where `s` has a separator (` | `, ` - `, …): the byte ranges, spaces included, in
+/// order. One pass over the spaces (titles are read on every page).
+fn separators(s: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (i, _) in s.match_indices(' ') {
+        let rest = &s[i + 1..];
+        if let Some(mark) = SEPARATORS
+            .iter()
+            .find(|m| rest.starts_with(**m) && rest[m.len()..].starts_with(' '))
+            && out.last().is_none_or(|&(_, end)| end <= i)
+        {
+            out.push((i, i + 1 + mark.len() + 1));
+        }
+    }
+    out
+}
 
 /// Letters and digits, lower case: what two titles are compared by.
 fn norm(s: &str) -> String {
+    if s.is_ascii() {
+        return s
+            .bytes()
+            .filter(u8::is_ascii_alphanumeric)
+            .map(|b| char::from(b.to_ascii_lowercase()))
+            .collect();
+    }
     s.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
@@ -27,19 +49,18 @@ fn same(a: &str, b: &str) -> bool {
 /// `s` less a site name `site` glued on at either end; `s` when it has none.
 pub fn strip_site<'s>(s: &'s str, site: Option<&str>) -> &'s str {
     let Some(site) = site else { return s };
-    for sep in SEPARATORS {
-        if let Some((head, tail)) = s.rsplit_once(sep)
-            && same(tail, site)
-            && !head.trim().is_empty()
-        {
-            return head.trim();
-        }
-        if let Some((head, tail)) = s.split_once(sep)
-            && same(head, site)
-            && !tail.trim().is_empty()
-        {
-            return tail.trim();
-        }
+    let seps = separators(s);
+    if let Some(&(start, end)) = seps.last()
+        && same(&s[end..], site)
+        && !s[..start].trim().is_empty()
+    {
+        return s[..start].trim();
+    }
+    if let Some(&(start, end)) = seps.first()
+        && same(&s[..start], site)
+        && !s[end..].trim().is_empty()
+    {
+        return s[end..].trim();
     }
     s
 }
@@ -51,36 +72,31 @@ pub fn headline_of_title<'s>(title: &'s str, hints: &[&str], site: Option<&str>)
     if stripped.len() != title.len() {
         return stripped;
     }
+    let seps = separators(title);
+    let Some(&(last, _)) = seps.last() else {
+        return title;
+    };
     // Each string normalised once: this runs on every page with a <title>.
     let hints: Vec<String> = hints
         .iter()
         .map(|h| norm(h))
         .filter(|h| !h.is_empty())
         .collect();
-    if hints.is_empty() {
-        return cut_long_head(title);
-    }
-    if hints.contains(&norm(title)) {
-        return title;
-    }
-    for sep in SEPARATORS.iter().filter(|sep| title.contains(**sep)) {
-        if let Some(part) = title.split(sep).find(|p| hints.contains(&norm(p))) {
+    if !hints.is_empty() && !hints.contains(&norm(title)) {
+        // What is before or after a separator, and each part between two.
+        let mut bounds = vec![0];
+        bounds.extend(seps.iter().flat_map(|&(a, b)| [a, b]));
+        bounds.push(title.len());
+        let sides = seps.iter().flat_map(|&(a, b)| [&title[..a], &title[b..]]);
+        let parts = bounds.chunks(2).map(|c| &title[c[0]..c[1]]);
+        if let Some(part) = parts.chain(sides).find(|p| hints.contains(&norm(p))) {
             return part.trim();
         }
-    }
-    cut_long_head(title)
-}
-
-/// The words before the last separator when they are more than four, else the title.
-fn cut_long_head(title: &str) -> &str {
-    let Some((head, _)) = SEPARATORS
-        .iter()
-        .filter_map(|sep| title.rsplit_once(sep))
-        .max_by_key(|(head, _)| head.len())
-    else {
+    } else if !hints.is_empty() {
         return title;
-    };
+    }
     // The last separator of any kind: "A - B | Site" gives "A - B".
+    let head = &title[..last];
     if head.split_whitespace().count() > 4 {
         head.trim()
     } else {
