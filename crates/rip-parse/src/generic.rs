@@ -2,16 +2,20 @@
 //!
 //! Two walks over the tree. The first reads the head and every link: `<title>`,
 //! `<html lang>`, `<base href>`, `<link rel=canonical>`, `<meta name=description>`
-//! and `keywords`, and each `<a href>` with its text. The second reads the main
-//! content: the first `<main>` (or `[role=main]`) element, or else the `<body>` less
-//! its boilerplate (`<header>`, `<nav>`, `<footer>`, `<aside>` and their ARIA
-//! roles), giving the headings outline and the text. Links are resolved against the
+//! and `keywords`, and each `<a href>` with its text; it also outlines the page's
+//! elements ([`outline`]), from which [`article`] picks the main content. The second
+//! reads that content, giving the headings outline and the text: the article, or on
+//! a page that is none, the first `<main>` (or `[role=main]`) element, or else the
+//! `<body>` less its boilerplate (`<header>`, `<nav>`, `<footer>`, `<aside>` and
+//! their ARIA roles). Links are resolved against the
 //! `<base href>` (itself resolved against the page URL) or the page URL.
 
+mod article;
 mod content;
 mod head;
 mod links;
 pub mod meta;
+mod outline;
 
 use ego_tree::NodeRef;
 use scraper::{Html, Node};
@@ -21,7 +25,7 @@ use url::Url;
 use crate::dom::{ParseLimits, Skip, html_name, node_attr};
 use crate::stream::{self, Bail};
 use crate::visit::{Elem, Visitor, walk_tree};
-use content::{Content, ContentFields, Regions};
+use content::{ContentFields, Regions};
 use head::HeadAndLinks;
 pub use links::{Link, Links};
 use meta::{Meta, MetaWalk, PageFacts};
@@ -48,6 +52,8 @@ pub struct Generic {
     pub links: Links,
     /// The main content as Markdown, when asked for.
     pub markdown: Option<String>,
+    /// How the main content was found: the region and why (`contentFrom`).
+    pub content_from: Option<String>,
     /// The metadata and structured data ([`meta`]).
     pub meta: Meta,
 }
@@ -91,6 +97,9 @@ impl Generic {
             );
         }
         self.meta.put_into(&mut fields);
+        if let Some(from) = self.content_from {
+            fields.insert("contentFrom".into(), Value::String(from));
+        }
         if !self.headings.is_empty() {
             put(&mut fields, "headings", headings_value(self.headings));
         }
@@ -240,10 +249,8 @@ pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
     walk_tree(html.tree.root(), &mut head);
     let (head, meta) = head;
     debug_assert_eq!(head.base_href.as_deref(), first_base_href(html));
-    let (root, skip) = content_root(html);
-    let mut content = Content::new(skip, with_markdown.then(|| base.clone()), 0);
-    walk_tree(root, &mut content);
-    assemble(head, meta, content.finish(), &base)
+    let content = content::read_tree(html, with_markdown.then(|| base.clone()));
+    assemble(head, meta, content, &base)
 }
 
 /// Extracts the generic fields of a page in one streaming pass, with no tree
@@ -263,7 +270,7 @@ pub fn extract_streaming(
     // ten of the Rust documentation): room for an eighth at once.
     walk.regions.reserve_text(text.len() / 8);
     stream::walk(text, limits, &mut walk)?;
-    walk.finish()
+    walk.finish(text, limits)
 }
 
 /// Generic extraction as a visitor of the streaming pass: the head and links, and
@@ -292,12 +299,14 @@ impl<'u> GenericWalk<'u> {
         }
     }
 
-    /// The fields read; an error when the page turned out to need a tree.
-    pub fn finish(self) -> Result<Generic, Bail> {
+    /// The fields read from `text`, the page walked (read again when its main content
+    /// is not the region read on the way); an error when the page turned out to need a
+    /// tree.
+    pub fn finish(self, text: &str, limits: ParseLimits) -> Result<Generic, Bail> {
         if self.late_base {
             return Err(Bail("a <base> after a link or the content began"));
         }
-        let content = self.regions.finish().ok_or(Bail("no body"))?;
+        let content = self.regions.finish(text, limits)?.ok_or(Bail("no body"))?;
         Ok(assemble(self.head, self.meta, content, &self.base))
     }
 }
@@ -368,6 +377,7 @@ fn assemble(mut head: HeadAndLinks, meta: MetaWalk, content: ContentFields, base
         text: content.text,
         links,
         markdown: content.markdown,
+        content_from: Some(content.from),
         meta,
     }
 }

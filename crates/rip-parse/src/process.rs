@@ -447,7 +447,7 @@ fn streamed_outcome<'r>(
     let concept = rules.route(&route_url, &mut view);
     let extracted = extract::apply(concept, &view);
     let generic = match generic_walk.filter(|_| concept.generic && extracted.is_ok()) {
-        Some(g) => match g.finish() {
+        Some(g) => match g.finish(text, opts.limits) {
             Ok(g) => Some(g),
             Err(why) => return Streamed::Tree(why),
         },

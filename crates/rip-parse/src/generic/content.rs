@@ -1,19 +1,25 @@
 //! The second half of generic extraction: the content region's outline of headings,
 //! its text and (when asked) its Markdown.
 
+use scraper::Html;
 use url::Url;
 
 use super::Heading;
-use crate::dom::{Flow, Info, Skip, TextBuf, TextWalk};
+use super::article::{Filtered, Selection, select};
+use super::outline::Outline;
+use crate::dom::{Flow, Info, ParseLimits, Skip, TextBuf, TextWalk};
 use crate::markdown::Markdown;
+use crate::stream::{self, Bail};
 use crate::tag::Tag;
-use crate::visit::{Depth, Elem, Visitor};
+use crate::visit::{Depth, Elem, Visitor, walk_tree};
 
 /// What a content region gave.
 pub(super) struct ContentFields {
     pub headings: Vec<Heading>,
     pub text: String,
     pub markdown: Option<String>,
+    /// How the region was found (the doc's `contentFrom`).
+    pub from: String,
 }
 
 /// Reads a content region from the events of its subtree (its root included).
@@ -54,8 +60,9 @@ impl Content {
     }
 
     /// The region's fields.
-    pub fn finish(self) -> ContentFields {
+    pub fn finish(self, from: String) -> ContentFields {
         ContentFields {
+            from,
             headings: self.headings,
             text: self.walk.buf.finish(),
             markdown: self
@@ -130,6 +137,8 @@ pub(super) struct Regions {
     role_main: Option<Content>,
     body: Option<Content>,
     seen_body: bool,
+    /// The page's elements, from which the main content is picked.
+    outline: Outline,
 }
 
 impl Regions {
@@ -137,6 +146,7 @@ impl Regions {
     pub fn new(markdown: Option<Url>) -> Self {
         Self {
             markdown,
+            outline: Outline::new(),
             ..Self::default()
         }
     }
@@ -158,12 +168,19 @@ impl Regions {
         self.main.is_some() || self.role_main.is_some() || self.body.is_some()
     }
 
-    /// The region picked, read; `None` when the page has no body (a frameset).
-    pub fn finish(self) -> Option<ContentFields> {
-        self.main
-            .or(self.role_main)
-            .or(self.body)
-            .map(Content::finish)
+    /// The main content of the page whose events were these (its `text`, for a second
+    /// pass over the main content when it is not the region read on the way); `None`
+    /// when the page has no body (a frameset).
+    pub fn finish(self, text: &str, limits: ParseLimits) -> Result<Option<ContentFields>, Bail> {
+        let sel = select(&self.outline);
+        if sel.default {
+            let region = self.main.or(self.role_main).or(self.body);
+            return Ok(region.map(|c| c.finish(sel.from)));
+        }
+        let content = Content::new(sel.skip, self.markdown, self.text_room);
+        let mut pass = Filtered::new(&sel, content);
+        stream::walk(text, limits, &mut pass)?;
+        Ok(Some(pass.into_inner().finish(sel.from)))
     }
 
     fn start(&mut self, el: &Elem<'_>) {
@@ -217,15 +234,34 @@ impl Regions {
 
 impl Visitor for Regions {
     fn open(&mut self, el: &Elem<'_>) {
+        self.outline.open(el);
         self.start(el);
         self.each(|c| c.open(el));
     }
 
     fn text(&mut self, text: &str) {
+        self.outline.text(text);
         self.each(|c| c.text(text));
     }
 
     fn close(&mut self, el: &Elem<'_>) {
+        self.outline.close(el);
         self.each(|c| c.close(el));
     }
+}
+
+/// The main content of a parsed page, as [`Regions`] finds it in the streaming pass.
+pub(super) fn read_tree(html: &Html, markdown: Option<Url>) -> ContentFields {
+    let mut outline = Outline::new();
+    walk_tree(html.tree.root(), &mut outline);
+    let sel: Selection = select(&outline);
+    if sel.default {
+        let (root, skip) = super::content_root(html);
+        let mut content = Content::new(skip, markdown, 0);
+        walk_tree(root, &mut content);
+        return content.finish(sel.from);
+    }
+    let mut pass = Filtered::new(&sel, Content::new(sel.skip, markdown, 0));
+    walk_tree(html.tree.root(), &mut pass);
+    pass.into_inner().finish(sel.from)
 }

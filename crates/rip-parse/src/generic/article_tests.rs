@@ -1,0 +1,232 @@
+//! The main content on small pages written for each kind of boilerplate, read both ways
+//! (the streaming pass and the tree), which must agree.
+
+use url::Url;
+
+use crate::dom::{ParseLimits, parse};
+use crate::generic::{Generic, extract, extract_streaming};
+
+/// A paragraph of prose about `topic`: long enough, with commas, to score as one.
+fn prose(topic: &str) -> String {
+    format!(
+        "<p>The {topic} was studied at length, in the archive, by the river, and in the \
+         old library, where the records of the {topic} had been kept for many years by \
+         careful hands, so that anyone could read them.</p>"
+    )
+}
+
+/// An article of `n` paragraphs, wrapped as `wrap` says (`{}` is the paragraphs).
+fn article(n: usize) -> String {
+    (0..n).map(|i| prose(&format!("lantern {i}"))).collect()
+}
+
+/// The generic fields of `html`, read both ways; they must be the same.
+fn both(html: &str) -> Generic {
+    let url = Url::parse("http://h/post.html").unwrap();
+    let tree = extract(&parse(html, ParseLimits::default()).unwrap(), &url, true);
+    let streamed =
+        extract_streaming(html, &url, true, ParseLimits::default()).expect("the page streams");
+    assert_eq!(streamed.text, tree.text, "text, streamed vs tree");
+    assert_eq!(
+        streamed.markdown, tree.markdown,
+        "markdown, streamed vs tree"
+    );
+    assert_eq!(
+        streamed.headings, tree.headings,
+        "headings, streamed vs tree"
+    );
+    assert_eq!(streamed.content_from, tree.content_from);
+    streamed
+}
+
+fn page(body: &str) -> String {
+    format!("<!doctype html><html><head><title>T</title></head><body>{body}</body></html>")
+}
+
+#[track_caller]
+fn keeps_article_without(g: &Generic, boilerplate: &[&str]) {
+    for i in 0..4 {
+        assert!(
+            g.text.contains(&format!("lantern {i} was studied")),
+            "{}",
+            g.text
+        );
+    }
+    for b in boilerplate {
+        assert!(!g.text.contains(b), "{b:?} in the text: {}", g.text);
+        let md = g.markdown.as_deref().unwrap_or_default();
+        assert!(!md.contains(b), "{b:?} in the markdown: {md}");
+    }
+    let from = g.content_from.as_deref().unwrap();
+    assert!(from.contains("article"), "{from}");
+}
+
+#[test]
+fn site_navigation_in_plain_divs_is_left_out() {
+    let g = both(&page(&format!(
+        r#"<div class="site-menu"><a href="/">Home</a> <a href="/news">News</a> <a href="/shop">Shop</a></div>
+        <div id="content"><h1>The lanterns</h1>{}</div>
+        <div class="footer">© Lantern Weekly · <a href="/about">About</a></div>"#,
+        article(4)
+    )));
+    keeps_article_without(&g, &["Home", "Shop", "© Lantern Weekly", "About"]);
+    assert_eq!(g.headings.len(), 1, "the article's heading is kept");
+}
+
+#[test]
+fn a_share_bar_inside_the_article_is_left_out() {
+    let g = both(&page(&format!(
+        r#"<article>{}<div class="share-buttons"><a href="https://facebook.example/">Share on Facebook</a>
+        <a href="https://x.example/">Post to X</a></div>{}</article>"#,
+        article(2),
+        (2..4)
+            .map(|i| prose(&format!("lantern {i}")))
+            .collect::<String>()
+    )));
+    keeps_article_without(&g, &["Share on Facebook", "Post to X"]);
+}
+
+#[test]
+fn a_subscribe_box_is_left_out() {
+    let g = both(&page(&format!(
+        r#"<div class="story">{}<div class="newsletter-signup"><p>Subscribe to our newsletter</p>
+        <form><input name="email"><button>Sign up</button></form></div></div>"#,
+        article(4)
+    )));
+    keeps_article_without(&g, &["Subscribe to our newsletter", "Sign up"]);
+}
+
+#[test]
+fn a_related_list_is_left_out() {
+    let g = both(&page(&format!(
+        r#"<div class="post">{}<ul class="related-stories"><li><a href="/a">Ten lamps you must see</a></li>
+        <li><a href="/b">The wick, explained</a></li></ul></div>
+        <div class="most-read"><h3>Most read</h3><ol><li><a href="/c">Oil prices</a></li></ol></div>"#,
+        article(4)
+    )));
+    keeps_article_without(
+        &g,
+        &[
+            "Ten lamps",
+            "The wick, explained",
+            "Most read",
+            "Oil prices",
+        ],
+    );
+}
+
+#[test]
+fn a_comment_section_is_left_out() {
+    let g = both(&page(&format!(
+        r#"<div class="entry-content">{}</div><div id="comments"><h2>3 comments</h2>
+        <div class="comment"><p>Great read, thanks, I loved it, really, it was the best thing I read this week, truly.</p></div>
+        <div class="comment"><p>I disagree with most of it, sadly, and I say so here, at length, for all to see.</p></div></div>"#,
+        article(4)
+    )));
+    keeps_article_without(&g, &["3 comments", "Great read", "I disagree"]);
+}
+
+#[test]
+fn a_cookie_banner_is_left_out() {
+    let g = both(&page(&format!(
+        r#"<div id="cookie-consent"><p>We use cookies to improve your experience. <a href="/privacy">Privacy</a></p>
+        <button>Accept all</button></div><div class="article-body">{}</div>"#,
+        article(4)
+    )));
+    keeps_article_without(&g, &["We use cookies", "Accept all"]);
+}
+
+#[test]
+fn what_belongs_to_the_article_is_kept() {
+    let g = both(&page(&format!(
+        r#"<div class="article">{}<h2>Kinds</h2><ul><li>Oil lantern</li><li>Candle lantern</li></ul>
+        <table><tr><th>Kind</th><th>Hours</th></tr><tr><td>Oil</td><td>12</td></tr></table>
+        <pre><code>light(lantern);</code></pre><blockquote>A light in the dark.</blockquote>
+        <figure><img src="l.png" alt=""><figcaption>A brass lantern</figcaption></figure>{}</div>"#,
+        article(2),
+        (2..4)
+            .map(|i| prose(&format!("lantern {i}")))
+            .collect::<String>()
+    )));
+    keeps_article_without(&g, &[]);
+    for kept in [
+        "Kinds",
+        "Candle lantern",
+        "Hours",
+        "light(lantern);",
+        "A light in the dark.",
+        "A brass lantern",
+    ] {
+        assert!(g.text.contains(kept), "{kept:?} left out: {}", g.text);
+    }
+}
+
+#[test]
+fn a_page_with_no_article_keeps_its_content() {
+    let items: String = (0..30)
+        .map(|i| format!(r#"<li><a href="/item/{i}">Item {i}</a> 12 gp</li>"#))
+        .collect();
+    let g = both(&page(&format!(
+        r#"<nav><a href="/">Home</a></nav><h1>All items</h1><ul class="items">{items}</ul>"#
+    )));
+    assert!(
+        g.text.contains("Item 0") && g.text.contains("Item 29"),
+        "{}",
+        g.text
+    );
+    assert!(
+        !g.text.contains("Home"),
+        "the nav element is still left out"
+    );
+    assert_eq!(g.content_from.as_deref(), Some("body: no article"));
+}
+
+#[test]
+fn reference_documentation_in_main_keeps_its_content() {
+    // Rustdoc's shape: a <main> with item tables of links and short descriptions, and
+    // class names that read like boilerplate (`section-header`).
+    let rows: String = (0..20)
+        .map(|i| format!(r#"<dt><a href="fn.f{i}.html">f{i}</a></dt><dd>Does thing {i}.</dd>"#))
+        .collect();
+    let g = both(&page(&format!(
+        r##"<nav class="sidebar"><a href="/">crate</a></nav><main><h1>Module <a href="#">m</a></h1>
+        <p>Short module docs.</p><h2 id="functions" class="section-header">Functions</h2>
+        <dl class="item-table">{rows}</dl></main>"##
+    )));
+    assert!(
+        g.text.contains("Functions") && g.text.contains("Does thing 19."),
+        "{}",
+        g.text
+    );
+    assert_eq!(g.content_from.as_deref(), Some("main: no article"));
+}
+
+#[test]
+fn right_to_left_and_non_latin_articles() {
+    let arabic = "<p>كان الفانوس مضاءً طوال الليل، وكان الحارس يراقبه بعناية، ويكتب في دفتره كل ساعة، حتى طلع الفجر على المدينة القديمة وهدأت الشوارع.</p>";
+    let g = both(&format!(
+        r#"<!doctype html><html lang="ar" dir="rtl"><body><div class="menu"><a href="/">الرئيسية</a> <a href="/news">أخبار</a></div>
+        <div class="content">{}</div><div class="share"><a href="/s">شارك</a></div></body></html>"#,
+        arabic.repeat(5)
+    ));
+    assert!(g.text.contains("الفانوس"), "{}", g.text);
+    assert!(
+        !g.text.contains("الرئيسية") && !g.text.contains("شارك"),
+        "{}",
+        g.text
+    );
+    assert!(g.content_from.as_deref().unwrap().contains("article"));
+
+    let chinese = "<p>灯笼在夜里一直亮着，守夜人小心地看着它，每个小时都在本子上写下记录，直到黎明照亮了古老的城市，街道也安静了下来，人们开始新的一天。</p>";
+    let g = both(&format!(
+        r#"<!doctype html><html lang="zh"><body><div class="nav-menu"><a href="/">首页</a> <a href="/n">新闻</a></div>
+        <div id="article">{}</div><ul class="related"><li><a href="/r">相关文章</a></li></ul></body></html>"#,
+        chinese.repeat(6)
+    ));
+    assert!(g.text.contains("灯笼"), "{}", g.text);
+    assert!(
+        !g.text.contains("首页") && !g.text.contains("相关文章"),
+        "{}",
+        g.text
+    );
+}

@@ -1,0 +1,337 @@
+//! The page's elements as numbers, read in the same pass as the head and links: for
+//! each element (numbered in the order it opens), its parent, its last descendant, its
+//! tag, what its `class` and `id` hint at, and the text under it: how much, how much of
+//! it in links, its commas, and the score its paragraphs give it (Readability's). From
+//! these [`super::article`] picks the main content without a second look at the page.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::dom::{Flow, Info};
+use crate::tag::Tag;
+use crate::visit::{Elem, Visitor};
+
+/// No element.
+pub(super) const NONE: u32 = u32::MAX;
+
+/// What a `class` or `id` says of an element, as Readability reads them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Hint {
+    /// +25 for a name of content (`article`, `content`, `post`, …), −25 for one of
+    /// boilerplate (`comment`, `share`, `sidebar`, …), 0 otherwise or both.
+    pub weight: i8,
+    /// Named as boilerplate that is seldom content (`menu`, `related`, `social`, …) and
+    /// not also as content (`article`, `main`, `body`, …).
+    pub unlikely: bool,
+}
+
+static POSITIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story")
+        .expect("a valid pattern")
+});
+static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)-ad-|\bad\b|hidden|banner|combx|comment|com-|contact|foot|footnote|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|newsletter|subscri|signup|cookie|consent|social|byline|author|popular|most-read|trending|recommend|breadcrumb",
+    )
+    .expect("a valid pattern")
+});
+static UNLIKELY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)-ad-|\bads?\b|advert|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote|share|sharing|newsletter|subscri|signup|cookie|consent|promo|outbrain|taboola|most-read|popular|recommend|trending",
+    )
+    .expect("a valid pattern")
+});
+static MAYBE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)and|article|body|column|content|main|shadow").expect("a valid pattern")
+});
+
+impl Hint {
+    /// The hint of an element whose `class` and `id` are these.
+    pub fn of(class: Option<&str>, id: Option<&str>) -> Self {
+        let mut hint = Hint::default();
+        let mut weight = 0i8;
+        for name in [class, id].into_iter().flatten() {
+            if name.is_empty() {
+                continue;
+            }
+            if NEGATIVE.is_match(name) {
+                weight -= 25;
+            }
+            if POSITIVE.is_match(name) {
+                weight += 25;
+            }
+            hint.unlikely |= UNLIKELY.is_match(name) && !MAYBE.is_match(name);
+        }
+        hint.weight = weight;
+        hint
+    }
+}
+
+/// An element of the page.
+#[derive(Debug, Clone)]
+pub(super) struct Node {
+    pub parent: u32,
+    /// Its last descendant (itself when it has none).
+    pub end: u32,
+    pub tag: Tag,
+    pub hint: Hint,
+    /// Its content is never read (hidden) or is the site's boilerplate (`header`,
+    /// `nav`, `footer`, `aside` and their roles).
+    pub info: Info,
+    /// Characters of text under it (hidden elements' left out).
+    pub text: u32,
+    /// Of those, the ones inside links.
+    pub link: u32,
+    pub commas: u32,
+    /// Paragraphs (`p`, or any block with 25 characters of its own text) under it.
+    pub paras: u16,
+    /// `li` under it.
+    pub items: u16,
+    /// `img` under it.
+    pub images: u16,
+    /// It is code or inside code (`pre`, `code`): never left out, whatever its name.
+    pub code: bool,
+    /// The score the paragraphs under it gave it (Readability's content score).
+    pub score: f32,
+    /// A paragraph has scored it: it is a candidate.
+    pub scored: bool,
+    /// Characters of text whose nearest block ancestor is this element.
+    own: u32,
+    own_commas: u32,
+}
+
+impl Node {
+    /// The share of its text inside links.
+    pub fn link_density(&self) -> f32 {
+        if self.text == 0 {
+            0.0
+        } else {
+            self.link as f32 / self.text as f32
+        }
+    }
+
+    /// Its score as a candidate: its paragraphs' score, its tag's and its hint's, less
+    /// its share of link text.
+    pub fn candidate_score(&self) -> f32 {
+        (self.score + tag_weight(self.tag) + f32::from(self.hint.weight))
+            * (1.0 - self.link_density())
+    }
+}
+
+/// Readability's weight of a candidate by its tag.
+fn tag_weight(tag: Tag) -> f32 {
+    match tag {
+        Tag::Div => 5.0,
+        Tag::Pre | Tag::Td | Tag::Blockquote => 3.0,
+        Tag::Address | Tag::Ol | Tag::Ul | Tag::Dl | Tag::Dd | Tag::Dt | Tag::Li | Tag::Form => {
+            -3.0
+        }
+        Tag::H1 | Tag::H2 | Tag::H3 | Tag::H4 | Tag::H5 | Tag::H6 | Tag::Th => -5.0,
+        _ => 0.0,
+    }
+}
+
+/// The elements of a page, read from its events.
+#[derive(Debug, Default)]
+pub(super) struct Outline {
+    pub nodes: Vec<Node>,
+    /// The open elements.
+    stack: Vec<u32>,
+    /// Open elements that are hidden, or links.
+    hidden: u32,
+    links: u32,
+    /// The first `<body>`, `<main>` and `[role=main]` element.
+    pub body: u32,
+    pub main: u32,
+    pub role_main: u32,
+    /// How much the page reads like an article: Readability's `isProbablyReaderable`,
+    /// the sum over paragraphs of over 120 characters (outside elements named as
+    /// boilerplate) of the square root of their length past 120.
+    pub prose: f32,
+    /// Open elements named as boilerplate that is seldom content ([`Hint::unlikely`]).
+    unlikely: u32,
+    /// Open `pre` and `code` elements.
+    code: u32,
+}
+
+impl Outline {
+    pub fn new() -> Self {
+        Self {
+            body: NONE,
+            main: NONE,
+            role_main: NONE,
+            ..Self::default()
+        }
+    }
+
+    /// The nearest open block element.
+    fn block(&self) -> Option<u32> {
+        self.stack
+            .iter()
+            .rev()
+            .copied()
+            .find(|&i| self.nodes[i as usize].info.flow != Flow::Inline)
+    }
+
+    /// A paragraph closes: its score goes to its ancestors, less the higher they are.
+    fn score_paragraph(&mut self, i: u32) {
+        let n = &self.nodes[i as usize];
+        let score = 1.0 + n.own_commas as f32 + (n.own as f32 / 100.0).min(3.0);
+        let mut at = n.parent;
+        for level in 0..5u8 {
+            if at == NONE {
+                break;
+            }
+            let a = &mut self.nodes[at as usize];
+            let divider = match level {
+                0 => 1.0,
+                1 => 2.0,
+                l => f32::from(l) * 3.0,
+            };
+            a.score += score / divider;
+            a.scored = true;
+            at = a.parent;
+        }
+    }
+}
+
+/// A paragraph of prose has more characters than this (not counting spaces).
+const PROSE: u32 = 120;
+
+/// Blocks whose own text makes them paragraphs (what Readability scores).
+fn paragraph_tag(tag: Tag) -> bool {
+    matches!(
+        tag,
+        Tag::P
+            | Tag::Pre
+            | Tag::Td
+            | Tag::Div
+            | Tag::Section
+            | Tag::Article
+            | Tag::Blockquote
+            | Tag::H2
+            | Tag::H3
+            | Tag::H4
+            | Tag::H5
+            | Tag::H6
+    )
+}
+
+impl Visitor for Outline {
+    fn open(&mut self, el: &Elem<'_>) {
+        let i = self.nodes.len() as u32;
+        let tag = el.html_tag().unwrap_or(Tag::Other);
+        match tag {
+            Tag::Body if self.body == NONE => self.body = i,
+            Tag::Main if self.main == NONE => self.main = i,
+            _ if self.role_main == NONE && el.info.has(Info::ROLE_MAIN) => self.role_main = i,
+            _ => {}
+        }
+        let class = el.attr("class");
+        let id = el.attr("id");
+        let mut hint = if class.is_some() || id.is_some() {
+            Hint::of(class, id)
+        } else {
+            Hint::default()
+        };
+        // Named as it may be, the page, its main element or a link is never left out.
+        hint.unlikely &= !matches!(tag, Tag::Html | Tag::Body | Tag::Main | Tag::A);
+        if el.info.has(Info::HIDDEN) {
+            self.hidden += 1;
+        }
+        if tag == Tag::A {
+            self.links += 1;
+        }
+        if hint.unlikely {
+            self.unlikely += 1;
+        }
+        let code = matches!(tag, Tag::Pre | Tag::Code);
+        if code {
+            self.code += 1;
+        }
+        self.nodes.push(Node {
+            parent: self.stack.last().copied().unwrap_or(NONE),
+            end: i,
+            tag,
+            hint,
+            info: el.info,
+            text: 0,
+            link: 0,
+            commas: 0,
+            paras: 0,
+            items: u16::from(tag == Tag::Li),
+            images: u16::from(tag == Tag::Img),
+            code: self.code > 0,
+            score: 0.0,
+            scored: false,
+            own: 0,
+            own_commas: 0,
+        });
+        self.stack.push(i);
+    }
+
+    fn text(&mut self, text: &str) {
+        if self.hidden > 0 || self.stack.is_empty() {
+            return;
+        }
+        let chars = text.chars().filter(|c| !c.is_whitespace()).count() as u32;
+        if chars == 0 {
+            return;
+        }
+        let commas = text.matches([',', '،', '，']).count() as u32;
+        let top = *self.stack.last().expect("not empty") as usize;
+        let n = &mut self.nodes[top];
+        n.text += chars;
+        n.commas += commas;
+        if self.links > 0 {
+            n.link += chars;
+        }
+        if let Some(b) = self.block() {
+            let b = &mut self.nodes[b as usize];
+            b.own += chars;
+            b.own_commas += commas;
+        }
+    }
+
+    fn close(&mut self, el: &Elem<'_>) {
+        let Some(i) = self.stack.pop() else { return };
+        if el.info.has(Info::HIDDEN) {
+            self.hidden = self.hidden.saturating_sub(1);
+        }
+        let end = self.nodes.len() as u32 - 1;
+        let n = &mut self.nodes[i as usize];
+        n.end = end;
+        if n.tag == Tag::A {
+            self.links = self.links.saturating_sub(1);
+        }
+        if n.hint.unlikely {
+            self.unlikely = self.unlikely.saturating_sub(1);
+        }
+        if matches!(n.tag, Tag::Pre | Tag::Code) {
+            self.code = self.code.saturating_sub(1);
+        }
+        if n.tag == Tag::P && n.own > PROSE && self.unlikely == 0 && self.hidden == 0 {
+            self.prose += ((n.own - PROSE) as f32).sqrt();
+        }
+        let is_para = n.tag == Tag::P || (paragraph_tag(n.tag) && n.own >= 25);
+        if is_para {
+            n.paras += 1;
+        }
+        let (text, link, commas, paras, items, images) =
+            (n.text, n.link, n.commas, n.paras, n.items, n.images);
+        if is_para && n.own >= 25 && self.hidden == 0 {
+            self.score_paragraph(i);
+        }
+        let parent = self.nodes[i as usize].parent;
+        if parent != NONE {
+            let p = &mut self.nodes[parent as usize];
+            p.text += text;
+            p.link += link;
+            p.commas += commas;
+            p.paras = p.paras.saturating_add(paras);
+            p.items = p.items.saturating_add(items);
+            p.images = p.images.saturating_add(images);
+        }
+    }
+}
