@@ -122,6 +122,9 @@ fn describe_one(schema: &Value, e: &jsonschema::ValidationError<'_>) -> Problem 
             field,
             format!("expected at least {limit} character(s), found {}", found()),
         ),
+        K::Pattern { .. } if credentials_in_broker(&field, e.instance()) => {
+            (field, BROKER_CREDENTIALS.to_owned())
+        }
         K::Pattern { pattern } => (
             field,
             format!("expected text matching `{pattern}`, found {}", found()),
@@ -134,6 +137,15 @@ fn describe_one(schema: &Value, e: &jsonschema::ValidationError<'_>) -> Problem 
     };
     Problem { field, message }
 }
+
+/// `queue.broker` with a user, password or token in it (the pattern's `[^@]+` refuses it):
+/// said without the value, which is never printed.
+fn credentials_in_broker(field: &str, value: &Value) -> bool {
+    field == "queue.broker" && value.as_str().is_some_and(|url| url.contains('@'))
+}
+
+const BROKER_CREDENTIALS: &str = "takes no credentials (the URL given has some, not shown \
+     here): put `user:password` or the token in a file and name it in `queue.credentialsFile`";
 
 pub(crate) fn dotted(segments: &[String]) -> String {
     let mut s = String::new();

@@ -308,3 +308,26 @@ fn a_url_listed_twice_is_refused_naming_both_places() {
     }
     assert!(!dir.path().join("out").exists(), "nothing ran");
 }
+
+/// A password in `queue.broker` is refused (credentials never go in the state file), and the
+/// refusal does not print it back: it names `credentialsFile` instead of a regex.
+#[test]
+fn a_password_in_the_broker_url_is_refused_without_being_printed() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("spread.state.json");
+    std::fs::write(
+        &p,
+        json!({
+            "baseUrl": "http://127.0.0.1:1/",
+            "queue": {"broker": "nats://alice:s3cret@127.0.0.1:4222"}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let o = run(&["check", p.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("`queue.broker`"), "{err}");
+    assert!(err.contains("credentialsFile"), "{err}");
+    assert!(!err.contains("s3cret"), "the password is printed: {err}");
+}
