@@ -60,7 +60,12 @@ fn has_token(list: Option<&str>, token: &str) -> bool {
 /// A class list that names a byline: a class containing `byline`, or one that is
 /// `author` or ends in `-author`/`_author` (not `author-bio`, `authors-list`).
 fn byline_class(class: &str) -> bool {
-    // Most elements of a page have classes: compared in place, with no lower-case copy.
+    // Most elements of a page have classes: a class list with no `y` nor `h` (of
+    // "byline", "author") is passed over in one look at each byte; the others are
+    // compared in place, with no lower-case copy.
+    if !class.bytes().any(|b| matches!(b | 0x20, b'y' | b'h')) {
+        return false;
+    }
     let has = |c: &[u8], part: &[u8]| c.windows(part.len()).any(|w| w.eq_ignore_ascii_case(part));
     let ends = |c: &[u8], end: &[u8]| {
         c.len() >= end.len() && c[c.len() - end.len()..].eq_ignore_ascii_case(end)
@@ -200,6 +205,7 @@ fn byline_names(text: &str) -> Option<String> {
 }
 
 impl Visitor for MetaWalk {
+    #[inline]
     fn open(&mut self, el: &Elem<'_>) {
         self.depth += 1;
         if let Some(h1) = &mut self.h1_text {
@@ -217,6 +223,7 @@ impl Visitor for MetaWalk {
         }
     }
 
+    #[inline]
     fn text(&mut self, text: &str) {
         if let Some((_, body)) = &mut self.script {
             body.push_str(text);
@@ -235,6 +242,7 @@ impl Visitor for MetaWalk {
         }
     }
 
+    #[inline]
     fn close(&mut self, el: &Elem<'_>) {
         let depth = self.depth;
         self.depth = depth.saturating_sub(1);
