@@ -16,6 +16,7 @@ pub struct BrokerArgs {
         long,
         value_name = "URL",
         env = "RIP_BROKER",
+        hide_env_values = true,
         global = true,
         default_value = "nats://127.0.0.1:4222"
     )]

@@ -104,7 +104,7 @@ pub struct HttpArgs {
     #[arg(help_heading = REQUESTS, long = "header", short = 'H', value_name = "HEADER", value_parser = parse_header)]
     pub headers: Vec<(String, String)>,
     /// A proxy for every request.
-    #[arg(help_heading = REQUESTS, long, env = "RIP_PROXY")]
+    #[arg(help_heading = REQUESTS, long, env = "RIP_PROXY", hide_env_values = true)]
     pub proxy: Option<String>,
     /// HTTP basic auth, `user:password`.
     #[arg(help_heading = REQUESTS, long, value_name = "USER:PASS")]

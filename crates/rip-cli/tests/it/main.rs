@@ -6,6 +6,7 @@ mod codes;
 mod log_shape;
 mod messages;
 mod renamed;
+mod secrets;
 mod summaries;
 
 pub use rip_testkit::Ran;
