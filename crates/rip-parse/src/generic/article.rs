@@ -70,7 +70,12 @@ pub(super) fn select(o: &Outline) -> Selection {
     if declared && o.prose < PROSE {
         return fallback("no article");
     }
-    let Some(top) = best_candidate(o, region) else {
+    // As Readability, parts named as boilerplate are passed over, unless that leaves
+    // next to nothing (a page whose article is inside an element named `sidebar-mix`).
+    let best = best_candidate(o, region, true)
+        .filter(|&b| o.nodes[b as usize].text >= 400)
+        .or_else(|| best_candidate(o, region, false));
+    let Some(top) = best else {
         return fallback("no article");
     };
     let top_score = o.nodes[top as usize].candidate_score();
@@ -118,20 +123,23 @@ fn is_within(o: &Outline, node: u32, ancestor: u32) -> bool {
     ancestor != NONE && node >= ancestor && node <= o.nodes[ancestor as usize].end
 }
 
-/// The best-scored candidate in `region`, none under hidden or boilerplate elements.
-fn best_candidate(o: &Outline, region: u32) -> Option<u32> {
+/// The best-scored candidate under `region`, none under hidden or boilerplate elements
+/// (nor, when `skip_unlikely`, under elements named as boilerplate).
+fn best_candidate(o: &Outline, region: u32, skip_unlikely: bool) -> Option<u32> {
     let end = o.nodes[region as usize].end;
     let mut best: Option<(u32, f32)> = None;
     let mut i = region;
     while i <= end {
         let n = &o.nodes[i as usize];
         if i != region
-            && (n.info.has(Info::HIDDEN) || n.info.has(Info::BOILERPLATE) || n.hint.unlikely)
+            && (n.info.has(Info::HIDDEN)
+                || n.info.has(Info::BOILERPLATE)
+                || (skip_unlikely && n.hint.unlikely))
         {
             i = n.end + 1;
             continue;
         }
-        if n.scored {
+        if n.scored && (i != region || !skip_unlikely) {
             let s = n.candidate_score();
             if best.is_none_or(|(_, b)| s > b) {
                 best = Some((i, s));
@@ -176,7 +184,8 @@ fn widen(o: &Outline, top: u32, region: u32) -> u32 {
     }
     let mut last = score(top);
     let mut at = up(top);
-    while let Some(p) = at {
+    // Up to the region's children: the region itself is what no article gives.
+    while let Some(p) = at.filter(|&p| p != region) {
         let n = &o.nodes[p as usize];
         if n.scored {
             let s = score(p);
@@ -193,7 +202,7 @@ fn widen(o: &Outline, top: u32, region: u32) -> u32 {
     }
     while let Some(p) = up(top) {
         let (n, pn) = (&o.nodes[top as usize], &o.nodes[p as usize]);
-        if pn.text > n.text + n.text / 20 {
+        if pn.text > n.text {
             break;
         }
         top = p;

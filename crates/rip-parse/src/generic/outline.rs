@@ -146,11 +146,9 @@ pub(super) struct Outline {
     pub main: u32,
     pub role_main: u32,
     /// How much the page reads like an article: Readability's `isProbablyReaderable`,
-    /// the sum over paragraphs of over 120 characters (outside elements named as
-    /// boilerplate) of the square root of their length past 120.
+    /// the sum over paragraphs of over 120 characters of the square root of their
+    /// length past 120.
     pub prose: f32,
-    /// Open elements named as boilerplate that is seldom content ([`Hint::unlikely`]).
-    unlikely: u32,
     /// Open `pre` and `code` elements.
     code: u32,
 }
@@ -243,9 +241,6 @@ impl Visitor for Outline {
         if tag == Tag::A {
             self.links += 1;
         }
-        if hint.unlikely {
-            self.unlikely += 1;
-        }
         let code = matches!(tag, Tag::Pre | Tag::Code);
         if code {
             self.code += 1;
@@ -305,13 +300,10 @@ impl Visitor for Outline {
         if n.tag == Tag::A {
             self.links = self.links.saturating_sub(1);
         }
-        if n.hint.unlikely {
-            self.unlikely = self.unlikely.saturating_sub(1);
-        }
         if matches!(n.tag, Tag::Pre | Tag::Code) {
             self.code = self.code.saturating_sub(1);
         }
-        if n.tag == Tag::P && n.own > PROSE && self.unlikely == 0 && self.hidden == 0 {
+        if n.tag == Tag::P && n.own > PROSE && self.hidden == 0 {
             self.prose += ((n.own - PROSE) as f32).sqrt();
         }
         let is_para = n.tag == Tag::P || (paragraph_tag(n.tag) && n.own >= 25);
