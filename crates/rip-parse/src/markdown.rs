@@ -43,6 +43,8 @@ struct Writer {
     lists: Vec<List>,
     tables: Vec<Table>,
     in_cell: usize,
+    /// Where the `[` of each open link is in `out`.
+    links: Vec<usize>,
 }
 
 impl Default for Writer {
@@ -56,6 +58,7 @@ impl Default for Writer {
             lists: Vec::new(),
             tables: Vec::new(),
             in_cell: 0,
+            links: Vec::new(),
         }
     }
 }
@@ -305,7 +308,10 @@ fn open(w: &mut Writer, name: &str, el: &Elem<'_>, base: &Url) -> Option<bool> {
         "code" | "kbd" | "samp" => return Some(false),
         "strong" | "b" => w.raw("**"),
         "em" | "i" => w.raw("*"),
-        "a" if el.attr("href").is_some() => w.raw("["),
+        "a" if el.attr("href").is_some() => {
+            w.raw("[");
+            w.links.push(w.out.len() - 1);
+        }
         "img" => w.image(el, base),
         "br" => w.want(Gap::Line),
         "hr" => {
@@ -414,6 +420,31 @@ impl Writer {
     }
 
     /// `![alt](src)`, the source resolved.
+    /// Ends a link to `href`: a link with no text is left out (`[](…)` is noise), and
+    /// a link around an image alone is the image.
+    fn close_link(&mut self, href: &str) {
+        let Some(start) = self.links.pop() else {
+            return;
+        };
+        let inner = self.out[start + 1..].trim();
+        if inner.is_empty() {
+            self.out.truncate(start);
+            // The space written before it is asked for again (one space, not two).
+            if self.in_cell == 0 && self.out.ends_with(' ') {
+                self.out.pop();
+                self.want(Gap::Space);
+            }
+            return;
+        }
+        if inner.starts_with("![") && inner.ends_with(')') && inner.matches("](").count() == 1 {
+            self.out.remove(start);
+            return;
+        }
+        self.out.push_str("](");
+        self.out.push_str(href);
+        self.out.push(')');
+    }
+
     fn image(&mut self, el: &Elem<'_>, base: &Url) {
         let Some(src) = el.attr("src") else {
             return;
@@ -457,9 +488,7 @@ fn close(w: &mut Writer, name: &str, el: &Elem<'_>, base: &Url) {
         "em" | "i" => w.out.push('*'),
         "a" => {
             if let Some(href) = el.attr("href") {
-                w.out.push_str("](");
-                w.out.push_str(&resolve(base, href));
-                w.out.push(')');
+                w.close_link(&resolve(base, href));
             }
         }
         "td" | "th" if !w.tables.is_empty() => {
@@ -588,6 +617,18 @@ mod tests {
                 <p>2 * 3 [x]</p>"
             ),
             "# Title\n\nSome **bold** and *it* with [a link](http://h/a/c.html).\n\n2 \\* 3 \\[x\\]"
+        );
+    }
+
+    #[test]
+    fn empty_links_are_left_out_and_a_link_around_an_image_is_the_image() {
+        assert_eq!(
+            md(
+                "<p>Share <a href='/s'></a><a href='/t'> <span></span> </a>it \
+                <a href='/p'><img src='p.jpg' alt='Portrait'></a> \
+                <a href='/q'><img src='q.jpg' alt='Q'> Quinn</a></p>"
+            ),
+            "Share it ![Portrait](http://h/a/p.jpg) [![Q](http://h/a/q.jpg) Quinn](http://h/q)"
         );
     }
 
