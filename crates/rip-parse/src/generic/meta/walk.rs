@@ -39,6 +39,8 @@ pub struct MetaWalk {
     byline_text: Option<(usize, TextBuf)>,
     /// The microdata items.
     pub microdata: Microdata,
+    /// [`MetaWalk::busy`], kept up to date.
+    busy: bool,
 }
 
 /// An `<h1>` being read: where it opened, its text, how deep in links the walk is in
@@ -111,6 +113,7 @@ impl MetaWalk {
             byline: None,
             byline_text: None,
             microdata: Microdata::default(),
+            busy: false,
         }
     }
 
@@ -204,10 +207,18 @@ fn byline_names(text: &str) -> Option<String> {
     (line.chars().count() <= 100 && !line.is_empty()).then(|| line.to_owned())
 }
 
-impl Visitor for MetaWalk {
-    #[inline]
-    fn open(&mut self, el: &Elem<'_>) {
-        self.depth += 1;
+impl MetaWalk {
+    /// True while some text or nesting is being followed (an `<h1>`, a byline, a
+    /// JSON-LD script, a microdata item): only then do all events count.
+    fn busy(&self) -> bool {
+        self.h1_text.is_some()
+            || self.byline_text.is_some()
+            || self.script.is_some()
+            || self.microdata.active()
+    }
+
+    #[cold]
+    fn open_busy(&mut self, el: &Elem<'_>) {
         if let Some(h1) = &mut self.h1_text {
             h1.walk.open(el);
             h1.links += usize::from(el.html && el.tag == Tag::A);
@@ -218,13 +229,9 @@ impl Visitor for MetaWalk {
         if el.info.has(Info::ITEM) || self.microdata.active() {
             self.microdata.open(el, self.depth, &self.base);
         }
-        if el.html {
-            self.element(el);
-        }
     }
 
-    #[inline]
-    fn text(&mut self, text: &str) {
+    fn text_busy(&mut self, text: &str) {
         if let Some((_, body)) = &mut self.script {
             body.push_str(text);
             return;
@@ -242,10 +249,7 @@ impl Visitor for MetaWalk {
         }
     }
 
-    #[inline]
-    fn close(&mut self, el: &Elem<'_>) {
-        let depth = self.depth;
-        self.depth = depth.saturating_sub(1);
+    fn close_busy(&mut self, el: &Elem<'_>, depth: usize) {
         if self.microdata.active() {
             self.microdata.close(el, depth);
         }
@@ -268,6 +272,46 @@ impl Visitor for MetaWalk {
         if self.script.as_ref().is_some_and(|(d, _)| *d == depth) {
             let (_, body) = self.script.take().expect("open");
             self.jsonld.push(body);
+        }
+    }
+}
+
+/// Most elements are none of these and are passed over at once (the `span`s, `div`s,
+/// `p`s and `address`es are looked at only for a byline, while none is found).
+fn looked_at(el: &Elem<'_>) -> bool {
+    matches!(
+        el.tag,
+        Tag::Meta | Tag::Script | Tag::Link | Tag::H1 | Tag::A | Tag::Other
+    ) || matches!(el.tag, Tag::Span | Tag::Div | Tag::P | Tag::Address)
+}
+
+impl Visitor for MetaWalk {
+    #[inline]
+    fn open(&mut self, el: &Elem<'_>) {
+        self.depth += 1;
+        if self.busy || el.info.has(Info::ITEM) {
+            self.open_busy(el);
+        }
+        if el.html && looked_at(el) {
+            self.element(el);
+        }
+        self.busy = self.busy();
+    }
+
+    #[inline]
+    fn text(&mut self, text: &str) {
+        if self.busy {
+            self.text_busy(text);
+        }
+    }
+
+    #[inline]
+    fn close(&mut self, el: &Elem<'_>) {
+        let depth = self.depth;
+        self.depth = depth.saturating_sub(1);
+        if self.busy {
+            self.close_busy(el, depth);
+            self.busy = self.busy();
         }
     }
 }
