@@ -34,8 +34,9 @@ fn a_generic_docs_page_is_the_pages_markdown() {
     let md = markdown_of(&["--markdown"]);
     assert!(
         md.starts_with(
-            "---\ntitle: \"Cloak of Elvenkind | Items | Emberfall Compendium\"\n\
-             url: \"http://h/items/item-7.html\"\n---\n\n# Cloak of Elvenkind\n"
+            "---\ntitle: \"Cloak of Elvenkind\"\nurl: \"http://h/items/item-7.html\"\n\
+             lang: \"en\"\nexcerpt: \"A hooded cloak of grey-green wool that shifts colour to \
+             match the light around it.\"\n---\n\n# Cloak of Elvenkind\n"
         ),
         "{md}"
     );
