@@ -67,7 +67,7 @@ pub(super) fn select(o: &Outline) -> Selection {
     // A page that says where its main content is and has little prose (reference
     // documentation, an index) keeps all of it.
     let declared = skip == Skip::Nav;
-    if declared && o.prose < PROSE {
+    if declared && o.prose < PROSE && !o.says_article {
         return fallback("no article");
     }
     // As Readability, parts named as boilerplate are passed over, unless that leaves
@@ -85,7 +85,10 @@ pub(super) fn select(o: &Outline) -> Selection {
     let top = widen(o, top, region);
     // Inside a page's own `<main>`, the content is narrowed only to an element holding
     // half its text or more (on the Rust docs, a method's docs are no article).
-    let top = if declared && o.nodes[top as usize].text * 2 < o.nodes[region as usize].text {
+    let top = if declared
+        && !o.says_article
+        && o.nodes[top as usize].text * 2 < o.nodes[region as usize].text
+    {
         region
     } else {
         top

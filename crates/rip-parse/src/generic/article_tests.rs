@@ -242,3 +242,34 @@ fn an_article_inside_an_element_named_like_a_sidebar_is_still_found() {
     )));
     keeps_article_without(&g, &["Home", "News"]);
 }
+
+#[test]
+fn a_page_that_says_it_is_an_article_is_narrowed_inside_its_main() {
+    // More of the <main> is a list of other stories than the article: kept whole on a
+    // page that says nothing, narrowed on one whose og:type or JSON-LD says "article".
+    let others: String = (0..40)
+        .map(|i| {
+            format!(
+                r#"<li><a href="/s/{i}">Another story about lamps and wicks, number {i}</a></li>"#
+            )
+        })
+        .collect();
+    let body = format!(
+        r#"<main><div class="story-body">{}</div><ul class="more-stories">{others}</ul></main>"#,
+        article(4)
+    );
+    for head in [
+        r#"<meta property="og:type" content="article">"#,
+        r#"<script type="application/ld+json">{"@context":"https://schema.org","@type": "NewsArticle","headline":"L"}</script>"#,
+    ] {
+        let g = both(&format!(
+            "<!doctype html><html><head>{head}</head><body>{body}</body></html>"
+        ));
+        keeps_article_without(&g, &["Another story"]);
+    }
+    let g = both(&page(&body));
+    assert!(
+        g.text.contains("Another story"),
+        "no article said: main kept whole"
+    );
+}

@@ -151,6 +151,11 @@ pub(super) struct Outline {
     pub prose: f32,
     /// Open `pre` and `code` elements.
     code: u32,
+    /// The page says it is an article: `og:type` `article`, or a JSON-LD block naming an
+    /// article type (`Article`, `NewsArticle`, `BlogPosting`, …).
+    pub says_article: bool,
+    /// A JSON-LD `<script>` is open.
+    in_json_ld: bool,
 }
 
 impl Outline {
@@ -194,6 +199,20 @@ impl Outline {
     }
 }
 
+/// True when a JSON-LD block's text gives an article type as an `@type`: `Article`,
+/// or a type ending so (`NewsArticle`, `ScholarlyArticle`, …) or `BlogPosting`.
+fn names_an_article(json: &str) -> bool {
+    json.match_indices("@type").any(|(i, _)| {
+        let after = &json[i + 5..];
+        let value: String = after
+            .trim_start_matches(|c: char| c == '"' || c == ':' || c == '[' || c.is_whitespace())
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        value.ends_with("Article") || value == "BlogPosting"
+    })
+}
+
 /// A paragraph of prose has more characters than this (not counting spaces).
 const PROSE: u32 = 120;
 
@@ -224,6 +243,20 @@ impl Visitor for Outline {
             Tag::Body if self.body == NONE => self.body = i,
             Tag::Main if self.main == NONE => self.main = i,
             _ if self.role_main == NONE && el.info.has(Info::ROLE_MAIN) => self.role_main = i,
+            _ => {}
+        }
+        match tag {
+            Tag::Meta if !self.says_article => {
+                self.says_article = el.attr("property") == Some("og:type")
+                    && el
+                        .attr("content")
+                        .is_some_and(|c| c.trim().eq_ignore_ascii_case("article"));
+            }
+            Tag::Script => {
+                self.in_json_ld = el
+                    .attr("type")
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json"));
+            }
             _ => {}
         }
         let class = el.attr("class");
@@ -267,6 +300,9 @@ impl Visitor for Outline {
     }
 
     fn text(&mut self, text: &str) {
+        if self.in_json_ld && !self.says_article {
+            self.says_article = names_an_article(text);
+        }
         if self.hidden > 0 || self.stack.is_empty() {
             return;
         }
@@ -299,6 +335,9 @@ impl Visitor for Outline {
         n.end = end;
         if n.tag == Tag::A {
             self.links = self.links.saturating_sub(1);
+        }
+        if n.tag == Tag::Script {
+            self.in_json_ld = false;
         }
         if matches!(n.tag, Tag::Pre | Tag::Code) {
             self.code = self.code.saturating_sub(1);
