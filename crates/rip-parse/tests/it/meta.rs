@@ -397,6 +397,11 @@ fn a_byline_is_its_first_line_with_a_name_not_an_avatars_initials() {
         <div class="byline"><p>By Ben Silverman</p><p>Games Editor</p></div></body></html>"#,
     );
     assert_eq!(f["authors"], json!(["Ben Silverman"]));
+    let f = fields(
+        r#"<html><head><title>T</title></head><body><cite class="byline vcard">
+        <span>By </span><span class="fn">GILLIAN MOHNEY</span></cite></body></html>"#,
+    );
+    assert_eq!(f["authors"], json!(["GILLIAN MOHNEY"]), "a <cite> byline");
 }
 
 #[test]

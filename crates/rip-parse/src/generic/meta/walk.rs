@@ -185,6 +185,7 @@ impl MetaWalk {
             Tag::Span | Tag::Div | Tag::P | Tag::Address => {
                 el.attr("class").is_some_and(byline_class)
             }
+            Tag::Other if el.name == "cite" => el.attr("class").is_some_and(byline_class),
             _ => false,
         }
     }
