@@ -18,11 +18,6 @@ pub fn normalise(raw: &str) -> Option<String> {
     Some(parse(raw).unwrap_or_else(|| raw.to_owned()))
 }
 
-/// True when `raw` parses as a date.
-pub fn parses(raw: &str) -> bool {
-    parse(raw.trim()).is_some()
-}
-
 fn parse(s: &str) -> Option<String> {
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
         return Some(t.to_rfc3339_opts(SecondsFormat::AutoSi, true));
