@@ -19,7 +19,7 @@
 //! 5. **`<meta>`**: `author`, `dc.*`/`dcterms.*`, `citation_*`, `parsely-*`, `date`,
 //!    `pubdate`, `application-name`, …
 //! 6. **The page**: for the headline the `<title>` less the site's name
-//!    ([`title::headline_of_title`], the `<h1>` as a hint), or the `<h1>`; for the date
+//!    (`title::headline_of_title`, the `<h1>` as a hint), or the `<h1>`; for the date
 //!    a `<time datetime>` (one marked `pubdate` first); for the byline a `rel=author`
 //!    link or an element whose class says byline or author; for the excerpt the first
 //!    paragraph of the text.
