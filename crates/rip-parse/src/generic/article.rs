@@ -18,7 +18,7 @@ use crate::tag::Tag;
 use crate::visit::{Elem, Visitor};
 
 /// Below this score, the best element is no article.
-const ARTICLE_SCORE: f32 = 20.0;
+const ARTICLE_SCORE: f32 = 15.0;
 
 /// A page with less prose than this ([`Outline::prose`]) is no article (Readability's
 /// `isProbablyReaderable` threshold).
@@ -229,7 +229,8 @@ fn with_siblings(o: &Outline, top: u32, region: u32) -> (u32, Vec<u32>) {
     while c <= o.nodes[parent as usize].end {
         let n = &o.nodes[c as usize];
         if c != top && n.text > 0 {
-            let prose = n.tag == Tag::P && n.link_density() < 0.25 && n.text > 80;
+            let prose =
+                n.link_density() < 0.25 && ((n.tag == Tag::P && n.text > 80) || n.paras >= 3);
             if (n.scored && n.candidate_score() >= threshold) || prose {
                 kept = true;
             } else {

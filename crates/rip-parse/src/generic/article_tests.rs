@@ -273,3 +273,19 @@ fn a_page_that_says_it_is_an_article_is_narrowed_inside_its_main() {
         "no article said: main kept whole"
     );
 }
+
+#[test]
+fn a_block_of_short_paragraphs_beside_the_article_is_kept() {
+    // Readability keeps siblings that score well or are long paragraphs; a block of
+    // short paragraphs (a table of facts, a note in three parts) scores little but is
+    // prose all the same.
+    let g = both(&page(&format!(
+        r#"<div class="site-menu"><a href="/">Home</a> <a href="/news">News</a></div>
+        <div class="wrap"><div class="main-text">{}</div>
+        <div><p>The wick is made of cotton thread.</p><p>The glass is blown by hand here.</p>
+        <p>The oil is pressed from rape seed.</p></div></div>"#,
+        article(4)
+    )));
+    keeps_article_without(&g, &["Home"]);
+    assert!(g.text.contains("The oil is pressed"), "{}", g.text);
+}
