@@ -40,7 +40,10 @@ fn run(cli: &args::Cli) -> anyhow::Result<u8> {
     let pause = std::env::var(PAUSE_VAR).ok();
     let at = |phase: CompactPhase| {
         if pause.as_deref() == Some(phase_name(phase)) {
-            eprintln!("{PROGRAM}: paused at {} ({PAUSE_VAR})", phase_name(phase));
+            rip_core::stderr::say(format_args!(
+                "{PROGRAM}: paused at {} ({PAUSE_VAR})",
+                phase_name(phase)
+            ));
             std::thread::sleep(std::time::Duration::from_secs(60));
         }
     };
@@ -78,7 +81,10 @@ fn run(cli: &args::Cli) -> anyhow::Result<u8> {
     };
     writeln!(std::io::stdout().lock(), "{report}").context("writing the report")?;
     if !cli.quiet {
-        eprintln!("{PROGRAM}: {}: {summary}", cli.cache_dir.display());
+        rip_core::stderr::say(format_args!(
+            "{PROGRAM}: {}: {summary}",
+            cli.cache_dir.display()
+        ));
     }
     Ok(if clean {
         rip_core::exit::COMPLETE

@@ -69,7 +69,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     progress.finish();
     let summary = summary?;
     if !quiet {
-        eprintln!("{}", rip_discover::summary_line(&summary));
+        rip_core::stderr::say(rip_discover::summary_line(&summary));
     }
     Ok(summary.status)
 }
@@ -89,7 +89,7 @@ fn run_wiki(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         rip_cli::stdout(),
     ))?;
     if !cli.common.quiet {
-        eprintln!("{}", rip_discover::mediawiki::summary_line(&summary));
+        rip_core::stderr::say(rip_discover::mediawiki::summary_line(&summary));
     }
     Ok(summary.status)
 }

@@ -43,7 +43,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     progress.finish();
     let summary = summary?;
     if !cli.common.quiet {
-        eprintln!("{}", rip_fetch::summary_line(&summary));
+        rip_core::stderr::say(rip_fetch::summary_line(&summary));
     }
     Ok(summary.status)
 }

@@ -64,7 +64,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         written.push(path.display().to_string());
     }
     if !cli.common.quiet {
-        eprint!("{}", rip_health::text::summary(&report, &written));
+        rip_core::stderr::say(rip_health::text::summary(&report, &written));
     }
     Ok(if report.is_healthy() {
         rip_core::Status::Complete

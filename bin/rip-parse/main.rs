@@ -23,7 +23,7 @@ fn main() -> ExitCode {
     if let Some(warning) = cli.max_body.warning(PROGRAM, "--max-body")
         && !quiet
     {
-        eprintln!("{warning}");
+        rip_core::stderr::say(warning);
     }
     rip_cli::exit_with(PROGRAM, run(cli))
 }
@@ -81,12 +81,12 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     if !cli.common.quiet {
         let passed = report.summary.passed_through_text();
         let passed = passed.map(|p| format!("; {p}")).unwrap_or_default();
-        eprintln!("rip-parse: {}{passed}", report.stats.line());
+        rip_core::stderr::say(format_args!("rip-parse: {}{passed}", report.stats.line()));
     }
     if report.summary.status == rip_core::Status::Failed {
         // Why the run stopped (onSchemaError = "halt"), as the last line on stderr.
         for note in &report.summary.notes {
-            eprintln!("rip-parse: error: {note}");
+            rip_core::stderr::say(format_args!("rip-parse: error: {note}"));
         }
     }
     Ok(report.summary.status)
@@ -103,25 +103,27 @@ fn checked(
     );
     if let Some(r) = rules {
         let names: Vec<&str> = r.concepts.iter().map(|c| c.name.as_str()).collect();
-        eprintln!(
+        rip_core::stderr::say(format_args!(
             "{}: {} concepts ({}), plus `unknown`",
             r.path.display(),
             r.concepts.len(),
             names.join(", ")
-        );
+        ));
         for c in r.concepts.iter().chain([&r.unknown]) {
             match c.needs_tree() {
-                None => eprintln!("  {}: read in the streaming pass", c.name),
-                Some(why) => eprintln!(
+                None => {
+                    rip_core::stderr::say(format_args!("  {}: read in the streaming pass", c.name))
+                }
+                Some(why) => rip_core::stderr::say(format_args!(
                     "  {}: read from a tree ({why} needs one: sibling combinators, :has, \
                      :nth-child and the like, inner or outer HTML)",
                     c.name
-                ),
+                )),
             }
         }
     }
     if let Some(s) = output_schema {
-        eprintln!("{}: a valid JSON Schema", s.path.display());
+        rip_core::stderr::say(format_args!("{}: a valid JSON Schema", s.path.display()));
     }
     Ok(rip_core::Status::Complete)
 }

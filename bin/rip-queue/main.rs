@@ -181,6 +181,6 @@ fn worked_line(w: &Worked) -> String {
 
 fn say(quiet: bool, line: &str) {
     if !quiet {
-        eprintln!("rip-queue: {line}");
+        rip_core::stderr::say(format_args!("rip-queue: {line}"));
     }
 }

@@ -49,13 +49,13 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     };
     if !cli.common.quiet {
         let n = |k: &str| summary.counters.get(k).copied().unwrap_or(0);
-        eprintln!(
+        rip_core::stderr::say(format_args!(
             "rip-reconcile: {} failures: {} captured elsewhere, {} missing, {} dead",
             n("capturedElsewhere") + n("missing") + n("dead"),
             n("capturedElsewhere"),
             n("missing"),
             n("dead"),
-        );
+        ));
     }
     Ok(summary.status)
 }

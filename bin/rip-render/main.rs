@@ -47,7 +47,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     };
     let summary = rip_render::run(config, input, rip_cli::stdout())?;
     if !cli.common.quiet {
-        eprintln!("{}", rip_render::summary_line(&summary));
+        rip_core::stderr::say(rip_render::summary_line(&summary));
     }
     Ok(summary.status)
 }

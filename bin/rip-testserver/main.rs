@@ -56,7 +56,9 @@ fn run(args: args::Args) -> anyhow::Result<()> {
         wait_for_signal().await?;
         let total = server.total();
         server.shutdown().await;
-        eprintln!("rip-testserver: stopped after {total} logged requests");
+        rip_core::stderr::say(format_args!(
+            "rip-testserver: stopped after {total} logged requests"
+        ));
         Ok(())
     })
 }

@@ -74,11 +74,11 @@ fn scrape(
     // not complete: what is missing or failed, and where the report is.
     let complete = outcome.record.status == ripperoni::runlog::RunStatus::Complete;
     if !opts.quiet || !complete {
-        eprint!("{}", summary(&outcome, !opts.quiet));
+        rip_core::stderr::say(summary(&outcome, !opts.quiet));
     }
     // Said even with -q: the output folder was not replaced.
     if let Some(note) = &outcome.kept_note {
-        eprintln!("{note}");
+        rip_core::stderr::say(note);
     }
     Ok(outcome.exit_code)
 }
@@ -104,11 +104,11 @@ fn scaffold(dir: &Path, name: &str, base_url: &str, out: &mut impl Write) -> any
     for p in &written {
         writeln!(out, "{}", p.display())?;
     }
-    eprintln!(
+    rip_core::stderr::say(format_args!(
         "ripperoni: serve the demo site with `rip-testserver --dir testdata/site --bind \
          127.0.0.1:8080`, then `ripperoni run {}`",
         written[0].display()
-    );
+    ));
     Ok(())
 }
 

@@ -189,7 +189,7 @@ pub fn exit_with_error(program: &str, err: &anyhow::Error) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     rip_core::ndjson::report_unshown_bad_lines(program);
-    eprintln!("{program}: error: {}", error_text(err));
+    rip_core::stderr::say(format_args!("{program}: error: {}", error_text(err)));
     ExitCode::from(rip_core::exit::FATAL)
 }
 

@@ -4,17 +4,16 @@
 //! lines of `tracing` (warnings at any verbosity; debug and trace with `-v`, `-vv` or
 //! `RUST_LOG`) share it, so that a pipeline's stderr reads as one story and a `grep
 //! '^rip-fetch:'` finds all of a stage's lines. Timestamps only when asked
-//! (`RIP_LOG_TIME=1`), in front: `2026-12-01T09:00:00.125Z rip-x: …`.
+//! (`RIP_LOG_TIME=1`), in front: `2026-12-01T09:00:00.125000Z rip-x: …`, as
+//! [`rip_core::stderr`] puts them on the stage's own lines.
 
 use std::fmt;
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::fmt::format::Writer;
-use tracing_subscriber::fmt::time::{FormatTime as _, SystemTime};
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::registry::LookupSpan;
 
-/// The environment variable that asks for timestamps on stderr's lines.
-pub const TIME_VAR: &str = "RIP_LOG_TIME";
+pub use rip_core::stderr::TIME_VAR;
 
 /// Formats a `tracing` event as a stage's own line: `program: level: message fields`.
 #[derive(Debug, Clone)]
@@ -29,17 +28,21 @@ impl StageLines {
     /// The lines of this process: its program's name (from `argv[0]`), timestamps as
     /// [`TIME_VAR`] asks.
     pub fn of_this_process() -> Self {
-        let program = std::env::args_os()
-            .next()
-            .and_then(|a| {
-                std::path::Path::new(&a)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-            })
-            .unwrap_or_else(|| "ripperoni".to_owned());
-        let time = std::env::var_os(TIME_VAR).is_some_and(|v| !v.is_empty() && v != "0");
+        let program = program_name(std::env::args_os().next().as_ref());
+        let time = rip_core::stderr::timed();
         Self { program, time }
     }
+}
+
+/// The name a program's lines start with: the file name of its `argv[0]` (`ripperoni`
+/// when there is none).
+pub fn program_name(argv0: Option<&std::ffi::OsString>) -> String {
+    argv0
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .map_or_else(
+            || "ripperoni".to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        )
 }
 
 /// The word a level's lines carry after the program's name (none for `info`).
@@ -65,8 +68,7 @@ where
         event: &Event<'_>,
     ) -> fmt::Result {
         if self.time {
-            SystemTime.format_time(&mut writer)?;
-            writer.write_char(' ')?;
+            writer.write_str(&rip_core::stderr::stamp())?;
         }
         let level = level_word(*event.metadata().level());
         write!(writer, "{}: {level}", self.program)?;

@@ -24,6 +24,7 @@ pub mod ndjson;
 pub mod outcome;
 pub mod published_schema;
 pub mod record;
+pub mod stderr;
 pub mod stream;
 
 pub use accounting::{Ledger, Summary, peak_rss_bytes};

@@ -291,7 +291,7 @@ static TOLD_UNSHOWN: AtomicBool = AtomicBool::new(false);
 /// process has already reported [`REPORTED_BAD_LINES`] of them.
 pub fn report_bad_line(message: &dyn fmt::Display) {
     if BAD_LINES.fetch_add(1, Ordering::Relaxed) < REPORTED_BAD_LINES {
-        eprintln!("{message}");
+        crate::stderr::say(message);
     }
 }
 
@@ -307,7 +307,9 @@ pub fn unshown_bad_lines() -> u64 {
 pub fn report_unshown_bad_lines(program: &str) {
     let n = unshown_bad_lines();
     if n > 0 && !TOLD_UNSHOWN.swap(true, Ordering::Relaxed) {
-        eprintln!("{program}: … and {n} more bad lines (not shown)");
+        crate::stderr::say(format_args!(
+            "{program}: … and {n} more bad lines (not shown)"
+        ));
     }
 }
 

@@ -481,7 +481,7 @@ impl<'c, W: Write> Stage<'c, W> {
             Err(e) => {
                 // A fetch task never panics by design; if one did, say so loudly
                 // rather than lose the URL silently.
-                eprintln!("{STAGE}: internal error in a fetch task: {e}");
+                rip_core::stderr::say(format_args!("{STAGE}: internal error in a fetch task: {e}"));
                 self.output.failed += 1;
             }
         }

@@ -134,7 +134,7 @@ impl Display {
     pub fn println(&self, line: &str) {
         match &self.bar {
             Some(b) => b.println(line),
-            None => eprintln!("{line}"),
+            None => rip_core::stderr::say(line),
         }
     }
 
@@ -153,7 +153,7 @@ impl Display {
                 match &me.bar {
                     Some(b) => b.set_message(line),
                     None if last_line.elapsed() >= Duration::from_secs(10) => {
-                        eprintln!("ripperoni: {line}");
+                        rip_core::stderr::say(format_args!("ripperoni: {line}"));
                         last_line = Instant::now();
                     }
                     None => {}

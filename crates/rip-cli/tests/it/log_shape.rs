@@ -98,3 +98,38 @@ fn timestamps_only_when_asked() {
         "{line}"
     );
 }
+
+/// With `RIP_LOG_TIME=1`, every line has the time in front: tracing's, and the stage's own
+/// (a bad input line, named `input:line:` as a compiler names one, its summary,
+/// `rip-x: error: …`).
+#[test]
+fn every_line_has_the_time_when_asked() {
+    let timed = |r: &Ran, program: &str| {
+        assert!(!r.stderr.is_empty(), "{}: nothing on stderr", r.program);
+        for line in r.stderr.lines() {
+            let (time, rest) = line.split_once(' ').unwrap_or_default();
+            assert!(
+                time.starts_with("20")
+                    && time.ends_with('Z')
+                    && (rest.starts_with(&format!("{program}: ")) || rest.starts_with("-:")),
+                "`{line}` has no time in front:\n{}",
+                r.stderr
+            );
+        }
+    };
+    let time = [("RIP_LOG_TIME", "1")];
+    let r = run("rip-parse", &[], &time, &format!("not json\n{TANGLED}\n"));
+    assert!(r.stderr.contains("not JSON"), "{}", r.stderr);
+    timed(&r, "rip-parse");
+    let r = run("rip-parse", &["--rules", "nope.toml"], &time, "");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("rip-parse: error: "), "{}", r.stderr);
+    timed(&r, "rip-parse");
+    let r = run(
+        "rip-write",
+        &["--out", "o"],
+        &time,
+        &format!("{DOC}\n{DOC}\n"),
+    );
+    timed(&r, "rip-write");
+}

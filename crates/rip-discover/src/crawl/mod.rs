@@ -513,7 +513,7 @@ impl<W: Write> Crawl<W> {
             }
             Err(e) => {
                 // Tasks never panic by design; if one did, say so rather than lose it.
-                eprintln!("{STAGE}: internal error in a crawl task: {e}");
+                rip_core::stderr::say(format_args!("{STAGE}: internal error in a crawl task: {e}"));
                 self.discover_failures += 1;
                 Ok(())
             }

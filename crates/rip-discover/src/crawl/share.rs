@@ -76,13 +76,13 @@ impl Share {
         let frontier =
             SharedFrontier::open(&broker, &cfg.crawl, cfg.partitions, cfg.ack_wait).await?;
         if frontier.ack_wait() != cfg.ack_wait {
-            eprintln!(
+            rip_core::stderr::say(format_args!(
                 "rip-discover: the crawl {} waits {:?} for an acknowledgement, not the {:?} asked \
                  (--ack-wait is fixed when a crawl is created)",
                 cfg.crawl,
                 frontier.ack_wait(),
                 cfg.ack_wait
-            );
+            ));
         }
         let group = format!("crawl_{}", cfg.crawl);
         let members =
@@ -164,7 +164,7 @@ impl<W: Write> Crawl<W> {
             // Taken and not acknowledged: what is not finished yet is among it.
             let busy: BTreeSet<u32> = share.frontier.unacknowledged().collect();
             if let Err(e) = share.members.beat(&busy).await {
-                eprintln!("rip-discover: {e}");
+                rip_core::stderr::say(format_args!("rip-discover: {e}"));
             }
             share
                 .absence
@@ -257,10 +257,10 @@ impl<W: Write> Crawl<W> {
         let item = match serde_json::from_slice::<Item>(&d.payload) {
             Ok(item) if d.key == Some(item.key) => item,
             Ok(_) | Err(_) => {
-                eprintln!(
+                rip_core::stderr::say(format_args!(
                     "rip-discover: message {} of partition {} is not a URL of this crawl: skipped",
                     d.seq, d.partition
-                );
+                ));
                 share.frontier.done(d.partition, d.seq);
                 return;
             }

@@ -99,11 +99,11 @@ pub(super) async fn run(
         given_up: 0,
     };
     if failed && messages.len() > 1 {
-        eprintln!(
+        rip_core::stderr::say(format_args!(
             "rip-queue work: `{}` ended with {status} on {} records: running each alone",
             program_name(&options),
             messages.len()
-        );
+        ));
         outcome.published = publisher.flush().await?;
         // Each run alone takes its own turn (a suspect's run may be waiting for this one's).
         drop(turn);
@@ -112,16 +112,16 @@ pub(super) async fn run(
         return Ok(outcome);
     }
     if failed {
-        eprintln!(
+        rip_core::stderr::say(format_args!(
             "rip-queue work: `{}` ended with {status} on its record: handing it back",
             program_name(&options),
-        );
+        ));
         if !summaries.is_empty() {
-            eprintln!(
+            rip_core::stderr::say(format_args!(
                 "rip-queue work: the run's {} stage summaries are not published: its records \
                  will be done again",
                 summaries.len()
-            );
+            ));
         }
         hand_back(&options, &messages, &mut publisher, &mut outcome, status).await?;
     }
@@ -388,7 +388,9 @@ async fn give_up_unrun(
         program_name(options),
         options.max_deliver
     );
-    eprintln!("rip-queue work: a record given up as a failure: {why}");
+    rip_core::stderr::say(format_args!(
+        "rip-queue work: a record given up as a failure: {why}"
+    ));
     give_up(message, &mut publisher, "queue.workerLost", &why).await?;
     Ok(Outcome {
         published: publisher.flush().await?,
@@ -417,7 +419,9 @@ async fn give_up(
     match gave_up(line, code, why) {
         Some(failure) => publisher.send(&failure).await?,
         None => {
-            eprintln!("rip-queue work: a record without a URL passed on unchanged: {why}");
+            rip_core::stderr::say(format_args!(
+                "rip-queue work: a record without a URL passed on unchanged: {why}"
+            ));
             publisher.send(line).await?;
         }
     }

@@ -89,7 +89,7 @@ pub(super) fn prepare(plan: &Plan, l: &Loaded, restart: bool) -> anyhow::Result<
         )
     })?;
     if let Some(note) = recovered {
-        eprintln!("ripperoni: {note}");
+        rip_core::stderr::say(format_args!("ripperoni: {note}"));
     }
     refuse_foreign(plan)?;
     clear_staging(plan)?;

@@ -106,11 +106,11 @@ fn deliver(said: &Said, n: usize, source: i32, pgid: i32) {
     };
     let _ = match n {
         1 => {
-            eprintln!("{}", said.first);
+            rip_core::stderr::say(said.first);
             kill_process(src, Signal::INT)
         }
         2 => {
-            eprintln!("{}", said.second);
+            rip_core::stderr::say(said.second);
             kill_process_group(group, Signal::INT)
         }
         _ => kill_process_group(group, Signal::KILL),
