@@ -260,6 +260,12 @@ fn a_usage_error_shows_the_usage_line_of_help_not_the_flags_given() {
         let out = run(path, &given);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{name} {given:?}: {stderr}");
+        // The error is a line of the program, as every other stderr line is.
+        let program = name.split(' ').next().unwrap();
+        assert!(
+            stderr.starts_with(&format!("{program}: error: ")),
+            "{name} {given:?}: {stderr}"
+        );
         assert_eq!(
             usage(&stderr).as_deref(),
             Some(expected.as_str()),

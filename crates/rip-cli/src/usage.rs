@@ -36,19 +36,35 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let program = crate::log::program_name(args.first());
     let mut cmd = crate::help::plain_usage(adjust(P::command()));
     cmd.try_get_matches_from_mut(args)
         .and_then(|mut m| P::from_arg_matches_mut(&mut m))
-        .unwrap_or_else(|err| exit_with_usage(&err.format(&mut cmd)))
+        .unwrap_or_else(|err| exit_with_usage(&program, &err.format(&mut cmd)))
 }
 
 /// Prints a parse error (or the help, the version) and exits with [`usage_exit_code`].
-fn exit_with_usage(err: &clap::Error) -> ! {
-    // Printing fails only when the stream is closed (`--help | head`): nothing to say.
-    let _ = err.print();
+fn exit_with_usage(program: &str, err: &clap::Error) -> ! {
+    if err.use_stderr() {
+        rip_core::stderr::say(usage_error_text(program, &err.to_string()));
+    } else {
+        // Printing fails only when the stream is closed (`--help | head`): nothing to say.
+        let _ = err.print();
+    }
     let _ = std::io::stdout().flush();
     let _ = std::io::stderr().flush();
     std::process::exit(usage_exit_code(err));
+}
+
+/// clap's message for a usage error in the shape of every stderr line: `error: …`
+/// becomes `program: error: …`; the usage block after it is kept as it is.
+fn usage_error_text(program: &str, text: &str) -> String {
+    let text = text.trim_end();
+    match text.strip_prefix("error: ") {
+        Some(rest) => format!("{program}: error: {rest}"),
+        None => format!("{program}: {text}"),
+    }
 }
 
 /// The exit code of a parse error: 0 for `--help`/`--version`, else 1.
@@ -94,7 +110,7 @@ impl Renamed {
         match old {
             Some(v) => {
                 if !quiet {
-                    eprintln!("{}", self.warning());
+                    rip_core::stderr::say(self.warning());
                 }
                 Some(v)
             }
@@ -121,6 +137,17 @@ mod tests {
         assert_eq!(usage_exit_code(&bad), 1);
         let help = T::try_parse_from(["t", "--help"]).unwrap_err();
         assert_eq!(usage_exit_code(&help), 0);
+    }
+
+    #[test]
+    fn a_usage_error_is_a_line_of_the_program() {
+        let bad = T::try_parse_from(["t", "--nope"]).unwrap_err().to_string();
+        let text = usage_error_text("rip-x", &bad);
+        assert!(
+            text.starts_with("rip-x: error: unexpected argument '--nope'"),
+            "{text}"
+        );
+        assert!(text.contains("\nUsage: t"), "{text}");
     }
 
     #[test]
