@@ -234,6 +234,15 @@ pub enum LineError {
         /// What the URL parser found wrong.
         reason: String,
     },
+    /// A line that is a URL of a scheme other than http and https (`ftp://h/f`): a URL the
+    /// stages cannot fetch, said as such rather than as JSON that does not parse.
+    #[error("`{url}` is a `{scheme}` URL, but only http and https are fetched")]
+    NotHttpUrl {
+        /// The line, cut to a readable length.
+        url: String,
+        /// Its scheme, e.g. `ftp`.
+        scheme: String,
+    },
 }
 
 /// Why a line of a known kind does not decode as that record ([`Line::decode`]).

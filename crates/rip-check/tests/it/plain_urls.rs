@@ -20,3 +20,21 @@ fn a_bare_url_line_is_checked_as_its_ref() {
     );
     assert_eq!(r.summary().bad_lines, 1);
 }
+
+#[test]
+fn a_bare_url_of_another_scheme_is_said_to_be_one() {
+    let r = Stage::new("rip-check")
+        .stdin("ftp://h/file.txt\nhttp://h/\n")
+        .run();
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains(
+            "-:1: `ftp://h/file.txt` is a `ftp` URL, but only http and https are fetched"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("not JSON"), "{}", r.stderr);
+    assert_eq!(r.lines().len(), 1, "the http line is its ref");
+    assert_eq!(r.summary().bad_lines, 1);
+}

@@ -4,7 +4,8 @@
 //!
 //! A line is taken for a URL when it starts with `http://` or `https://` (any case); one
 //! that does not parse as an absolute URL with a host is a bad line like any other, saying
-//! why. Everything else is read as JSON, as before.
+//! why. A line that is one URL of another scheme (`ftp://h/f`) is a bad line saying that
+//! only http and https are fetched. Everything else is read as JSON, as before.
 
 use crate::fetch::Ref;
 use crate::record::{Kind, Record};
@@ -16,7 +17,12 @@ use super::{Line, LineError};
 pub(super) fn as_ref_line(text: &str) -> Option<Result<Line, LineError>> {
     let url = text.trim();
     if !looks_like_url(url) {
-        return None;
+        return other_scheme(url).map(|scheme| {
+            Err(LineError::NotHttpUrl {
+                url: shortened(url),
+                scheme: scheme.to_owned(),
+            })
+        });
     }
     let read = parse(url).map_err(|e| match e {
         LineError::BadUrl { url, reason } => LineError::BadUrl {
@@ -53,6 +59,16 @@ fn looks_like_url(text: &str) -> bool {
             .is_some_and(|s| s.eq_ignore_ascii_case(scheme))
     };
     starts("http://") || starts("https://")
+}
+
+/// The scheme of a line that is one URL of another scheme than http(s) (`ftp://h/f`,
+/// `file:///x`): a scheme as RFC 3986 spells one, then `://`, and no white space.
+fn other_scheme(text: &str) -> Option<&str> {
+    let (scheme, _) = text.split_once("://")?;
+    let mut chars = scheme.chars();
+    let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    (well_formed && !text.contains(char::is_whitespace)).then_some(scheme)
 }
 
 /// Whether `url` is an absolute http(s) URL with a host, by the WHATWG parser; white space
@@ -128,12 +144,32 @@ mod tests {
     }
 
     #[test]
+    fn a_url_of_another_scheme_says_so() {
+        for (text, scheme) in [
+            ("ftp://example.com/f.txt", "ftp"),
+            ("  file:///etc/hosts ", "file"),
+            ("git+ssh://h/r", "git+ssh"),
+        ] {
+            let got = read(text).expect("a URL line").unwrap_err();
+            assert_eq!(
+                got,
+                format!(
+                    "`{}` is a `{scheme}` URL, but only http and https are fetched",
+                    text.trim()
+                ),
+            );
+        }
+    }
+
+    #[test]
     fn other_lines_are_left_to_json() {
         for text in [
             r#"{"_type":"ref","url":"http://x/"}"#,
             "example.com/",
-            "ftp://example.com/",
             "http:/example.com",
+            "1ftp://x/",
+            "ftp://a b/",
+            "mailto:x@h",
             "",
         ] {
             assert_eq!(read(text), None, "{text}");
