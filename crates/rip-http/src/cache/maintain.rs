@@ -8,7 +8,9 @@
 //! 1. It copies the live entries (the last line of each key), checked, to a new pack
 //!    (`c-<pid>-<random>.pack`) and writes their lines to `index.compact`. The cache in
 //!    use is not touched: killed here, it leaves two files that the next compaction
-//!    removes.
+//!    removes. When every byte of the folder is a live entry that read back (one index
+//!    line per entry, packs holding nothing else), the copy is removed and the folder
+//!    left as it was: a rewrite would reclaim nothing.
 //! 2. It takes the index's exclusive lock (waiting for writers half-way through an
 //!    append), copies the lines appended since step 1 as they are (their entries stay in
 //!    their packs), syncs, and renames `index.compact` over `index`: one atomic step from

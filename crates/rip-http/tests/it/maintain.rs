@@ -131,6 +131,39 @@ fn compaction_reclaims_replaced_entries_and_keeps_the_latest() {
     assert_eq!(after["liveBytes"], before["liveBytes"]);
 }
 
+/// The folder's files and their sizes.
+fn files(dir: &Path) -> Vec<(String, u64)> {
+    let mut all: Vec<_> = std::fs::read_dir(dir.join("v2"))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                e.metadata().unwrap().len(),
+            )
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+#[test]
+fn compacting_a_compacted_cache_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let latest = filled(dir.path(), 150);
+    let (code, report) = rip_cache(dir.path(), &["compact"]);
+    assert_eq!(code, 0, "{report}");
+    let compacted = files(dir.path());
+    for _ in 0..2 {
+        let (code, report) = rip_cache(dir.path(), &["compact"]);
+        assert_eq!(code, 0, "{report}");
+        assert_eq!(report["kept"], 150, "{report}");
+        assert_eq!(report["bytesAfter"], report["bytesBefore"], "{report}");
+        assert_eq!(files(dir.path()), compacted, "{report}");
+    }
+    every_entry_reads(dir.path(), &latest);
+}
+
 #[test]
 fn prune_drops_entries_older_than_asked() {
     let dir = tempfile::tempdir().unwrap();

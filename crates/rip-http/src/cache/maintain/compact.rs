@@ -1,7 +1,7 @@
 //! Compaction: the live entries to a new pack and index, then one rename (see the parent
 //! module for the steps and why each is safe to interrupt).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -29,8 +29,17 @@ pub(super) fn run(dir: &Path, options: &CompactOptions) -> Result<CompactReport,
     snap.read_from(&index, &index_path)?;
     report.entries_before = snap.live.len() as u64;
     report.bytes_before = folder_bytes(dir)?;
+    let tidy = is_tidy(&snap, dir)?;
     let mut out = Output::create(dir)?;
     copy_live(&snap, dir, &mut out, options, &mut report)?;
+    if tidy && report.dropped_corrupt == 0 && report.dropped_old == 0 {
+        // Every byte is a live entry that reads back: a rewrite would reclaim nothing
+        // (and could only grow the index, its lines naming a longer pack), so the folder
+        // stays as it is.
+        out.discard();
+        report.bytes_after = report.bytes_before;
+        return Ok(report);
+    }
     out.sync_pack()?;
     // Writers append holding the shared lock: once this is ours, none is half-way.
     index.lock().map_err(at(&index_path))?;
@@ -57,6 +66,25 @@ fn phase(options: &CompactOptions, phase: CompactPhase) {
     if let Some(at) = options.at {
         at(phase);
     }
+}
+
+/// Whether the folder holds nothing a compaction reclaims, as far as the index and the
+/// packs' sizes tell (whether entries read back is for the copy to find): one index line
+/// per live entry, each pack wholly live entries, no pack unnamed and none missing, and
+/// no interrupted compaction's index left.
+fn is_tidy(snap: &Snapshot, dir: &Path) -> Result<bool, MaintainError> {
+    if snap.lines != snap.live.len() as u64 || dir.join(NEW_INDEX).exists() {
+        return Ok(false);
+    }
+    let mut live: HashMap<&str, u64> = HashMap::new();
+    for loc in snap.live.values() {
+        *live.entry(snap.packs.name(loc.pack)).or_default() += u64::from(loc.len);
+    }
+    let listed = pack_files(dir)?;
+    Ok(listed.len() == live.len()
+        && listed
+            .iter()
+            .all(|(name, len)| live.get(name.as_str()) == Some(len)))
 }
 
 /// Copies each live entry that reads back and is young enough to `out`.
@@ -174,6 +202,16 @@ impl Output {
     fn line(&mut self, line: &[u8]) -> io::Result<()> {
         self.index.write_all(line)?;
         self.index.write_all(b"\n")
+    }
+
+    /// Removes the new pack and index, unused.
+    fn discard(self) {
+        let (pack, index) = (self.pack_path, self.index_path);
+        drop((self.pack, self.index));
+        // What cannot be removed is a pack no index names and a stray `index.compact`,
+        // both removed by the next compaction.
+        let _ = std::fs::remove_file(pack);
+        let _ = std::fs::remove_file(index);
     }
 
     fn sync_pack(&mut self) -> Result<(), MaintainError> {
