@@ -114,6 +114,16 @@ fn input_problem(tally: &Tally, require: bool, checked: bool) -> Option<String> 
                 "no ledger records in the input: nothing entered, as the source, {source}, \
                  was not ready (hint: is the site up? run the scrape again once it answers)"
             ),
+            // Every stage says it received nothing: what feeds the first failed (a queue
+            // whose broker was away, say), and its own error says why.
+            None if starved(tally) => format!(
+                "no ledger records in the input: nothing entered, as no stage received a \
+                 record (hint: what feeds {} failed or gave nothing; its error says why)",
+                tally
+                    .summaries
+                    .first()
+                    .map_or("the first stage", |s| s.stage.as_str())
+            ),
             None => "no ledger records in the input: nothing shows which URLs entered \
                      (hint: give rip-health the whole stream, including the stage that \
                      fetched the first-round refs; or pass --no-ledger)"
@@ -130,6 +140,17 @@ fn input_problem(tally: &Tally, require: bool, checked: bool) -> Option<String> 
     } else {
         None
     }
+}
+
+/// Whether the input is stage summaries only, each saying its stage received no record
+/// (an earlier stage's summary aside).
+fn starved(tally: &Tally) -> bool {
+    !tally.summaries.is_empty()
+        && tally.urls.states().next().is_none()
+        && tally
+            .summaries
+            .iter()
+            .all(|s| s.input.iter().all(|(kind, n)| kind == "summary" || *n == 0))
 }
 
 /// The stage whose summary says it was not ready (its start URL could not be fetched).

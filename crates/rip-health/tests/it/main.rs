@@ -258,6 +258,30 @@ fn empty_input_is_not_complete_and_says_nothing_was_scraped() {
 }
 
 #[test]
+fn stages_that_received_nothing_are_named_instead_of_the_ledger_hint() {
+    // What fed rip-route failed (a queue's broker away): its summary and rip-write's say
+    // they received nothing; --no-ledger would not help.
+    let summary = |stage: &str, input: &str| {
+        format!(
+            r#"{{"_type":"summary","stage":"{stage}","pid":7,"startedAt":"2026-12-01T09:00:00Z","endedAt":"2026-12-01T09:00:01Z","input":{input},"output":{{"summary":1}},"passedThrough":{{}},"badLines":0,"status":"complete","counters":{{}}}}"#
+        )
+    };
+    let input = format!(
+        "{}\n{}\n",
+        summary("rip-route", "{}"),
+        summary("rip-write", r#"{"summary":1}"#)
+    );
+    let r = run(&[], Some(&input));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_problem(
+        &r.report(),
+        "no ledger records in the input: nothing entered, as no stage received a record \
+         (hint: what feeds rip-route failed or gave nothing; its error says why)",
+    );
+    assert!(!r.stderr.contains("--no-ledger"), "{}", r.stderr);
+}
+
+#[test]
 fn a_source_that_was_not_ready_is_named_instead_of_the_ledger_hint() {
     // rip-discover could not fetch its start URL (exit 3): nothing entered, so there is no
     // ledger; --no-ledger (a hint for hand-made pipelines missing a stage) does not fit.

@@ -59,7 +59,7 @@ pub use worker::worker;
 
 use crate::account;
 use crate::plan::Plan;
-use crate::runlog::{RunRecord, RunStatus};
+use crate::runlog::{RunRecord, RunStatus, StageRun};
 use crate::validate::Loaded;
 use anyhow::Context as _;
 use chrono::Utc;
@@ -123,6 +123,10 @@ pub fn run(l: &Loaded, opts: &Options) -> anyhow::Result<Outcome> {
         prepare::write_marker(&plan.next, &id, prepared.state)?;
     }
     let placed = place(&plan, &verdict, &mut ended.errors);
+    let hint = match verdict.status {
+        RunStatus::NotReady => Some(not_ready_hint(l)),
+        _ => broker_hint(l, &ended.stages),
+    };
     let record = RunRecord {
         id,
         target: plan.target.clone(),
@@ -152,7 +156,6 @@ pub fn run(l: &Loaded, opts: &Options) -> anyhow::Result<Outcome> {
         ),
         Some(_) => health.text,
     };
-    let hint = (verdict.status == RunStatus::NotReady).then(|| not_ready_hint(l));
     Ok(Outcome {
         kept_note: placed
             .why_not
@@ -225,6 +228,25 @@ fn kept_note(plan: &Plan, r: &RunRecord, why: &str, hint: Option<&str>) -> Strin
         plan.next.report.display(),
         plan.next.logs().display()
     )
+}
+
+/// What to do after a queue run whose `rip-queue` stopped with an error (the broker away,
+/// or refusing this run): check the broker the state file names, not the pipeline.
+fn broker_hint(l: &Loaded, stages: &[StageRun]) -> Option<String> {
+    let queue = l.state.queue.as_ref()?;
+    let fatal = i32::from(rip_core::exit::FATAL);
+    stages
+        .iter()
+        .any(|s| s.stage == "rip-queue" && s.exit == Some(fatal))
+        .then(|| {
+            format!(
+                "is the broker at {} up, with JetStream (`nats-server -js`), and does it take \
+                 this run's credentials (`queue.credentialsFile`)? rip-queue's error above says \
+                 which; the workers need the same broker; run the same command again once it \
+                 answers",
+                queue.broker
+            )
+        })
 }
 
 /// What to do after a run that was not ready: its site did not answer.

@@ -214,3 +214,30 @@ mod procs {
         found
     }
 }
+
+#[test]
+fn a_run_whose_broker_is_away_says_to_check_the_broker() {
+    // A port nothing listens on: the broker is away.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let broker = format!("nats://127.0.0.1:{port}");
+    let server = demo_server();
+    let dir = tempfile::tempdir().unwrap();
+    let state = demo_state(dir.path(), &server.origin(), |v| {
+        v["queue"] = serde_json::json!({"broker": broker, "prefix": "away"});
+    });
+    let o = run(&["run", state.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        !err.contains("--no-ledger"),
+        "a hint for hand-made pipelines: {err}"
+    );
+    assert!(
+        err.contains(&format!("is the broker at {broker} up")),
+        "{err}"
+    );
+}
