@@ -33,20 +33,23 @@ pub fn stamp() -> String {
         .to_string()
 }
 
-/// Writes `text` on stderr, each of its lines with the time in front when asked: the
-/// text is the line(s) as they read, `rip-x: …` included. A closed stderr is not an
-/// error a program can report anywhere, so it is ignored.
+/// Writes `text` on stderr, each of its lines (blank ones aside) with the time in front
+/// when asked: the text is the line(s) as they read, `rip-x: …` included. A closed
+/// stderr is not an error a program can report anywhere, so it is ignored.
 pub fn say(text: impl Display) {
     let _ = std::io::stderr()
         .lock()
         .write_all(shape(&text.to_string(), &time_prefix()).as_bytes());
 }
 
-/// `text` with `time` before each line, ending with a newline.
+/// `text` with `time` before each line that is not blank, ending with a newline.
 fn shape(text: &str, time: &str) -> String {
     let mut out = String::with_capacity(text.len() + time.len() + 1);
     for line in text.strip_suffix('\n').unwrap_or(text).split('\n') {
-        out.push_str(time);
+        // A blank line (between a usage error and its usage block) stays blank.
+        if !line.is_empty() {
+            out.push_str(time);
+        }
         out.push_str(line);
         out.push('\n');
     }
@@ -63,6 +66,10 @@ mod tests {
         assert_eq!(
             shape("rip-x: a\nrip-x: b\n", "T "),
             "T rip-x: a\nT rip-x: b\n"
+        );
+        assert_eq!(
+            shape("rip-x: a\n\nUsage: x", "T "),
+            "T rip-x: a\n\nT Usage: x\n"
         );
         let s = stamp();
         assert!(s.starts_with("20") && s.ends_with("Z "), "{s}");
