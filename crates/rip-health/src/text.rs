@@ -148,12 +148,19 @@ fn counters(s: &mut String, r: &Report) {
     let c = &r.counters;
     let _ = writeln!(
         s,
-        "  counters: consumed {} · persisted {} · failed {} · expected {} · entered {}{}",
+        "  counters: consumed {} · persisted {} · failed {} · expected {} · entered {}{}{}",
         c.consumed,
         c.persisted,
         c.failed,
         c.expected,
         c.entered,
+        // The expected records of URLs that never entered (a robots-disallowed link) are
+        // in `expected`: said here, so that the line adds up as the HTML's does.
+        if c.not_entered > 0 {
+            format!(" + {} never entered", c.not_entered)
+        } else {
+            String::new()
+        },
         if !r.ledger.checked {
             " (ledger not checked)"
         } else if c.invariant_holds {

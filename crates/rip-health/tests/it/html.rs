@@ -87,4 +87,15 @@ fn the_summary_on_stderr_adds_up_to_what_entered_as_the_cards_do() {
         line.ends_with("· failures 2 · expected 0 (and 1 never entered: disallowed by robots.txt)"),
         "{line}"
     );
+    // Ladon's counters count that expected record too: the line says it never entered,
+    // so that 9 + 2 + 1 = 11 + 1 reads as balanced.
+    let counters = r
+        .stderr
+        .lines()
+        .find(|l| l.trim_start().starts_with("counters: "))
+        .unwrap_or_else(|| panic!("no `counters` line: {}", r.stderr));
+    assert!(
+        counters.ends_with("failed 2 · expected 1 · entered 11 + 1 never entered (balanced)"),
+        "{counters}"
+    );
 }
