@@ -37,6 +37,15 @@ pub struct Published {
     pub chunked: u64,
 }
 
+impl Published {
+    /// Adds what `other` counted to these counts.
+    pub fn add(&mut self, other: &Published) {
+        self.stored += other.stored;
+        self.duplicates += other.duplicates;
+        self.chunked += other.chunked;
+    }
+}
+
 /// Publishes records to one stream's subject.
 pub struct Publisher {
     broker: Broker,

@@ -37,10 +37,7 @@ impl Outcome {
         self.failed += other.failed;
         self.handed_back += other.handed_back;
         self.given_up += other.given_up;
-        let (p, o) = (&mut self.published, other.published);
-        p.stored += o.stored;
-        p.duplicates += o.duplicates;
-        p.chunked += o.chunked;
+        self.published.add(&other.published);
     }
 
     pub(super) fn add_to(&self, worked: &mut Worked) {
@@ -48,10 +45,7 @@ impl Outcome {
         worked.failed_runs += self.failed;
         worked.handed_back += self.handed_back;
         worked.given_up += self.given_up;
-        let p = &mut worked.published;
-        p.stored += self.published.stored;
-        p.duplicates += self.published.duplicates;
-        p.chunked += self.published.chunked;
+        worked.published.add(&self.published);
     }
 }
 
@@ -124,8 +118,7 @@ pub(super) async fn run(
             ));
         }
         hand_back(&options, &messages, &mut publisher, &mut outcome, status).await?;
-    }
-    if !failed {
+    } else {
         for line in &summaries {
             publisher.send(line).await?;
         }
@@ -134,19 +127,23 @@ pub(super) async fn run(
     }
     outcome.published = publisher.flush().await?;
     if !failed {
-        // Plain acknowledgements for all but the last, which is confirmed: one round trip
-        // for the batch (one per record cost the broker ~110 µs a record:
-        // scripts/bench/queue). The connection is ordered, so the confirmation of the last
-        // comes after the others were received; one lost with a broken connection brings its
-        // record back, done again and its output stored once.
-        if let Some((last, others)) = messages.split_last() {
-            for message in others {
-                message.ack().await.ok();
-            }
-            acknowledge(&broker, last, AckKind::Ack).await;
-        }
+        acknowledge_all(&broker, &messages).await;
     }
     Ok(outcome)
+}
+
+/// Acknowledges a batch done: plain acknowledgements for all but the last, which is
+/// confirmed: one round trip for the batch (one per record cost the broker ~110 µs a
+/// record: scripts/bench/queue). The connection is ordered, so the confirmation of the last
+/// comes after the others were received; one lost with a broken connection brings its
+/// record back, done again and its output stored once.
+async fn acknowledge_all(broker: &Broker, messages: &[Message]) {
+    if let Some((last, others)) = messages.split_last() {
+        for message in others {
+            message.ack().await.ok();
+        }
+        acknowledge(broker, last, AckKind::Ack).await;
+    }
 }
 
 /// Runs the program on each of `messages` alone, one after the other, the ones waiting kept
