@@ -24,14 +24,20 @@ fn fresh(max_body: usize) -> HttpConfig {
 
 const WHOLE: usize = 16 << 20;
 
-#[tokio::test]
-async fn a_cache_hit_is_cut_at_the_body_limit_as_a_fresh_fetch_is() {
+/// A server of one page, `/big`, and its body.
+async fn big_page() -> (TestServer, String) {
     let body = HTML.repeat(50);
     let server = TestServer::builder()
         .file("/big", body.clone())
         .start()
         .await
         .unwrap();
+    (server, body)
+}
+
+#[tokio::test]
+async fn a_cache_hit_is_cut_at_the_body_limit_as_a_fresh_fetch_is() {
+    let (server, body) = big_page().await;
     let url = server.url("/big");
     let dir = tempfile::tempdir().unwrap();
     let fill = Fetcher::new(cached(dir.path(), CacheMode::ReadWrite, WHOLE)).unwrap();
@@ -60,12 +66,7 @@ async fn a_cache_hit_is_cut_at_the_body_limit_as_a_fresh_fetch_is() {
 
 #[tokio::test]
 async fn an_entry_cut_shorter_than_the_limit_is_fetched_again_unless_read_only() {
-    let body = HTML.repeat(50);
-    let server = TestServer::builder()
-        .file("/big", body.clone())
-        .start()
-        .await
-        .unwrap();
+    let (server, body) = big_page().await;
     let url = server.url("/big");
     let dir = tempfile::tempdir().unwrap();
     let fill = Fetcher::new(cached(dir.path(), CacheMode::ReadWrite, 10)).unwrap();

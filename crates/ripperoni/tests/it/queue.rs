@@ -18,6 +18,18 @@ pub(crate) fn worker(state: &std::path::Path) -> Child {
         .unwrap()
 }
 
+/// Waits for each worker, which must end well (`--idle-exit`); its stderr otherwise.
+pub(crate) fn finish(workers: Vec<Child>) {
+    for w in workers {
+        let out = w.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 #[test]
 fn a_run_with_two_workers_balances_its_books_as_a_run_on_one_machine() {
     let nats = NatsServer::start();
@@ -48,14 +60,7 @@ fn a_run_with_two_workers_balances_its_books_as_a_run_on_one_machine() {
         Some(2),
         "one URL is missing, as on one machine: {err}"
     );
-    for w in workers {
-        let out = w.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    finish(workers);
     let health = dir.path().join("out/emberfall/crawl-health.json");
     assert!(health.is_file(), "no crawl-health.json: {err}");
     let h = read_json(health);

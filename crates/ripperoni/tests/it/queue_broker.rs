@@ -3,7 +3,7 @@
 //! a run on one machine does (see `e2e.rs` for the numbers): one URL missing by design,
 //! every other accounted for, the books balanced.
 
-use crate::queue::worker;
+use crate::queue::{finish, worker};
 use crate::support::*;
 use rip_testkit::{NatsServer, Stage, wait_for};
 use rip_testserver::{FaultPlan, TestServer};
@@ -32,17 +32,6 @@ fn assert_demo_books(dir: &Path, o: &Output) {
         !err.contains("tooLarge") && !err.contains("chunkLost"),
         "{err}"
     );
-}
-
-fn finish(workers: Vec<Child>) {
-    for w in workers {
-        let out = w.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
 }
 
 /// The demo site with item 1's traits made a list of `n`, so that its document is large.
