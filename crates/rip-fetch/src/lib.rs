@@ -213,7 +213,7 @@ where
 fn read_lines<R: Read + Send + 'static>(config: &Config, input: R) -> Result<Input, FetchError> {
     let (tx, rx) = mpsc::channel(config.read_ahead().min(1024));
     spawn_reader(input, config.pipe.input_name.as_str().into(), move |item| {
-        tx.blocking_send(item.map(stage::Read::of)).is_ok()
+        tx.blocking_send(item.map(stage::InputLine::of)).is_ok()
     })
     .map_err(|e| {
         FetchError::Read(ReadError::Io {

@@ -28,19 +28,19 @@ use crate::{
 const READ_BATCH: usize = 256;
 
 /// What the reader thread hands the loop: a line, or why there is none.
-pub(crate) type Input = mpsc::Receiver<Result<Read, ReadError>>;
+pub(crate) type Input = mpsc::Receiver<Result<InputLine, ReadError>>;
 
-/// A line as the reader thread hands it over, a `ref` already decoded and its host found
-/// there. On the loop's one thread, decoding every ref of the input (and parsing its URL)
-/// came before the first requests: 20,000 refs took it ~260 ms, and the hosts at the end
-/// of the input waited for that.
-pub(crate) struct Read {
+/// A line of the input as the reader thread hands it over, a `ref` already decoded and its
+/// host found there. On the loop's one thread, decoding every ref of the input (and parsing
+/// its URL) came before the first requests: 20,000 refs took it ~260 ms, and the hosts at the
+/// end of the input waited for that.
+pub(crate) struct InputLine {
     line: Line,
     /// A ref's decoding and the host it queues under (`None`: not queued).
     decoded: Option<(Result<Record, DecodeError>, Option<String>)>,
 }
 
-impl Read {
+impl InputLine {
     /// `line`, with its ref decoded when it is one (on the reader's thread).
     pub(crate) fn of(line: Line) -> Self {
         let decoded = (line.kind() == &Kind::Ref).then(|| decode_ref(&line));
@@ -334,13 +334,13 @@ impl<'c, W: Write> Stage<'c, W> {
     }
 
     /// A line from the reader (`None`: the input ended): passed through, or a ref taken on.
-    fn read(&mut self, item: Option<Result<Read, ReadError>>) -> Result<(), FetchError> {
+    fn read(&mut self, item: Option<Result<InputLine, ReadError>>) -> Result<(), FetchError> {
         let Some(item) = item else {
             self.input_open = false;
             return Ok(());
         };
         self.last_activity = Instant::now();
-        let Read { line, decoded } = match item {
+        let InputLine { line, decoded } = match item {
             Ok(read) => read,
             Err(ReadError::Malformed(m)) => return self.bad_line(m),
             Err(e @ ReadError::Io { .. }) => return Err(FetchError::Read(e)),
