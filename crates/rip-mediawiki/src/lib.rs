@@ -20,7 +20,7 @@
 //! - **Article URLs** ([`siteinfo_request`], [`SiteInfo::article_url`]): the identity URL of
 //!   a wiki page, built as MediaWiki builds it.
 //!
-//! Tested against the real MediaWiki of `scripts/mediawiki` (crate `rip-wikitest`).
+//! Tested against the real MediaWiki of `scripts/mediawiki` (crate `rip-testwiki`).
 
 #![deny(missing_docs)]
 

@@ -1,10 +1,10 @@
-//! `--mediawiki`: enumeration against the real test MediaWiki (`rip-wikitest`), every page and
+//! `--mediawiki`: enumeration against the real test MediaWiki (`rip-testwiki`), every page and
 //! categories with a page size small enough that continuation happens many times; the
 //! wiki's own request log shows the requests.
 
 use std::collections::BTreeSet;
 
-use rip_wikitest::{Manifest, Wiki};
+use rip_testwiki::{Manifest, Wiki};
 
 use crate::{Crawled, Ran, run};
 

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use rip_core::Record;
-use rip_wikitest::{Manifest, Wiki};
+use rip_testwiki::{Manifest, Wiki};
 use serde_json::Value;
 
 const FETCH: &str = "rip-fetch -q --delay 0ms --jitter 0ms --cache off --no-shared-politeness \

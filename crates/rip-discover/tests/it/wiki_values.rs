@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rip_http::{CacheMode, Fetcher, HttpConfig, Outcome};
-use rip_wikitest::Wiki;
+use rip_testwiki::Wiki;
 use serde_json::Value;
 
 const DISCOVER: &str = "rip-discover -q --delay 0ms --jitter 0ms --cache off";

@@ -1,4 +1,4 @@
-//! rip-fetch on wiki refs, against the real test MediaWiki (`rip-wikitest`): batches of at
+//! rip-fetch on wiki refs, against the real test MediaWiki (`rip-testwiki`): batches of at
 //! most 50 titles (the wiki's request log shows them), redirects, missing and invalid
 //! titles, maxlag and HTTP faults, the per-title cache, POST for long batches.
 
@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use rip_core::{ErrorCategory, Failure, Page, Record};
-use rip_wikitest::{LoggedRequest, Manifest, Wiki};
+use rip_testwiki::{LoggedRequest, Manifest, Wiki};
 
 use crate::rip_fetch;
 

@@ -8,7 +8,7 @@ use rip_mediawiki::{
     AnswerError, ApiRequest, Continue, Limit, List, MAX_BATCH, Revision, TitleOutcome,
     list_request, parse_list, parse_revisions, parse_siteinfo, revisions_request, siteinfo_request,
 };
-use rip_wikitest::{Manifest, Wiki};
+use rip_testwiki::{Manifest, Wiki};
 
 async fn send(req: &ApiRequest) -> (reqwest::header::HeaderMap, Vec<u8>) {
     let client = reqwest::Client::new();
@@ -236,7 +236,7 @@ async fn a_maxlag_answer_is_throttled_with_its_wait() {
 
 #[tokio::test]
 async fn a_cut_answer_is_completed_by_continuation() {
-    let dump = rip_wikitest::default_dump();
+    let dump = rip_testwiki::default_dump();
     let wiki = Wiki::start_with(&dump, &[("RIP_WIKI_API_MAX_RESULT_SIZE", "20000")]).unwrap();
     let manifest = Manifest::load().unwrap();
     let titles: Vec<String> = manifest.articles[..50].to_vec();

@@ -15,7 +15,7 @@
 //! - [`FIXTURES`]: files the README names as the reader's own (`site.toml`, …) are copies of
 //!   the demo's.
 //! - [`SKIPPED`]: commands that cannot run here, each with the reason.
-//! - `$API` is the test wiki's `api.php` (started with `rip-wikitest`) for the MediaWiki
+//! - `$API` is the test wiki's `api.php` (started with `rip-testwiki`) for the MediaWiki
 //!   commands.
 //!
 //! Every stage of every command must exit 0 or 2 (partial: the plan's faults make scrapes
@@ -352,7 +352,7 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
             script = script.replace(from, &to);
         }
         if script.contains("$API") && wiki.is_none() {
-            wiki = Some(rip_wikitest::Wiki::start().expect("the test wiki starts"));
+            wiki = Some(rip_testwiki::Wiki::start().expect("the test wiki starts"));
         }
         let api = wiki.as_ref().map(|w| w.api_url().to_string());
         let ran = run(&script, dir, api.as_deref(), &broker.url());

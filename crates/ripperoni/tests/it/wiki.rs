@@ -1,11 +1,11 @@
-//! `apiUrl`: a whole run over the real test MediaWiki (`rip-wikitest`): the wiki's pages listed
+//! `apiUrl`: a whole run over the real test MediaWiki (`rip-testwiki`): the wiki's pages listed
 //! through its API, fetched in batches, parsed by the wiki rules; the books balance.
 
 use crate::support::*;
 
 #[test]
 fn a_state_file_with_api_url_scrapes_the_wiki_through_its_api() {
-    let wiki = rip_wikitest::Wiki::start().unwrap();
+    let wiki = rip_testwiki::Wiki::start().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let rules = repo().join("testdata/parse/rules/emberfall-wiki.toml");
     let state = dir.path().join("wiki.state.json");
@@ -43,7 +43,7 @@ fn a_state_file_with_api_url_scrapes_the_wiki_through_its_api() {
 
 #[test]
 fn a_state_file_with_categories_scrapes_their_pages_alone() {
-    let wiki = rip_wikitest::Wiki::start().unwrap();
+    let wiki = rip_testwiki::Wiki::start().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("wiki.state.json");
     let v = serde_json::json!({

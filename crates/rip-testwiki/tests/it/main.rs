@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use rip_wikitest::{Manifest, Wiki};
+use rip_testwiki::{Manifest, Wiki};
 use serde_json::Value;
 
 type Params<'a> = Vec<(&'a str, String)>;
@@ -263,7 +263,7 @@ async fn the_server_stops_on_drop() {
 
 #[test]
 fn the_committed_dump_is_what_its_generator_writes() {
-    let script = rip_wikitest::default_dump().with_file_name("generate.py");
+    let script = rip_testwiki::default_dump().with_file_name("generate.py");
     let out = std::process::Command::new("python3")
         .arg(&script)
         .arg("--check")

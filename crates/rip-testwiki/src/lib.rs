@@ -4,7 +4,7 @@
 //! dropped. Nothing is mocked: the answers are MediaWiki's own.
 //!
 //! ```no_run
-//! let wiki = rip_wikitest::Wiki::start().unwrap();
+//! let wiki = rip_testwiki::Wiki::start().unwrap();
 //! let api = wiki.api_url(); // http://127.0.0.1:PORT/api.php
 //! // … run a stage against `api` …
 //! let batches = wiki.requests().unwrap().iter().filter(|r| r.param("titles").is_some()).count();
@@ -203,7 +203,7 @@ impl Wiki {
 impl Drop for Wiki {
     fn drop(&mut self) {
         if let Err(e) = self.stop() {
-            eprintln!("rip-wikitest: {e}");
+            eprintln!("rip-testwiki: {e}");
         }
     }
 }
