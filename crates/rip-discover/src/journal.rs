@@ -19,7 +19,7 @@
 //! (killed mid-write) is ignored.
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -27,42 +27,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::frontier::{IdHasher, Item, Visited};
 
-/// What a state folder could not do.
-#[derive(Debug, thiserror::Error)]
-pub enum StateError {
-    /// An I/O error on a file of the folder.
-    #[error("state folder {path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The error.
-        source: io::Error,
-    },
-    /// Another process holds the folder.
-    #[error(
-        "state folder {0} is in use by another rip-discover (hint: wait for it, or use another --state folder)"
-    )]
-    Locked(PathBuf),
-    /// The folder belongs to a different crawl.
-    #[error(
-        "state folder {path} belongs to a different crawl: it was started with {was}, this command asks for {now} (hint: rerun the same command to resume, or use a new --state folder)"
-    )]
-    Mismatch {
-        /// The folder.
-        path: PathBuf,
-        /// Its parameters.
-        was: String,
-        /// This command's.
-        now: String,
-    },
-}
-
-pub(crate) fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StateError + '_ {
-    move |source| StateError::Io {
-        path: path.to_owned(),
-        source,
-    }
-}
+pub use rip_core::state_folder::StateError;
+pub(crate) use rip_core::state_folder::{io_err, open_append, open_folder};
 
 /// One line of the journal: one event. The one-letter names on disk keep the journal
 /// compact (and readable by every version that wrote one).
@@ -177,70 +143,6 @@ impl Journal {
     }
 }
 
-/// Opens (or creates) a state folder: takes its lock (returned: held while the file is
-/// open) and checks `params` against the folder's `params.json` (written when new).
-pub(crate) fn open_folder(dir: &Path, params: &str) -> Result<File, StateError> {
-    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let lock_path = dir.join("lock");
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(io_err(&lock_path))?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(StateError::Locked(dir.to_owned()));
-        }
-        Err(std::fs::TryLockError::Error(e)) => return Err(io_err(&lock_path)(e)),
-    }
-    let params_path = dir.join("params.json");
-    match std::fs::read_to_string(&params_path) {
-        Ok(was) if was.trim() != params.trim() => {
-            return Err(StateError::Mismatch {
-                path: dir.to_owned(),
-                was: was.trim().to_owned(),
-                now: params.trim().to_owned(),
-            });
-        }
-        Ok(_) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let tmp = dir.join("params.json.tmp");
-            std::fs::write(&tmp, params).map_err(io_err(&tmp))?;
-            std::fs::rename(&tmp, &params_path).map_err(io_err(&params_path))?;
-        }
-        Err(e) => return Err(io_err(&params_path)(e)),
-    }
-    Ok(lock)
-}
-
-/// A journal file opened to append, a torn last line ended first (so that it does not
-/// glue itself to the next one).
-pub(crate) fn open_append(path: &Path) -> Result<File, StateError> {
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(io_err(path))?;
-    if file.metadata().map(|m| m.len()).unwrap_or(0) > 0 && !ends_with_newline(path) {
-        file.write_all(b"\n").map_err(io_err(path))?;
-    }
-    Ok(file)
-}
-
-fn ends_with_newline(path: &Path) -> bool {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = File::open(path) else {
-        return true;
-    };
-    if f.seek(SeekFrom::End(-1)).is_err() {
-        return true;
-    }
-    let mut b = [0u8; 1];
-    f.read_exact(&mut b).is_err() || b[0] == b'\n'
-}
-
 fn replay(input: impl BufRead, keep_targets: bool) -> io::Result<Replay> {
     let mut r = Replay::default();
     let mut pending: HashMap<u64, (u64, Item), std::hash::BuildHasherDefault<IdHasher>> =
@@ -287,6 +189,7 @@ mod tests {
     use super::*;
     use crate::frontier::{ItemKind, key};
     use rip_core::Ref;
+    use std::fs::OpenOptions;
 
     fn item(url: &str) -> Item {
         Item {
