@@ -5,11 +5,11 @@
 //! through unchanged), a breadth-first crawl (the hosts of one depth served in turn: see
 //! [`frontier`]) fetches pages through [`rip_http::Fetcher`]
 //! (shared cache, robots.txt, per-host politeness, retries), extracts `<a href>` links
-//! with a real HTML parser ([`links`]; `<base href>` honoured, `rel=nofollow` skipped
+//! with a real HTML parser ([`rip_links`]; `<base href>` honoured, `rel=nofollow` skipped
 //! unless asked), canonicalises them ([`rip_url`]: one page, one URL), and keeps those
 //! the three regexes of the reference allow ([`scope`]: *domain*, *delimiter* =
 //! `--follow`, *target*). Each target is written as a `ref` as soon as its page is
-//! fetched, with `depth`, `parent`, `linkText` and, with context rules ([`context`]),
+//! fetched, with `depth`, `parent`, `linkText` and, with context rules ([`rip_links::context`]),
 //! `raw` fields found on the listing page; so `rip-discover | rip-fetch` overlaps crawling
 //! and fetching, and rip-fetch finds each page in the cache (one fetch per URL per run).
 //!
@@ -100,12 +100,11 @@
 //! Every process of a crawl is given the same start URLs and scope; running the command
 //! again under the same name continues the crawl (`--state` and `--sorted` do not apply).
 
-pub mod context;
 mod crawl;
 pub mod explain;
 pub mod frontier;
+mod html;
 pub mod journal;
-pub mod links;
 pub mod mediawiki;
 mod resolved;
 pub mod scope;
@@ -123,7 +122,7 @@ use rip_core::{PipeOptions, ReadError, Summary};
 use rip_http::{HttpConfig, StatsSnapshot};
 use rip_url::Canonicalizer;
 
-pub use context::ContextRules;
+pub use rip_links::context::ContextRules;
 pub use summary::summary_line;
 
 /// The stage name in records.

@@ -10,12 +10,13 @@ use rip_http::{FetchFailure, FetchOptions, Fetcher, Outcome, RequestStats, Skip}
 use rip_url::{Canonicalizer, Url};
 use serde_json::Map;
 
-use crate::context::ContextRules;
 use crate::frontier::{Item, ItemKind, key};
-use crate::links::{self, Extracted};
+use crate::html;
 use crate::resolved::{Link, Resolutions};
 use crate::scope::{Decision, Scope};
 use crate::sitemap::{self, Limits};
+use rip_links::Extracted;
+use rip_links::context::ContextRules;
 
 /// What every task reads.
 #[derive(Debug)]
@@ -225,7 +226,7 @@ async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
     } else {
         None
     };
-    let html = links::is_html(resp.content_type(), &resp.body);
+    let html = html::is_html(resp.content_type(), &resp.body);
     let wants_links = shared.max_depth.is_none_or(|m| item.depth() < m);
     let mut stats = LinkStats::default();
     let mut found = FoundLinks::default();
@@ -255,13 +256,13 @@ async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
 
 /// The links of a page's body as the server sent it (or through the context rules).
 fn page_links(shared: &Shared, item: &Item, ct: Option<&str>, body: &[u8]) -> Extracted {
-    let encoding = links::charset_for(ct, body);
+    let encoding = html::charset_for(ct, body);
     match &shared.context {
         Some(rules) if rules.applies(&item.record.url) => {
             let (text, _, _) = encoding.decode(body);
             rules.extract(&text)
         }
-        _ => links::extract(body, encoding),
+        _ => rip_links::extract(body, encoding),
     }
 }
 

@@ -1,6 +1,6 @@
 #![allow(clippy::print_stdout)] // a measuring tool: its report is its output
 //! Times link extraction alone over every `.html` file under a folder:
-//! `cargo run --release -p rip-discover --example extract_speed -- DIR [ORIGIN]`.
+//! `cargo run --release -p rip-links --example extract_speed -- DIR [ORIGIN]`.
 
 use std::time::Instant;
 
@@ -29,14 +29,14 @@ fn main() {
     let t = Instant::now();
     let mut links = 0usize;
     for (body, _) in &files {
-        let e = rip_discover::links::extract(body, encoding_rs::UTF_8);
+        let e = rip_links::extract(body, encoding_rs::UTF_8);
         links += e.len();
     }
     let parse = t.elapsed();
     let t = Instant::now();
     let mut ok = 0usize;
     for (body, _) in &files {
-        let e = rip_discover::links::extract(body, encoding_rs::UTF_8);
+        let e = rip_links::extract(body, encoding_rs::UTF_8);
         let base = e.base_url(&page);
         for l in e.links() {
             if let Ok(u) = canon.resolve(&base, l.href) {

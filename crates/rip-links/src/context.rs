@@ -19,7 +19,7 @@ use regex::Regex;
 use scraper::{ElementRef, Html, Selector};
 use serde_json::{Map, Value};
 
-use crate::links::{Extracted, MAX_LINKS_PER_PAGE, collapse_ws, meta_nofollow, rel_nofollow};
+use crate::{Extracted, MAX_LINKS_PER_PAGE, collapse_ws, meta_nofollow, rel_nofollow};
 
 /// A bad rule.
 #[derive(Debug, thiserror::Error)]
@@ -129,7 +129,7 @@ impl ContextRules {
         raw
     }
 
-    /// Extracts links as [`crate::links::extract`] does, with row context, from text.
+    /// Extracts links as [`crate::extract`] does, with row context, from text.
     pub fn extract(&self, html: &str) -> Extracted {
         let doc = Html::parse_document(html);
         let mut out = Extracted::default();
@@ -184,8 +184,8 @@ impl ContextRules {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::links::tests::triples;
-    use crate::links::{charset_for, extract};
+    use crate::extract;
+    use crate::tests::{charset_for, triples};
 
     const SITE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/site");
 

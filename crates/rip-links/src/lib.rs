@@ -1,33 +1,38 @@
-//! Links on a page: `<a href>`, the first `<base href>`, `rel=nofollow`,
-//! `<meta name=robots content=nofollow>`, and each link's text (whitespace collapsed; an
-//! image's `alt` or the link's `title` when it has no text).
+#![deny(missing_docs)]
+//! `rip-links`: the links on an HTML page, as a crawler follows them.
 //!
-//! A page is read first by [`rip_html`]'s streaming tokenizer (`links/stream.rs`), which
-//! gives up on markup it does not model; such a page (and a UTF-8 body that is not valid
-//! UTF-8) is read by a real HTML tokenizer ([`html5gum`], WHATWG-compliant: it passes
-//! html5lib's tokenizer tests) with an emitter that keeps only the tokens links need
-//! (`links/scan.rs`). Both hand their tokens to one collector (`links/collect.rs`), and
-//! a test checks that they give the same [`Extracted`] on every page the fast path reads.
-//! On the Rust std documentation (2,475 pages, ~300 links each) extraction went from
-//! ~304 to ~196 µs a page (`examples/extract_speed.rs`); over the whole Rust
-//! documentation no page fell back and none differed. With a page's hrefs and texts in
-//! one string ([`Extracted`]) and its buffers sized up front: 116–125 → 86–94 µs a page.
+//! [`extract`] gives a page's `<a href>` links in document order ([`Extracted`]): each
+//! href as written (character references decoded, not resolved), its text (whitespace
+//! collapsed and bounded; an image's `alt` or the link's `title` when it has none) and
+//! whether `rel` says `nofollow`; with them the page's first `<base href>` and whether a
+//! robots `<meta>` forbids following any link. Links inside `<script>`, `<style>`,
+//! `<textarea>`, `<noscript>` and the other raw-text elements, or inside comments, are no
+//! links; SVG and MathML are foreign content, as a browser reads them.
 //!
-//! Character references are decoded as the spec says (the attribute-value rules
-//! included). Links inside `<script>`, `<style>`, `<textarea>`, `<noscript>` and other
-//! raw-text elements, or inside comments, are not links, and both readers know it.
-//! html5gum replaced `lol_html`, which rewrites (re-serialises) every token it reads: on
-//! the crawl benchmark's pages extraction went from ~65 to ~33 µs per page.
+//! One extractor: [`rip_html`]'s streaming tokenizer reads the page (`stream.rs`) and
+//! hands its tokens to the one collector (`collect.rs`) where those rules live. That
+//! tokenizer gives up on markup it does not model (a `<?xml` prolog, CDATA, a NUL, an
+//! ambiguous character reference, an unfinished tag…), and a body sent as UTF-8 may not
+//! be valid UTF-8: such a page is tokenized by [`html5gum`] (WHATWG-compliant) with an
+//! emitter (`scan.rs`) that feeds the same collector. The fallback is kept because pages
+//! need it: of 781 HTML files found on a Debian machine (its packages' documentation,
+//! Mozilla's readability test pages, …), 128 would lose their links without it (98 with
+//! an `<?xml` prolog, 24 not valid UTF-8); the Rust documentation and the demo site need
+//! it on none. A differential test (`differential.rs`) holds the two tokenizers to the same
+//! [`Extracted`] on every page the streaming one reads.
 //!
-//! Hrefs are returned as written (entities decoded), not resolved: `<base href>` applies
-//! to the whole document even when it comes after a link, so resolution happens once the
-//! page is parsed ([`Extracted::base_url`]).
+//! [Context rules](context) read a listing page's rows with a tree builder and attach a
+//! row's fields to the links [`extract`] found in it.
+//!
+//! Hrefs are returned as written, not resolved: `<base href>` applies to the whole
+//! document even when it comes after a link, so resolution happens once the page is
+//! read ([`Extracted::base_url`]).
 
 use encoding_rs::Encoding;
 use html5gum::Tokenizer;
-use rip_url::Url;
 use serde_json::{Map, Value};
 use std::ops::Range;
+use url::Url;
 
 /// The largest link text kept, in characters.
 pub const MAX_LINK_TEXT: usize = 500;
@@ -47,12 +52,17 @@ pub struct RawLink<'a> {
     pub raw: &'a Map<String, Value>,
 }
 
-/// A link's place in [`Extracted`]'s strings, and what else it holds.
+/// A link's place in [`Extracted`]'s strings, and what else it holds
+/// ([`Extracted::into_parts`]).
 #[derive(Debug, Clone)]
-pub(crate) struct LinkAt {
+pub struct LinkAt {
+    /// Where the `href` is in the strings.
     pub href: Range<usize>,
+    /// Where the link text is in the strings.
     pub text: Range<usize>,
+    /// `rel` contains `nofollow`.
     pub nofollow: bool,
+    /// Context found around the link by [context rules](crate::context).
     pub raw: Map<String, Value>,
 }
 
@@ -113,7 +123,7 @@ impl Extracted {
 
     /// The strings and the links' places in them, for a caller that takes each link's
     /// context by value.
-    pub(crate) fn into_parts(self) -> (String, Vec<LinkAt>) {
+    pub fn into_parts(self) -> (String, Vec<LinkAt>) {
         (self.strings, self.links)
     }
 
@@ -265,47 +275,11 @@ fn html5gum_scan(body: &[u8]) -> Extracted {
         .unwrap_or_default()
 }
 
-/// The charset to parse a body with: a BOM, then the `Content-Type` charset, then
-/// `<meta charset>` in the first 1024 bytes, else UTF-8.
-pub fn charset_for(content_type: Option<&str>, body: &[u8]) -> &'static Encoding {
-    if let Some((enc, _)) = Encoding::for_bom(body) {
-        return enc;
-    }
-    content_type
-        .and_then(rip_http::decode::header_charset)
-        .and_then(|l| Encoding::for_label(l.as_bytes()))
-        .or_else(|| rip_http::decode::meta_charset(body))
-        .unwrap_or(encoding_rs::UTF_8)
-}
-
-/// True when a response is HTML: by `Content-Type`, or, without one, by its first bytes.
-pub fn is_html(content_type: Option<&str>, body: &[u8]) -> bool {
-    match content_type {
-        Some(ct) => {
-            let mime = ct.split(';').next().unwrap_or("").trim();
-            mime.eq_ignore_ascii_case("text/html")
-                || mime.eq_ignore_ascii_case("application/xhtml+xml")
-        }
-        None => {
-            let head = &body[..body.len().min(512)];
-            let start = head
-                .iter()
-                .position(|b| !b.is_ascii_whitespace())
-                .unwrap_or(head.len());
-            let lower: Vec<u8> = head[start..]
-                .iter()
-                .take(15)
-                .map(u8::to_ascii_lowercase)
-                .collect();
-            lower.starts_with(b"<!doctype html") || lower.starts_with(b"<html")
-        }
-    }
-}
-
 mod collect;
+pub mod context;
 #[cfg(test)]
 mod differential;
 mod scan;
 mod stream;
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;

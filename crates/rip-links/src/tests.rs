@@ -1,5 +1,17 @@
 use super::*;
 
+/// The charset the crawler reads a page in (`rip-discover` picks it from the response).
+pub(crate) fn charset_for(content_type: Option<&str>, body: &[u8]) -> &'static Encoding {
+    if let Some((enc, _)) = Encoding::for_bom(body) {
+        return enc;
+    }
+    content_type
+        .and_then(rip_http::decode::header_charset)
+        .and_then(|l| Encoding::for_label(l.as_bytes()))
+        .or_else(|| rip_http::decode::meta_charset(body))
+        .unwrap_or(encoding_rs::UTF_8)
+}
+
 /// The links of `html`, checked to be the same by the streaming scan and html5gum.
 fn links(html: &str) -> Extracted {
     super::differential::assert_agree(html.as_bytes());
@@ -75,15 +87,6 @@ fn utf16_bodies_are_decoded_first() {
     let e = extract(&body[2..], enc);
     assert_eq!(e.len(), 1);
     assert_eq!(e.link(0).unwrap().href, "/x");
-}
-
-#[test]
-fn html_detection() {
-    assert!(is_html(Some("text/html"), b""));
-    assert!(is_html(Some("Text/HTML; charset=utf-8"), b""));
-    assert!(!is_html(Some("image/png"), b"<html>"));
-    assert!(is_html(None, b"\n  <!DOCTYPE html><html>"));
-    assert!(!is_html(None, b"\x89PNG"));
 }
 
 #[test]

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 
 use super::*;
+use crate::tests::charset_for;
 
 /// Checks one body: [`extract`] gives html5gum's result, and the streaming scan, when it
 /// reads the page, gives it too. True when the streaming scan read it.
@@ -268,7 +269,7 @@ proptest! {
 }
 
 /// The differential over a folder of pages (not in CI):
-/// `RIP_LINKS_DIFF_DIR=/path/to/html cargo test --release -p rip-discover -- --ignored
+/// `RIP_LINKS_DIFF_DIR=/path/to/html cargo test --release -p rip-links -- --ignored
 /// streaming_agrees_on_a_folder --nocapture`. Prints pages compared, bailed (with the
 /// commonest reasons) and differing, which must be 0.
 #[test]
