@@ -1,4 +1,4 @@
-//! The MediaWiki mode's flags (see `rip_discover::mediawiki`).
+//! The MediaWiki mode's flags (see `rip_wikilist`).
 
 use std::path::PathBuf;
 
@@ -41,8 +41,8 @@ impl WikiArgs {
     }
 
     /// The library's configuration.
-    pub fn config(&self, max_pages: Option<u64>) -> rip_discover::mediawiki::WikiConfig {
-        rip_discover::mediawiki::WikiConfig {
+    pub fn config(&self, max_pages: Option<u64>) -> rip_wikilist::WikiConfig {
+        rip_wikilist::WikiConfig {
             api: self.mediawiki.clone(),
             categories: self.category.clone(),
             config_file: self.wiki_config.clone(),

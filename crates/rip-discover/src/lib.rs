@@ -24,12 +24,11 @@
 //!
 //! No `ledger`: the stage that consumes the refs (`rip-fetch`) writes it.
 //!
-//! # MediaWiki mode
+//! # Not here: MediaWiki mode
 //!
-//! `--mediawiki API_URL` lists a wiki's pages through its API instead of crawling
-//! ([`mediawiki`]): `--category` members (repeatable, the union), else the configuration's
-//! categories, else every main-namespace page; wiki refs carry `title` and `wikiApi`.
-//! `--retry-failures failures.json` writes refs for the wiki pages a previous run failed on.
+//! `rip-discover --mediawiki API_URL` lists a wiki's pages through its API instead of
+//! crawling: that is the crate `rip-wikilist`, which the program calls; this library holds
+//! no wiki code.
 //!
 //! # Breadth first, exactly
 //!
@@ -105,7 +104,6 @@ pub mod explain;
 pub mod frontier;
 mod html;
 pub mod journal;
-pub mod mediawiki;
 mod resolved;
 pub mod scope;
 pub mod sitemap;
@@ -278,10 +276,6 @@ pub enum DiscoverError {
     /// The input could not be read.
     #[error(transparent)]
     Read(ReadError),
-    /// The MediaWiki mode could not start (no API, a bad configuration or failures file,
-    /// the wiki's site information unreadable).
-    #[error(transparent)]
-    Wiki(#[from] mediawiki::WikiSetupError),
     /// The broker of a shared crawl could not be reached, or refused.
     #[error(transparent)]
     Broker(rip_queue::QueueError),

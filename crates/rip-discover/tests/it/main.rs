@@ -12,9 +12,6 @@ mod resume;
 mod shared;
 mod sitemaps;
 mod streaming;
-mod wiki;
-mod wiki_pipeline;
-mod wiki_values;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::Path;

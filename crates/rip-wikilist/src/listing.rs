@@ -2,7 +2,7 @@
 //! flushed before the next request, the progress journaled with `--state` ([`resume`]),
 //! `--max-pages` counted as refs are written (the listing stops there).
 //!
-//! [`resume`]: super::resume
+//! [`resume`]: crate::resume
 
 use std::io::Write;
 
@@ -10,18 +10,18 @@ use rip_core::NdjsonWriter;
 use rip_mediawiki::{Continue, Limit, List, SiteInfo};
 use url::Url;
 
-use super::list::Titles;
-use super::resume::{Resumed, WikiJournal};
-use super::{Wiki, WikiConfig};
-use crate::DiscoverError;
+use crate::WikiError;
+use crate::api::Titles;
+use crate::resume::{Resumed, WikiJournal};
+use crate::{Wiki, WikiConfig};
 
 /// The state folder of a listing, opened, and where it resumes (`None` without `--state`,
 /// and with `--retry-failures`, which lists nothing).
-pub(super) fn open_state(
+pub(crate) fn open_state(
     cfg: &WikiConfig,
     api: &Url,
     lists: &[List],
-) -> Result<Option<(WikiJournal, Resumed)>, DiscoverError> {
+) -> Result<Option<(WikiJournal, Resumed)>, WikiError> {
     let Some(dir) = cfg
         .state_dir
         .as_deref()
@@ -77,14 +77,14 @@ struct Sink<'a, W: Write> {
 impl Wiki {
     /// Lists `lists` (from where `state` says, when resuming), writing a ref for each new
     /// title as answers come; returns the refs written by this run.
-    pub(super) async fn list<W: Write>(
+    pub(crate) async fn list<W: Write>(
         &mut self,
         cfg: &WikiConfig,
         lists: &[List],
         site: &SiteInfo,
         out: &mut NdjsonWriter<W>,
         state: Option<(WikiJournal, Resumed)>,
-    ) -> Result<u64, DiscoverError> {
+    ) -> Result<u64, WikiError> {
         let (journal, resumed) = match state {
             Some((j, r)) => (Some(j), r),
             None => (None, Resumed::default()),
@@ -128,7 +128,7 @@ impl Wiki {
         list: &List,
         mut cont: Continue,
         sink: &mut Sink<'_, W>,
-    ) -> Result<bool, DiscoverError> {
+    ) -> Result<bool, WikiError> {
         for answers in 1.. {
             let page = match self.lister.list_page(list, sink.limit, &cont).await {
                 Ok(page) => page,

@@ -1,4 +1,12 @@
-//! MediaWiki mode (`--mediawiki API_URL`): the titles of a wiki, as wiki `ref`s.
+#![deny(missing_docs)]
+//! `rip-wikilist`: the MediaWiki lister, `rip-discover --mediawiki API_URL`: the titles of a
+//! wiki, as wiki `ref`s.
+//!
+//! The program `rip-discover` has two modes: the link crawl (crate `rip-discover`) and, with
+//! `--mediawiki`, `--wiki-config` or `--retry-failures`, this listing, which shares nothing
+//! with the crawl but the stage's name, its HTTP stack ([`rip_http`]) and its `--state`
+//! folder ([`rip_core::state_folder`]). The wiki's Action API itself (requests, answers,
+//! error classification) is [`rip_mediawiki`]'s.
 //!
 //! Instead of crawling links, the wiki's Action API is asked for its titles
 //! ([`rip_mediawiki`]), a page of titles at a time, each answer's `continue` sent back until
@@ -35,7 +43,7 @@
 //! written, and the run ends `not-ready` (exit 3). `maxlag=5` is sent with every list
 //! request, as Wikimedia asks of bots.
 
-mod list;
+mod api;
 mod listing;
 mod resume;
 pub mod retry;
@@ -53,8 +61,11 @@ use rip_mediawiki::{List, SiteInfo};
 use serde::Deserialize;
 use url::Url;
 
-use crate::{DiscoverError, STAGE};
-use list::{Counts, ListFailure, Lister, site_info};
+use api::{Counts, ListFailure, Lister, site_info};
+use rip_core::state_folder::StateError;
+
+/// The stage name in records: the program is `rip-discover`.
+pub const STAGE: &str = "rip-discover";
 
 /// The `maxlag` sent with every list request (seconds), as Wikimedia asks of bots.
 pub const MAXLAG: u32 = 5;
@@ -137,6 +148,23 @@ pub enum WikiSetupError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// What stops a listing (a list that cannot be read is not one: it is a `failure` record).
+#[derive(Debug, thiserror::Error)]
+pub enum WikiError {
+    /// The listing could not start (no API, a bad configuration or failures file).
+    #[error(transparent)]
+    Setup(#[from] WikiSetupError),
+    /// The HTTP stack could not be built.
+    #[error(transparent)]
+    Build(#[from] rip_http::BuildError),
+    /// The state folder could not be used.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// The output could not be written (a broken pipe among others).
+    #[error("cannot write output: {0}")]
+    Write(#[from] std::io::Error),
 }
 
 /// Where titles come from, in the reference's priority order.
@@ -233,7 +261,7 @@ pub async fn run<W: Write>(
     cfg: WikiConfig,
     http: HttpConfig,
     output: W,
-) -> Result<Summary, DiscoverError> {
+) -> Result<Summary, WikiError> {
     let started_at = Utc::now();
     let file = read_config(&cfg)?;
     let api = api_url(&cfg, &file)?;
@@ -300,7 +328,7 @@ impl Wiki {
         cfg: &WikiConfig,
         site: &SiteInfo,
         out: &mut NdjsonWriter<W>,
-    ) -> Result<u64, DiscoverError> {
+    ) -> Result<u64, WikiError> {
         let path = cfg.retry_failures.as_deref().expect("asked for");
         let found = retry::read(path, &self.lister.api, site)?;
         self.notes.extend(found.notes);
@@ -334,7 +362,7 @@ impl Wiki {
         out: &mut NdjsonWriter<W>,
         titles: &[Title],
         site: &SiteInfo,
-    ) -> Result<(), DiscoverError> {
+    ) -> Result<(), WikiError> {
         let api = &self.lister.api;
         for (title, url) in titles {
             let url = url.clone().unwrap_or_else(|| site.article_url(api, title));
@@ -344,7 +372,7 @@ impl Wiki {
     }
 
     /// One `failure` record (`phase: discover`) per list that could not be read.
-    fn write_failures<W: Write>(&self, out: &mut NdjsonWriter<W>) -> Result<(), DiscoverError> {
+    fn write_failures<W: Write>(&self, out: &mut NdjsonWriter<W>) -> Result<(), WikiError> {
         for f in &self.failures {
             let mut e = ErrorEntry::new(&f.code, f.message.clone(), STAGE);
             e.attempt = Some(1);

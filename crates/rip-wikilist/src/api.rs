@@ -8,11 +8,11 @@ use rip_http::{Fetcher, Outcome};
 use rip_mediawiki::{Continue, Limit, List, ListAnswer, Listed, SiteInfo};
 use url::Url;
 
-use super::{MAX_LIST_PAGES, MAXLAG};
+use crate::{MAX_LIST_PAGES, MAXLAG};
 
 /// Counters of a MediaWiki run.
 #[derive(Debug, Default)]
-pub(super) struct Counts {
+pub(crate) struct Counts {
     pub requests: u64,
     pub listed: u64,
     pub duplicates: u64,
@@ -21,7 +21,7 @@ pub(super) struct Counts {
 }
 
 /// A list that could not be read to its end.
-pub(super) struct ListFailure {
+pub(crate) struct ListFailure {
     pub request: String,
     pub category: ErrorCategory,
     pub code: String,
@@ -49,7 +49,7 @@ impl ListFailure {
 
 /// The titles listed so far (each is written once).
 #[derive(Debug, Default)]
-pub(super) struct Titles {
+pub(crate) struct Titles {
     seen: HashSet<String>,
 }
 
@@ -77,13 +77,13 @@ impl Titles {
 }
 
 /// The API's asker: the fetcher, the endpoint, the counters.
-pub(super) struct Lister {
+pub(crate) struct Lister {
     pub fetcher: Fetcher,
     pub api: Url,
     pub counts: Counts,
 }
 
-pub(super) async fn site_info(fetcher: &Fetcher, api: &Url) -> Result<SiteInfo, ListFailure> {
+pub(crate) async fn site_info(fetcher: &Fetcher, api: &Url) -> Result<SiteInfo, ListFailure> {
     let req = rip_mediawiki::siteinfo_request(api);
     let fetched = fetcher
         .call_api(req.url.as_str(), None, &rip_mediawiki::http::check)
@@ -117,7 +117,7 @@ pub(super) async fn site_info(fetcher: &Fetcher, api: &Url) -> Result<SiteInfo, 
 }
 
 /// One answer of a list, with the request and status a failure after it names.
-pub(super) struct ListPage {
+pub(crate) struct ListPage {
     pub answer: ListAnswer,
     request: Url,
     status: u16,
@@ -127,7 +127,7 @@ impl Lister {
     /// The `continue` of the answer after `page` (`None`: the list is done), or a failure
     /// when the API would never end it (the same `continue` twice, or more than
     /// [`MAX_LIST_PAGES`] answers: `answers` is how many were read).
-    pub(super) fn next(
+    pub(crate) fn next(
         &self,
         page: &ListPage,
         cont: &Continue,
@@ -153,7 +153,7 @@ impl Lister {
     }
 
     /// Asks for the answer of `list` after `cont` (with `maxlag` on a GET).
-    pub(super) async fn list_page(
+    pub(crate) async fn list_page(
         &mut self,
         list: &List,
         limit: Limit,

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use rip_mediawiki::Continue;
 use serde::{Deserialize, Serialize};
 
-use crate::journal::{StateError, io_err, open_append, open_folder};
+use rip_core::state_folder::{StateError, io_err, open_append, open_folder};
 
 /// One line of `wiki.ndjson`.
 #[derive(Debug, Default, Serialize, Deserialize)]

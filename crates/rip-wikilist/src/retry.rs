@@ -19,7 +19,7 @@ use rip_mediawiki::SiteInfo;
 use serde_json::Value;
 use url::Url;
 
-use super::WikiSetupError;
+use crate::WikiSetupError;
 
 /// What a failures file gave: (title, URL) pairs in file order, each URL once, and notes.
 #[derive(Debug, Default)]
