@@ -8,7 +8,6 @@
 //! - [`ndjson`]: the streaming reader ([`NdjsonReader`], yielding [`Line`]s whose kind is
 //!   peeked without decoding) and the buffered writer ([`NdjsonWriter`]).
 //! - [`stream`]: [`Pipe`], the read-process-write loop of record-at-a-time stages.
-//! - [`spill`]: [`spill::SpillFile`], queued items past a memory budget, waiting on disk.
 //! - [`folder`]: the record files of an output folder, for the stages that read one whole.
 //! - [`exit`]: the exit codes and [`Status`].
 //! - [`state_folder`]: the `--state DIR` folder of a resumable run (lock, parameters,
@@ -27,7 +26,6 @@ pub mod ndjson;
 pub mod outcome;
 pub mod published_schema;
 pub mod record;
-pub mod spill;
 pub mod state_folder;
 pub mod stderr;
 pub mod stream;
