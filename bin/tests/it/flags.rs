@@ -1,6 +1,6 @@
 //! One flag, one meaning: every flag of every program and subcommand, read from its
-//! `--help`, means the same wherever it appears (README: "a flag means the same on every
-//! binary").
+//! `--help`, means the same wherever it appears (docs/guide/conventions.md: "a flag means
+//! the same on every binary").
 //!
 //! How meaning is compared: a long flag on several programs has the same help text on
 //! each (defaults and environment variables aside, white space normalised; a flag shared

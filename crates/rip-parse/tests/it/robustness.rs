@@ -332,17 +332,18 @@ fn empty_and_garbage_html_still_give_docs() {
     );
 }
 
-/// The README's `rip-route` rule for sites whose non-HTML pages are known gaps, run as
-/// written: `rip-parse | rip-route --policy` makes the PNG an `expected` record.
+/// The guide's `rip-route` rule for sites whose non-HTML pages are known gaps
+/// (docs/guide/rip-parse.md), run as written: `rip-parse | rip-route --policy` makes the PNG
+/// an `expected` record.
 #[test]
-fn the_readmes_policy_rule_makes_pages_that_are_not_html_expected() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let block = readme
+fn the_guides_policy_rule_makes_pages_that_are_not_html_expected() {
+    let guide = std::fs::read_to_string(repo().join("docs/guide/rip-parse.md")).unwrap();
+    let block = guide
         .split("```toml")
         .skip(1)
         .filter_map(|b| b.split("```").next())
         .find(|b| b.contains("code = \"parse.notHtml\""))
-        .expect("README.md shows a policy rule for parse.notHtml");
+        .expect("docs/guide/rip-parse.md shows a policy rule for parse.notHtml");
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("policy.toml"), block).unwrap();
     let input = ndjson(&[site_page("images/logo.png"), site_page("about.html")]);

@@ -1,23 +1,23 @@
-//! The README's `jq` recipes for error documents, run against a golden stream: each
-//! ```sh block between `<!-- jq-recipes -->` and `<!-- /jq-recipes -->` is run by bash in
-//! a folder holding `stream.ndjson` and `out/site/failures.json` (from testdata/jq), and
-//! its output must equal `testdata/jq/expected/NN.out` (`UPDATE_RECIPES=1` rewrites them).
+//! The guide's `jq` recipes for error documents (docs/guide/jq.md), run against a golden
+//! stream: each ```sh block between `<!-- jq-recipes -->` and `<!-- /jq-recipes -->` is run
+//! by bash in a folder holding `stream.ndjson` and `out/site/failures.json` (from
+//! testdata/jq), and its output must equal `testdata/jq/expected/NN.out` (`UPDATE_RECIPES=1` rewrites them).
 
 use crate::support::testdata;
 use std::path::Path;
 use std::process::Command;
 
 fn recipes() -> Vec<String> {
-    let readme = std::fs::read_to_string(rip_testkit::repo().join("README.md")).unwrap();
-    let start = readme
+    let guide = std::fs::read_to_string(rip_testkit::repo().join("docs/guide/jq.md")).unwrap();
+    let start = guide
         .find("<!-- jq-recipes -->")
-        .expect("the README's jq-recipes marker");
-    let end = readme
+        .expect("the guide's jq-recipes marker");
+    let end = guide
         .find("<!-- /jq-recipes -->")
-        .expect("the README's closing marker");
+        .expect("the guide's closing marker");
     let mut out = Vec::new();
     let mut block: Option<String> = None;
-    for line in readme[start..end].lines() {
+    for line in guide[start..end].lines() {
         match (&mut block, line.trim_end()) {
             (None, "```sh") => block = Some(String::new()),
             (Some(_), "```") => out.push(block.take().unwrap()),
@@ -37,7 +37,7 @@ fn copy(from: &str, to: &Path) {
 }
 
 #[test]
-fn jq_recipes_in_the_readme_give_the_documented_output() {
+fn jq_recipes_in_the_guide_give_the_documented_output() {
     let jq = Command::new("jq").arg("--version").output();
     assert!(
         jq.is_ok_and(|o| o.status.success()),

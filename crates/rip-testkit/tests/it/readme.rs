@@ -1,18 +1,20 @@
-//! Every shell command the README prints, run as printed.
+//! Every shell command the README and the guide print, run as printed.
 //!
-//! The commands are read from the README's ```` ```sh ```` blocks when the test runs, so the
-//! README cannot drift from what is tested: a command added to the README is run, a command
-//! changed is run changed. They run in order, like a reader following the README, in one
+//! The commands are read from the ```` ```sh ```` blocks of the README and of the guide's
+//! pages (`docs/guide/`, in the order its index, `docs/guide/README.md`, links them) when the
+//! test runs, so the documents cannot drift from what is tested: a command added to them is
+//! run, a command changed is run changed. They run in order, like a reader following the
+//! README and then the guide, in one
 //! folder (with `testdata` linked into it, as in a checkout), against the fault-injecting
 //! server serving `testdata/site` with [`PLAN`]: `/items/item-7.html` answers 503 for good,
 //! and `/images/logo.png`, which `/` links, is a page that is not HTML.
 //!
 //! What differs from a reader's terminal, each listed below and each required to still
-//! match the README (a stale entry fails the test):
+//! match the documents (a stale entry fails the test):
 //!
 //! - [`SUBSTITUTIONS`]: the server binds port 0, so `http://127.0.0.1:8080` becomes its
 //!   address; one machine-wide path becomes a path of the test's folder.
-//! - [`FIXTURES`]: files the README names as the reader's own (`site.toml`, …) are copies of
+//! - [`FIXTURES`]: files the documents name as the reader's own (`site.toml`, …) are copies of
 //!   the demo's.
 //! - [`SKIPPED`]: commands that cannot run here, each with the reason.
 //! - `$API` is the test wiki's `api.php` (started with `rip-testwiki`) for the MediaWiki
@@ -69,7 +71,7 @@ const SUBSTITUTIONS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Files the README names as the reader's own, copied from `testdata/`: (name, source).
+/// Files the documents name as the reader's own, copied from `testdata/`: (name, source).
 const FIXTURES: &[(&str, &str)] = &[
     ("site.toml", "demo/emberfall.rules.toml"),
     ("site.reconciler.json", "demo/emberfall.reconciler.json"),
@@ -116,15 +118,65 @@ const EXPECTED: &[&str] = &["/images/logo.png", "/private/secret.html"];
 /// benchmarks.
 const BUDGET: Duration = Duration::from_secs(300);
 
-/// One command of the README: its first line's number and its text (continuation lines
-/// joined).
+/// One command of the README or the guide: its first line's number and its text
+/// (continuation lines joined), and the document it is in.
 #[derive(Debug, Clone)]
 struct Cmd {
+    file: String,
     line: usize,
     text: String,
 }
 
-/// Every command of the README's `sh` blocks, in order, as written. A line ending in `\`
+/// The documents whose commands run, in a reader's order: the README, then each page the
+/// guide's index links, in the order it links them. Every page of the guide must be linked
+/// (a page left out would go untested).
+fn documents() -> Vec<PathBuf> {
+    let repo = rip_testkit::repo();
+    let guide = repo.join("docs/guide");
+    let index = std::fs::read_to_string(guide.join("README.md")).expect("docs/guide/README.md");
+    let mut pages: Vec<String> = Vec::new();
+    for link in index.split("](").skip(1) {
+        let target = link.split(')').next().unwrap_or_default();
+        let page = target.split('#').next().unwrap_or_default();
+        if page.ends_with(".md") && !page.contains('/') && !pages.iter().any(|p| p == page) {
+            pages.push(page.to_owned());
+        }
+    }
+    for entry in std::fs::read_dir(&guide).expect("docs/guide/") {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            name == "README.md" || !name.ends_with(".md") || pages.contains(&name),
+            "docs/guide/{name} is not linked from docs/guide/README.md, so its commands would \
+             not run: link it where a reader should meet it"
+        );
+    }
+    let mut out = vec![repo.join("README.md")];
+    out.extend(pages.iter().map(|p| guide.join(p)));
+    out
+}
+
+/// Every command of `documents`, in order, each naming its document relative to the
+/// repository.
+fn all_commands(documents: &[PathBuf]) -> Vec<Cmd> {
+    let repo = rip_testkit::repo();
+    let mut out = Vec::new();
+    for path in documents {
+        let text =
+            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let file = path
+            .strip_prefix(&repo)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        out.extend(commands(&text).into_iter().map(|c| Cmd {
+            file: file.clone(),
+            ..c
+        }));
+    }
+    out
+}
+
+/// Every command of a document's `sh` blocks, in order, as written. A line ending in `\`
 /// continues on the next one; blank and comment-only lines are not commands.
 fn commands(readme: &str) -> Vec<Cmd> {
     let mut out = Vec::new();
@@ -140,6 +192,7 @@ fn commands(readme: &str) -> Vec<Cmd> {
             continue;
         }
         let cmd = current.get_or_insert_with(|| Cmd {
+            file: String::new(),
             line: i + 1,
             text: String::new(),
         });
@@ -249,7 +302,8 @@ fn paths(report: &Value, pointer: &str, origin: &str) -> BTreeSet<String> {
 fn check_report(path: &Path, ledger: bool, origin: &str, cmd: &Cmd) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
         panic!(
-            "README line {}: no report {}: {e}\n{}",
+            "{}:{}: no report {}: {e}\n{}",
+            cmd.file,
             cmd.line,
             path.display(),
             cmd.text
@@ -264,7 +318,13 @@ fn check_report(path: &Path, ledger: bool, origin: &str, cmd: &Cmd) {
             .map(|p| (*p).to_owned())
             .collect::<BTreeSet<_>>()
     };
-    let context = format!("README line {}: {}\n{}", cmd.line, path.display(), cmd.text);
+    let context = format!(
+        "{}:{}: {}\n{}",
+        cmd.file,
+        cmd.line,
+        path.display(),
+        cmd.text
+    );
     assert_eq!(failed, want(FAILED), "failures named: {context}");
     assert_eq!(
         paths(&report, "/expected/items", origin),
@@ -284,12 +344,11 @@ fn check_report(path: &Path, ledger: bool, origin: &str, cmd: &Cmd) {
 #[test]
 fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_planned_gaps() {
     let started = Instant::now();
-    // README_UNDER_TEST=FILE runs another README's commands (an older one, a draft).
-    let readme_path = std::env::var_os("README_UNDER_TEST")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| rip_testkit::repo().join("README.md"));
-    let readme = std::fs::read_to_string(&readme_path).unwrap();
-    let cmds = commands(&readme);
+    // README_UNDER_TEST=FILE runs another document's commands alone (an older README, a draft).
+    let documents = std::env::var_os("README_UNDER_TEST")
+        .map(|f| vec![PathBuf::from(f)])
+        .unwrap_or_else(documents);
+    let cmds = all_commands(&documents);
     assert!(cmds.len() > 20, "found {} commands", cmds.len());
     for bin in ["rip-discover", "rip-fetch", "ripperoni", "rip-health"] {
         rip_testkit::bin(bin);
@@ -299,7 +358,7 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
     for (start, why) in SKIPPED {
         assert!(
             cmds.iter().any(|c| c.text.trim_start().starts_with(start)),
-            "a skipped command is no longer in the README: `{start}` ({why})"
+            "a skipped command is no longer in the README or the guide: `{start}` ({why})"
         );
     }
     for (from, _, why) in SUBSTITUTIONS {
@@ -311,7 +370,7 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
     for (name, _) in FIXTURES {
         assert!(
             cmds.iter().any(|c| c.text.contains(name)),
-            "a fixture is no longer named by the README: {name}"
+            "a fixture is no longer named by the README or the guide: {name}"
         );
     }
 
@@ -339,7 +398,7 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
     for cmd in &cmds {
         let start = cmd.text.trim_start();
         if let Some((_, why)) = SKIPPED.iter().find(|(s, _)| start.starts_with(s)) {
-            eprintln!("README line {}: skipped ({why}): {}", cmd.line, cmd.text);
+            eprintln!("{}:{}: skipped ({why}): {}", cmd.file, cmd.line, cmd.text);
             continue;
         }
         let mut script = cmd.text.clone();
@@ -356,11 +415,12 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
         }
         let api = wiki.as_ref().map(|w| w.api_url().to_string());
         let ran = run(&script, dir, api.as_deref(), &broker.url());
-        timings.push((cmd.line, ran.took));
+        timings.push((format!("{}:{}", cmd.file, cmd.line), ran.took));
         assert!(
             ran.statuses.iter().all(|s| *s == 0 || *s == 2) && !ran.stderr.contains("panicked"),
-            "README line {}: exit statuses {:?} (each stage must exit 0, or 2 for partial)\n\
+            "{}:{}: exit statuses {:?} (each stage must exit 0, or 2 for partial)\n\
              {script}\nstderr:\n{}",
+            cmd.file,
             cmd.line,
             ran.statuses,
             ran.stderr
@@ -370,7 +430,7 @@ fn every_command_in_the_readme_runs_and_the_health_reports_name_exactly_the_plan
         }
     }
     let took = started.elapsed();
-    eprintln!("README commands took {took:?}: {timings:?}");
+    eprintln!("The commands took {took:?}: {timings:?}");
     assert!(took < BUDGET, "{took:?} (budget {BUDGET:?}): {timings:?}");
 }
 

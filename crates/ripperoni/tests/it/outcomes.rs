@@ -1,6 +1,6 @@
 //! How a run ends: the exit codes (0 complete, 1 fatal; 2, 3 and 130 are in e2e and
 //! interrupt), Ladon's summary on stderr, and the run history in `runs.ndjson` read with
-//! the README's `jq` line.
+//! the guide's `jq` line (docs/guide/ripperoni.md).
 
 use crate::support::*;
 use std::path::Path;
@@ -20,26 +20,27 @@ fn listed(dir: &Path, origin: &str, urls: &[&str]) -> std::path::PathBuf {
     })
 }
 
-/// The README's one line for "when did the last complete run end", for `target`.
-fn readme_jq_line(target: &str) -> String {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let line = readme
+/// The guide's one line for "when did the last complete run end", for `target`
+/// (docs/guide/ripperoni.md).
+fn guide_jq_line(target: &str) -> String {
+    let guide = std::fs::read_to_string(repo().join("docs/guide/ripperoni.md")).unwrap();
+    let line = guide
         .lines()
         .find(|l| {
             l.starts_with("jq ")
                 && l.contains(".status == \"complete\"")
                 && l.contains("runs.ndjson")
         })
-        .expect("README.md has the jq line for the last complete run");
+        .expect("docs/guide/ripperoni.md has the jq line for the last complete run");
     line.replace("mysite", target)
 }
 
 #[test]
-fn a_complete_run_exits_0_and_the_readmes_jq_line_finds_when_the_last_one_ended() {
+fn a_complete_run_exits_0_and_the_guides_jq_line_finds_when_the_last_one_ended() {
     let server = plain_server();
     let dir = tempfile::tempdir().unwrap();
     let origin = server.origin();
-    let jq = readme_jq_line("emberfall");
+    let jq = guide_jq_line("emberfall");
     let last_complete = || {
         let o = rip_testkit::shell(&jq, Some(dir.path())).output().unwrap();
         assert!(o.status.success(), "{jq}: {}", stderr(&o));
