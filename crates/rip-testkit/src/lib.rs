@@ -5,20 +5,24 @@
 //!
 //! The binaries live in one package, `rip-bin` (the top-level `bin/`), not in the stages'
 //! library packages: `cargo test --workspace` (and `make test`) builds them all before any
-//! test runs (`rip-bin` has tests of its own, which need them). When a single package's
-//! tests run alone (`cargo test -p rip-route`), build the binaries first, the stage's own
-//! included: `cargo build --workspace --bins`. Binaries are looked up next to the
+//! test runs (`rip-bin` has tests of its own, which need them). A single package's tests
+//! (`cargo test -p rip-route`) rebuild its library but not the programs, so every binary
+//! handed out ([`bin`], [`bin_dir`], [`path_with_bins`]) is first checked against the
+//! sources it was built from, and a stale one fails the test with the command to run,
+//! `cargo build -p rip-bin --bins` (see [`check_fresh`]). Binaries are looked up next to the
 //! running test executable (`target/<profile>/`), so the profile and target directory
 //! always match the test's own.
 
 #![deny(missing_docs)]
 
 mod folders;
+mod fresh;
 pub mod nats;
 mod stage;
 mod wait;
 
 pub use folders::{files_below, jsonl_folder, make_read_only, read_json, unprivileged_prefix};
+pub use fresh::{Stale, check_all_fresh, check_fresh};
 pub use nats::{NatsServer, absent_broker, assert_broker_absent, free_port};
 pub use stage::{Ran, Stage, interrupt, record, stream};
 pub use wait::wait_for;
@@ -36,8 +40,17 @@ pub fn testdata(rel: &str) -> PathBuf {
     repo().join("testdata").join(rel)
 }
 
-/// The directory holding the workspace binaries of the running test's profile.
+/// The directory holding the workspace binaries of the running test's profile. Panics,
+/// naming the command to run, when one of them is older than its sources (see
+/// [`check_all_fresh`]): a program run from here runs other programs from here.
 pub fn bin_dir() -> PathBuf {
+    let dir = profile_dir();
+    fresh::assert_all_fresh(&dir);
+    dir
+}
+
+/// `target/<profile>/` of the running test executable.
+fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test executable's path");
     // target/<profile>/deps/<test>-<hash>
     let deps = exe.parent().expect("deps dir");
@@ -50,19 +63,15 @@ pub fn bin_dir() -> PathBuf {
 }
 
 /// The path of a workspace binary, e.g. `bin("rip-fetch")`. Panics with the command
-/// to run when it has not been built.
+/// to run when it has not been built, or not from the sources as they are now (see
+/// [`check_fresh`]).
 pub fn bin(name: &str) -> PathBuf {
-    let path = bin_dir().join(name);
-    assert!(
-        path.is_file(),
-        "binary `{name}` not found at {} (hint: run `cargo build --workspace --bins` first, \
-         or the whole suite with `make test`)",
-        path.display()
-    );
-    path
+    let dir = profile_dir();
+    fresh::assert_fresh(&dir, name);
+    dir.join(name)
 }
 
-/// A `PATH` with the workspace binaries first.
+/// A `PATH` with the workspace binaries first, each checked as [`bin_dir`] does.
 pub fn path_with_bins() -> std::ffi::OsString {
     let mut paths = vec![bin_dir()];
     if let Some(old) = std::env::var_os("PATH") {
