@@ -1,7 +1,7 @@
-//! The MediaWiki Action API without the HTTP: the requests rip-discover and rip-fetch send to
-//! a wiki, and what they make of its answers. Sending is rip-http's job (rate limits,
-//! retries, cache); this crate builds [`ApiRequest`]s and parses the bodies that come back,
-//! so both stages speak to a wiki the same way.
+//! The MediaWiki Action API without the HTTP: the requests the wiki lister (`rip-wikilist`,
+//! run by `rip-discover --mediawiki`) and rip-fetch send to a wiki, and what they make of its
+//! answers. Sending is rip-http's job (rate limits, retries, cache); this crate builds
+//! [`ApiRequest`]s and parses the bodies that come back, so both speak to a wiki the same way.
 //!
 //! - **Enumeration** ([`list_request`], [`parse_list`]): every page of a namespace
 //!   (`list=allpages`) or the members of one category (`list=categorymembers`), a page at a

@@ -1,4 +1,4 @@
-//! rip-mediawiki against the real test MediaWiki: the loops rip-discover and rip-fetch will
+//! rip-mediawiki against the real test MediaWiki: the loops rip-wikilist and rip-fetch
 //! run, driven here with plain reqwest.
 
 use std::collections::{BTreeMap, BTreeSet};
