@@ -45,7 +45,7 @@
 
 mod api;
 mod listing;
-mod resume;
+pub mod resume;
 pub mod retry;
 
 pub use resume::{Resumed, WikiJournal};
