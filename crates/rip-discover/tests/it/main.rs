@@ -117,6 +117,7 @@ pub fn run_with(args: &[&str], cache: &Path, stdin: Option<&str>) -> Ran {
     r
 }
 
+/// `rip-discover` run with `args` and a cache folder of its own, removed afterwards.
 pub fn run(args: &[&str]) -> Ran {
     let cache = tempfile::tempdir().unwrap();
     run_with(args, cache.path(), None)

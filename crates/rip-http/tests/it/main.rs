@@ -29,6 +29,7 @@ pub fn config() -> HttpConfig {
     c
 }
 
+/// The page `f` fetched; panics on any other outcome.
 pub fn page(f: &Fetched) -> &Response {
     match &f.outcome {
         Outcome::Page(p) => p,
@@ -36,6 +37,7 @@ pub fn page(f: &Fetched) -> &Response {
     }
 }
 
+/// The failure `f` ended in; panics on any other outcome.
 pub fn fail(f: &Fetched) -> &FetchFailure {
     match &f.outcome {
         Outcome::Failure(x) => x,
@@ -43,4 +45,5 @@ pub fn fail(f: &Fetched) -> &FetchFailure {
     }
 }
 
+/// A small HTML page the tests serve.
 pub const HTML: &str = "<!doctype html><title>t</title><p>hello</p>";
