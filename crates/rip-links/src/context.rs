@@ -9,9 +9,10 @@
 //! that matched. Links outside any row get nothing.
 //!
 //! Rows need a real tree (tables routinely omit `</td>` and `</tr>`), so pages the rules
-//! apply to (`--context-pages REGEX`, default every page) are parsed with `scraper`
-//! (html5ever's spec-compliant tree builder) instead of the streaming link extractor;
-//! both give the same links, text and `rel` (a test compares them on every demo page).
+//! apply to (`--context-pages REGEX`, default every page) are also parsed with `scraper`
+//! (html5ever's spec-compliant tree builder), for their rows only: the links themselves,
+//! their text, `<base href>` and nofollow are [`crate::extract`]'s, whose rules live in
+//! one place.
 
 use std::collections::HashMap;
 
@@ -19,7 +20,7 @@ use regex::Regex;
 use scraper::{ElementRef, Html, Selector};
 use serde_json::{Map, Value};
 
-use crate::{Extracted, MAX_LINKS_PER_PAGE, collapse_ws, meta_nofollow, rel_nofollow};
+use crate::{Extracted, collapse_ws};
 
 /// A bad rule.
 #[derive(Debug, thiserror::Error)]
@@ -129,56 +130,58 @@ impl ContextRules {
         raw
     }
 
-    /// Extracts links as [`crate::extract`] does, with row context, from text.
+    /// The links [`crate::extract`] finds in `html`, each inside a row with that row's
+    /// context. The rows come from a tree (tables routinely omit `</td>` and `</tr>`);
+    /// the links, their text, `<base>` and nofollow from the one extractor. The tree's
+    /// anchors are paired with the extractor's links in document order by `href`
+    /// ([`pair`]); a link the tree does not hold where the extractor found it (markup a
+    /// tree builder rearranges) gets no context.
     pub fn extract(&self, html: &str) -> Extracted {
+        let mut out = crate::extract(html.as_bytes(), encoding_rs::UTF_8);
         let doc = Html::parse_document(html);
-        let mut out = Extracted::default();
-        let base = Selector::parse("base[href]").expect("a valid selector");
-        out.base = doc
-            .select(&base)
-            .next()
-            .and_then(|b| b.attr("href"))
-            .map(str::to_owned);
-        let meta = Selector::parse("meta[name][content]").expect("a valid selector");
-        out.nofollow_page = doc.select(&meta).any(|m| {
-            m.attr("name")
-                .is_some_and(|n| n.trim().eq_ignore_ascii_case("robots"))
-                && m.attr("content").is_some_and(meta_nofollow)
-        });
         let anchors = Selector::parse("a[href]").expect("a valid selector");
-        let img = Selector::parse("img[alt]").expect("a valid selector");
         let mut rows: HashMap<ego_tree::NodeId, Map<String, Value>> = HashMap::new();
-        for a in doc.select(&anchors) {
-            if out.len() >= MAX_LINKS_PER_PAGE {
-                out.dropped += 1;
-                continue;
+        let tree: Vec<(&str, Option<ElementRef<'_>>)> = doc
+            .select(&anchors)
+            .map(|a| {
+                let row = a
+                    .ancestors()
+                    .filter_map(ElementRef::wrap)
+                    .find(|e| self.row.matches(e));
+                (a.attr("href").unwrap_or_default(), row)
+            })
+            .collect();
+        let hrefs: Vec<&str> = tree.iter().map(|(h, _)| *h).collect();
+        for (link, anchor) in pair(&out, &hrefs) {
+            if let Some(row) = tree[anchor].1 {
+                let raw = rows
+                    .entry(row.id())
+                    .or_insert_with(|| self.row_context(row))
+                    .clone();
+                out.set_context(link, raw);
             }
-            let mut text = collapse_ws(&a.text().collect::<Vec<_>>().join(""));
-            if text.is_empty() {
-                text = a
-                    .select(&img)
-                    .next()
-                    .and_then(|i| i.attr("alt"))
-                    .or_else(|| a.attr("title"))
-                    .map(collapse_ws)
-                    .unwrap_or_default();
-            }
-            let row = a
-                .ancestors()
-                .filter_map(ElementRef::wrap)
-                .find(|e| self.row.matches(e));
-            let raw = match row {
-                Some(r) => rows
-                    .entry(r.id())
-                    .or_insert_with(|| self.row_context(r))
-                    .clone(),
-                None => Map::new(),
-            };
-            let href = a.attr("href").unwrap_or_default();
-            out.push(href, &text, rel_nofollow(a.attr("rel")), raw);
         }
         out
     }
+}
+
+/// How far past the last pairing an anchor of the tree is looked for.
+const PAIR_WINDOW: usize = 64;
+
+/// Pairs the extractor's links with the tree's anchors (`hrefs`, in tree order): each
+/// link with the next anchor of the same `href` within [`PAIR_WINDOW`] anchors of the
+/// last one paired. On pages both read alike (every demo page), link `i` is anchor `i`.
+fn pair(found: &Extracted, hrefs: &[&str]) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::with_capacity(found.len());
+    let mut next = 0;
+    for (i, link) in found.links().enumerate() {
+        let end = hrefs.len().min(next + PAIR_WINDOW);
+        if let Some(k) = (next..end).find(|&k| hrefs[k] == link.href) {
+            pairs.push((i, k));
+            next = k + 1;
+        }
+    }
+    pairs
 }
 
 #[cfg(test)]
@@ -239,11 +242,12 @@ mod tests {
         assert!(err.to_string().contains("NAME=SELECTOR"), "{err}");
     }
 
-    /// The tokenizer-based extractor agrees with html5ever's tree builder on markup where
-    /// a tokenizer alone would go wrong: raw-text elements, foreign content, nested and
-    /// unclosed anchors, character references in attributes.
+    /// The rules give the links the extractor gives, with the rows of the tree, on markup
+    /// a tree builder rearranges: raw-text elements, foreign content, nested, unclosed
+    /// and reopened anchors (`<p><a>x</p>y` is two anchors in the tree, one link here),
+    /// character references in attributes.
     #[test]
-    fn same_links_as_the_tree_builder_on_tricky_markup() {
+    fn the_extractors_links_with_the_trees_rows() {
         let rules = ContextRules::new("tr", &[], None).unwrap();
         let pages = [
             r#"<title><a href="/t">x</a></title><textarea><a href="/ta"></a></textarea>
@@ -254,20 +258,45 @@ mod tests {
             <script>'<a href="/js">'</script><a href="/end">End</a>"#,
             r#"<a href="/1">one <a name="x">named</a> tail <a href="/2">two<a href="/3">three"#,
             r#"<a href="/u?a=1&amp;b=2&copy=3&lt=4" title="T">  </a><a href=/i><img alt="A"></a>"#,
-            r#"<table><tr><td><a href=/a>A<td><a href=/b rel="x nofollow">B</table>"#,
             r#"<p>text <!-- <a href="/c"> --> <a href="/d"><b>bold</b><i> it</i></a>"#,
+            r#"<p><a href="/x">a</p>b<table><tr><td><a href=/r>R</table>"#,
         ];
         for html in pages {
             let fast = extract(html.as_bytes(), encoding_rs::UTF_8);
             let tree = rules.extract(html);
             assert_eq!(triples(&fast), triples(&tree), "{html}");
         }
+        let e = rules.extract(pages[5]);
+        let rows: Vec<_> = e.links().map(|l| l.raw.get("rowText")).collect();
+        assert_eq!(rows, [None, Some(&Value::from("R"))]);
     }
 
-    /// Both extractors agree on every page of the demo site.
+    /// Rows that omit their end tags give each link its own row's context.
     #[test]
-    fn same_links_as_the_streaming_extractor() {
+    fn links_in_rows_without_end_tags_get_their_rows() {
         let rules = ContextRules::new("tr", &[], None).unwrap();
+        let e = rules.extract(
+            r#"<table><tr><td><a href=/a>A<td><a href=/b rel="x nofollow">B<tr><td><a href=/a>A2</table>"#,
+        );
+        let got: Vec<_> = e
+            .links()
+            .map(|l| (l.href, l.nofollow, l.raw["rowText"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("/a", false, "A B"),
+                ("/b", true, "A B"),
+                ("/a", false, "A2")
+            ]
+        );
+    }
+
+    /// On every page of the demo site each link the extractor finds is paired with the
+    /// tree's anchor of the same place: link `i` with anchor `i`.
+    #[test]
+    fn every_demo_link_pairs_with_its_anchor() {
+        let anchors = Selector::parse("a[href]").unwrap();
         let mut pages = 0;
         let mut stack = vec![std::path::PathBuf::from(SITE)];
         while let Some(p) = stack.pop() {
@@ -277,13 +306,14 @@ mod tests {
                     stack.push(path);
                 } else if path.extension().is_some_and(|e| e == "html") {
                     let body = std::fs::read(&path).unwrap();
-                    let enc = charset_for(Some("text/html"), &body);
-                    let fast = extract(&body, enc);
-                    let (text, _, _) = enc.decode(&body);
-                    let tree = rules.extract(&text);
-                    assert_eq!(triples(&fast), triples(&tree), "{}", path.display());
-                    assert_eq!(fast.base, tree.base, "{}", path.display());
-                    assert_eq!(fast.nofollow_page, tree.nofollow_page);
+                    let (text, _, _) = charset_for(Some("text/html"), &body).decode(&body);
+                    let found = extract(text.as_bytes(), encoding_rs::UTF_8);
+                    let doc = Html::parse_document(&text);
+                    let hrefs: Vec<&str> = (doc.select(&anchors))
+                        .map(|a| a.attr("href").unwrap())
+                        .collect();
+                    let want: Vec<(usize, usize)> = (0..found.len()).map(|i| (i, i)).collect();
+                    assert_eq!(pair(&found, &hrefs), want, "{}", path.display());
                     pages += 1;
                 }
             }

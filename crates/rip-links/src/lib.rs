@@ -112,13 +112,12 @@ impl Extracted {
         self.links.is_empty()
     }
 
-    /// Adds a link whose text is known.
-    pub fn push(&mut self, href: &str, text: &str, nofollow: bool, raw: Map<String, Value>) {
-        let i = self.open(href, nofollow);
-        let from = self.mark();
-        self.strings.push_str(text);
-        self.set_text(i, from);
-        self.links[i].raw = raw;
+    /// Sets the context of link `i` (found by [context rules](crate::context)); nothing
+    /// past the last link.
+    pub fn set_context(&mut self, i: usize, raw: Map<String, Value>) {
+        if let Some(l) = self.links.get_mut(i) {
+            l.raw = raw;
+        }
     }
 
     /// The strings and the links' places in them, for a caller that takes each link's

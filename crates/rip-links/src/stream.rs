@@ -4,7 +4,7 @@
 //! comment, CDATA, an unfinished tag, an ambiguous character reference, a raw-text
 //! element left open, a NUL) or where the two could differ in what they keep (a link
 //! text past [`MAX_RAW_TEXT`] bytes, an end tag name past [`MAX_NAME`]), it gives up
-//! with a [`Bail`] and `links::extract` reads the page with html5gum.
+//! with a [`Bail`] and [`crate::extract`] reads the page with html5gum.
 
 use rip_html::{Bail, Scanner, Token};
 
