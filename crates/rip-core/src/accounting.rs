@@ -86,6 +86,19 @@ impl Summary {
         n(&self.output).saturating_sub(n(&self.passed_through))
     }
 
+    /// What every stage's stderr line ends with: `; 3 bad input lines` when there were any,
+    /// and `; passed through: …` ([`Summary::passed_through_text`]) when anything was.
+    pub fn books_text(&self) -> String {
+        let mut text = String::new();
+        if self.bad_lines > 0 {
+            text.push_str(&format!("; {} bad input lines", self.bad_lines));
+        }
+        if let Some(passed) = self.passed_through_text() {
+            text.push_str(&format!("; {passed}"));
+        }
+        text
+    }
+
     /// `passed through: failure 2, page 48, summary 1`, for a stage's stderr line; `None`
     /// when nothing passed through.
     pub fn passed_through_text(&self) -> Option<String> {

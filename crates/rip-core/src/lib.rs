@@ -8,6 +8,9 @@
 //! - [`ndjson`]: the streaming reader ([`NdjsonReader`], yielding [`Line`]s whose kind is
 //!   peeked without decoding) and the buffered writer ([`NdjsonWriter`]).
 //! - [`stream`]: [`Pipe`], the read-process-write loop of record-at-a-time stages.
+//! - [`books`]: [`Books`], what every stage's loop keeps account of (input, bad lines,
+//!   ledger, summary, status), the synchronous stages' through their [`Pipe`].
+//! - [`spill`]: [`spill::SpillFile`], queued items past a memory budget, waiting on disk.
 //! - [`folder`]: the record files of an output folder, for the stages that read one whole.
 //! - [`exit`]: the exit codes and [`Status`].
 //! - [`state_folder`]: the `--state DIR` folder of a resumable run (lock, parameters,
@@ -16,6 +19,7 @@
 //!   `cache.mode`).
 
 pub mod accounting;
+pub mod books;
 pub mod cache_mode;
 pub mod category;
 pub mod context;
@@ -26,11 +30,13 @@ pub mod ndjson;
 pub mod outcome;
 pub mod published_schema;
 pub mod record;
+pub mod spill;
 pub mod state_folder;
 pub mod stderr;
 pub mod stream;
 
 pub use accounting::{Ledger, Summary, peak_rss_bytes};
+pub use books::Books;
 pub use cache_mode::{CacheMode, UnknownCacheMode};
 pub use category::{BodyEncoding, CharsetSource, ErrorCategory, ExpectedSource, Phase};
 pub use context::{Context, ErrorEntry};

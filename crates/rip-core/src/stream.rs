@@ -2,32 +2,27 @@
 //!
 //! Input is read on its own thread ([`spawn_reader`]) so that the stage can tell when
 //! its input is idle: it then flushes its output, so a downstream stage is never
-//! starved while this one waits. A malformed line is reported on stderr as
-//! `<input>:<line>: <what is wrong>` (the first ten of a process; then how many more),
-//! counted in the closing [`Summary`], and skipped;
-//! with `strict` the pipe stops at it instead. Ctrl-C (the `stop` flag) ends input
-//! cleanly: what was read is processed and flushed, and the status says `interrupted`.
+//! starved while this one waits. What it reads and writes goes in its [`Books`] (bad
+//! lines, input counts, ledger, the closing [`Summary`] and its status: the same books
+//! the async stages keep). Ctrl-C (the `stop` flag) ends input cleanly: what was read is
+//! processed and flushed, and the status says `interrupted`.
 
-use chrono::Utc;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, BufReader, Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::accounting::{Ledger, Summary};
+use crate::accounting::Summary;
+use crate::books::Books;
 use crate::exit::Status;
-use crate::ndjson::{
-    Line, MalformedLine, NdjsonReader, NdjsonWriter, ReadError, report_bad_line,
-    report_unshown_bad_lines,
-};
+use crate::ndjson::{Line, MalformedLine, NdjsonReader, NdjsonWriter, ReadError};
 use crate::record::Record;
 
-/// How many entered URLs a `ledger` record holds at most.
-pub const LEDGER_BATCH: usize = 1000;
+pub use crate::books::LEDGER_BATCH;
 
 /// Reads `input` on a new thread and hands each line (or read error) to `deliver`,
 /// until input ends or `deliver` returns false.
@@ -136,16 +131,7 @@ impl PipeOptions {
 pub struct Pipe<W: Write> {
     rx: Receiver<Result<Line, ReadError>>,
     read_ahead: Arc<ReadAhead>,
-    out: NdjsonWriter<W>,
-    opts: PipeOptions,
-    started_at: chrono::DateTime<Utc>,
-    input_counts: BTreeMap<String, u64>,
-    bad_lines: u64,
-    partial: bool,
-    interrupted: bool,
-    counters: BTreeMap<String, u64>,
-    notes: Vec<String>,
-    ledger: Vec<String>,
+    books: Books<W>,
 }
 
 impl<W: Write> Pipe<W> {
@@ -172,32 +158,15 @@ impl<W: Write> Pipe<W> {
         Ok(Self {
             rx,
             read_ahead,
-            out: NdjsonWriter::new(output),
-            opts,
-            started_at: Utc::now(),
-            input_counts: BTreeMap::new(),
-            bad_lines: 0,
-            partial: false,
-            interrupted: false,
-            counters: BTreeMap::new(),
-            notes: Vec::new(),
-            ledger: Vec::new(),
+            books: Books::new(&opts, NdjsonWriter::new(output)),
         })
-    }
-
-    fn stopped(&self) -> bool {
-        self.opts
-            .stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
     /// The next valid line, or `None` at the end of input (or when stopped).
     /// Malformed lines are reported, counted and skipped here.
     pub fn next_line(&mut self) -> Result<Option<Line>, PipeError> {
         loop {
-            if self.stopped() {
-                self.interrupted = true;
+            if self.books.stop_asked() {
                 return Ok(None);
             }
             let item = match self.rx.try_recv() {
@@ -222,8 +191,7 @@ impl<W: Write> Pipe<W> {
     /// is idle. Output is flushed before waiting, as in `next_line`.
     pub fn poll_line(&mut self, wait: Duration) -> Result<Polled, PipeError> {
         loop {
-            if self.stopped() {
-                self.interrupted = true;
+            if self.books.stop_asked() {
                 return Ok(Polled::End);
             }
             let item = match self.rx.try_recv() {
@@ -246,25 +214,10 @@ impl<W: Write> Pipe<W> {
 
     /// Counts a valid line, or reports and counts a malformed one (`None`).
     fn accept(&mut self, item: Result<Line, ReadError>) -> Result<Option<Line>, PipeError> {
-        match item {
-            Ok(line) => {
-                self.read_ahead.release(line.text().len());
-                *self
-                    .input_counts
-                    .entry(line.kind().as_str().to_owned())
-                    .or_default() += 1;
-                Ok(Some(line))
-            }
-            Err(ReadError::Malformed(m)) => {
-                self.bad_lines += 1;
-                report_bad_line(&m);
-                if self.opts.strict {
-                    return Err(PipeError::Strict(m));
-                }
-                Ok(None)
-            }
-            Err(e @ ReadError::Io { .. }) => Err(PipeError::Read(e)),
+        if let Ok(line) = &item {
+            self.read_ahead.release(line.text().len());
         }
+        self.books.read(item)
     }
 
     fn wait_for_input(&mut self) -> Option<Result<Line, ReadError>> {
@@ -272,10 +225,7 @@ impl<W: Write> Pipe<W> {
             match self.rx.recv_timeout(Duration::from_millis(50)) {
                 Ok(item) => return Some(item),
                 Err(RecvTimeoutError::Disconnected) => return None,
-                Err(RecvTimeoutError::Timeout) if self.stopped() => {
-                    self.interrupted = true;
-                    return None;
-                }
+                Err(RecvTimeoutError::Timeout) if self.books.stop_asked() => return None,
                 Err(RecvTimeoutError::Timeout) => {}
             }
         }
@@ -284,120 +234,68 @@ impl<W: Write> Pipe<W> {
     /// Reports a line that is valid JSON but not a valid record of its kind (as a
     /// malformed line: stderr, counted, partial). Under `strict` this is an error.
     pub fn bad_record(&mut self, line: &Line, message: impl fmt::Display) -> Result<(), PipeError> {
-        let m = MalformedLine {
-            input: self.opts.input_name.as_str().into(),
-            line: line.number(),
-            message: message.to_string(),
-        };
-        self.bad_lines += 1;
-        report_bad_line(&m);
-        if self.opts.strict {
-            return Err(PipeError::Strict(m));
-        }
-        Ok(())
+        self.books.bad_record(line, message)
     }
 
     /// Writes a record.
     pub fn emit(&mut self, record: &Record) -> Result<(), PipeError> {
-        Ok(self.out.write(record)?)
+        self.books.emit(record)
     }
 
     /// Writes a record this stage made, already serialised as a line.
     pub fn emit_line(&mut self, line: &Line) -> Result<(), PipeError> {
-        Ok(self.out.write_line(line)?)
+        self.books.emit_line(line)
     }
 
     /// Writes an input line back unchanged (counted as passed through).
     pub fn pass(&mut self, line: &Line) -> Result<(), PipeError> {
-        Ok(self.out.pass(line)?)
+        self.books.pass(line)
     }
 
-    /// Records that `url` entered the pipeline here (see [`Ledger`]).
+    /// Records that `url` entered the pipeline here (see [`Ledger`](crate::Ledger)).
     pub fn enter(&mut self, url: &str) -> Result<(), PipeError> {
-        self.ledger.push(url.to_owned());
-        if self.ledger.len() >= LEDGER_BATCH {
-            self.flush_ledger()?;
-        }
-        Ok(())
-    }
-
-    fn flush_ledger(&mut self) -> Result<(), PipeError> {
-        if self.ledger.is_empty() {
-            return Ok(());
-        }
-        let record = Record::Ledger(Ledger {
-            stage: self.opts.stage.clone(),
-            entered: std::mem::take(&mut self.ledger),
-            extra: Default::default(),
-        });
-        self.emit(&record)
+        self.books.enter(url)
     }
 
     /// Flushes pending ledger entries and buffered output.
     pub fn flush(&mut self) -> Result<(), PipeError> {
-        self.flush_ledger()?;
-        Ok(self.out.flush()?)
+        self.books.flush()
     }
 
     /// Marks the run partial (some record failed), without stopping it.
     pub fn mark_partial(&mut self) {
-        self.partial = true;
+        self.books.mark_partial();
     }
 
     /// Adds `n` to a stage-specific counter of the summary.
     pub fn count(&mut self, counter: &str, n: u64) {
-        *self.counters.entry(counter.to_owned()).or_default() += n;
+        self.books.count(counter, n);
     }
 
     /// Adds a stage-level note to the summary.
     pub fn note(&mut self, note: impl Into<String>) {
-        self.notes.push(note.into());
+        self.books.note(note);
     }
 
     /// True once input ended because of the stop flag.
     pub fn interrupted(&self) -> bool {
-        self.interrupted
+        self.books.interrupted()
     }
 
     /// Records written so far, by kind.
     pub fn output_counts(&self) -> &BTreeMap<String, u64> {
-        self.out.counts()
+        self.books.output_counts()
     }
 
-    /// The status the stage ends with, unless it decides otherwise.
+    /// The status the stage ends with, unless it decides otherwise ([`Books::status`]).
     pub fn status(&self) -> Status {
-        if self.interrupted {
-            Status::Interrupted
-        } else if self.partial || self.bad_lines > 0 {
-            Status::Partial
-        } else {
-            Status::Complete
-        }
+        self.books.status()
     }
 
     /// Writes the closing `summary` record (with `status`, or [`Pipe::status`] when
     /// `None`), flushes, and returns the summary.
     pub fn finish(mut self, status: Option<Status>) -> Result<Summary, PipeError> {
-        self.flush_ledger()?;
-        report_unshown_bad_lines(&self.opts.stage);
-        let summary = Summary {
-            stage: self.opts.stage.clone(),
-            pid: std::process::id(),
-            started_at: self.started_at,
-            ended_at: Utc::now(),
-            input: std::mem::take(&mut self.input_counts),
-            output: self.out.counts().clone(),
-            passed_through: self.out.passed().clone(),
-            bad_lines: self.bad_lines,
-            status: status.unwrap_or_else(|| self.status()),
-            counters: std::mem::take(&mut self.counters),
-            notes: std::mem::take(&mut self.notes),
-            peak_rss_bytes: crate::peak_rss_bytes(),
-            extra: Default::default(),
-        };
-        self.out.write(&Record::Summary(summary.clone()))?;
-        self.out.flush()?;
-        Ok(summary)
+        self.books.finish(status)
     }
 }
 

@@ -10,8 +10,6 @@
 //! (`--ignore-robots`) nothing is fetched at all. No page is fetched: the
 //! explanation is of the URL, not of the links on it.
 
-use std::collections::BTreeSet;
-
 use regex::Regex;
 use rip_http::{Fetcher, HttpConfig};
 use rip_url::Url;
@@ -119,7 +117,7 @@ impl Verdict {
 /// Explains each of `urls` under `cfg`'s scope (its start URLs give the default domain),
 /// canonicalisation and robots.txt; robots.txt is fetched when `cfg.http.robots` is on.
 pub async fn explain(cfg: &Config, urls: &[String]) -> Result<Vec<Explained>, DiscoverError> {
-    let scope = scope_of(cfg);
+    let scope = Scope::with_starts(cfg);
     let fetcher = match cfg.http.robots {
         true => Some(Fetcher::new(HttpConfig {
             stage: STAGE.into(),
@@ -150,24 +148,6 @@ pub async fn explain(cfg: &Config, urls: &[String]) -> Result<Vec<Explained>, Di
         all.push(e);
     }
     Ok(all)
-}
-
-/// The crawl's scope: the regexes, and without `--domain` the start URLs' origins.
-fn scope_of(cfg: &Config) -> Scope {
-    let mut scope = Scope {
-        domain: match &cfg.domain {
-            Some(re) => Domain::Regex(re.clone()),
-            None => Domain::Hosts(BTreeSet::new()),
-        },
-        follow: cfg.follow.clone(),
-        target: cfg.target.clone(),
-    };
-    for start in &cfg.starts {
-        if let Ok(url) = cfg.canon.parse(start) {
-            scope.add_start(&url);
-        }
-    }
-    scope
 }
 
 /// Canonicalisation and the three regexes (robots.txt comes after).
@@ -336,7 +316,7 @@ mod tests {
 
     fn judged(url: &str) -> Explained {
         let cfg = cfg();
-        let scope = scope_of(&cfg);
+        let scope = Scope::with_starts(&cfg);
         let mut e = judge(&cfg, &scope, url);
         e.verdict = verdict(&e, &scope);
         e

@@ -246,7 +246,7 @@ impl Frontier {
                 Ok(Some(place)) => return Waiting::Away(place),
                 Ok(None) => {}
                 Err(e) => {
-                    tracing::warn!("frontier spill file: {e}; waiting items stay in memory");
+                    tracing::warn!("frontier: {e}; waiting items stay in memory");
                     self.spill_failed = true;
                 }
             }

@@ -116,7 +116,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use regex::Regex;
-use rip_core::{PipeOptions, ReadError, Summary};
+use rip_core::{PipeOptions, Summary};
 use rip_http::{HttpConfig, StatsSnapshot};
 use rip_url::Canonicalizer;
 
@@ -270,12 +270,10 @@ pub enum DiscoverError {
     /// The state folder could not be used.
     #[error(transparent)]
     State(#[from] journal::StateError),
-    /// A malformed line under `--strict`.
-    #[error("{0} (stopping: --strict)")]
-    Strict(String),
-    /// The input could not be read.
+    /// The input could not be read, a malformed line under `--strict`, or the output
+    /// could not be written (a broken pipe among others).
     #[error(transparent)]
-    Read(ReadError),
+    Pipe(#[from] rip_core::PipeError),
     /// The broker of a shared crawl could not be reached, or refused.
     #[error(transparent)]
     Broker(rip_queue::QueueError),
@@ -287,14 +285,7 @@ pub enum DiscoverError {
 /// The parameters that define a crawl, for the state folder: budgets, concurrency and
 /// HTTP settings may change between runs; these may not.
 pub(crate) fn params_json(cfg: &Config, context: Option<&ContextRules>) -> String {
-    let scope = scope::Scope {
-        domain: match &cfg.domain {
-            Some(re) => scope::Domain::Regex(re.clone()),
-            None => scope::Domain::Hosts(Default::default()),
-        },
-        follow: cfg.follow.clone(),
-        target: cfg.target.clone(),
-    };
+    let scope = scope::Scope::of(cfg);
     let dropped: Vec<String> = cfg
         .canon
         .dropped()

@@ -9,11 +9,16 @@
 //! So a link can be traversed without being collected, and a link that matches the
 //! target but not the delimiter is neither traversed nor collected. Regexes are matched
 //! (unanchored, as JavaScript's `RegExp.test`) against the canonical URL.
+//!
+//! The scope is assembled here only ([`Scope::of`], [`Scope::with_starts`]): the crawl,
+//! `--explain` and the state folder's parameters read the same one.
 
 use std::collections::BTreeSet;
 
 use regex::Regex;
 use rip_url::Url;
+
+use crate::Config;
 
 /// What becomes of a link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +71,37 @@ impl Default for Scope {
 }
 
 impl Scope {
+    /// The scope of a crawl configured by `cfg`, before any start URL: its three regexes,
+    /// and without `--domain` no origin yet (each start URL adds its own, [`Scope::add_start`]).
+    pub fn of(cfg: &Config) -> Self {
+        Self {
+            domain: match &cfg.domain {
+                Some(re) => Domain::Regex(re.clone()),
+                None => Domain::Hosts(BTreeSet::new()),
+            },
+            follow: cfg.follow.clone(),
+            target: cfg.target.clone(),
+        }
+    }
+
+    /// [`Scope::of`] with the origins of `cfg`'s start URLs (canonicalised; one that is
+    /// not a valid URL adds nothing): the scope of a crawl whose input adds no start.
+    pub fn with_starts(cfg: &Config) -> Self {
+        let mut scope = Self::of(cfg);
+        for start in &cfg.starts {
+            if let Ok(url) = cfg.canon.parse(start) {
+                scope.add_start(&url);
+            }
+        }
+        scope
+    }
+
+    /// True when [`Scope::add_start`] with `url` would change the scope (a new origin for
+    /// the default domain).
+    pub fn widened_by(&self, url: &Url) -> bool {
+        matches!(&self.domain, Domain::Hosts(h) if !h.contains(&origin_of(url)))
+    }
+
     /// Adds a start URL's origin to the default domain (no effect with `--domain`).
     pub fn add_start(&mut self, url: &Url) {
         if let Domain::Hosts(hosts) = &mut self.domain {
@@ -168,6 +204,25 @@ mod tests {
         }
         assert!(!scope.start_is_target(&url("http://shop.test/")));
         assert!(scope.start_is_target(&url("http://shop.test/item/3")));
+    }
+
+    #[test]
+    fn built_from_the_config_with_its_start_origins() {
+        let cfg = Config {
+            starts: vec!["http://A.test:8080/x".into(), "not a url".into()],
+            follow: Some(Regex::new("/docs/").unwrap()),
+            ..Config::default()
+        };
+        let scope = Scope::with_starts(&cfg);
+        assert_eq!(scope.describe(), "hosts=a.test:8080 follow=/docs/ target=*");
+        assert_eq!(Scope::of(&cfg).describe(), "hosts= follow=/docs/ target=*");
+        assert!(!scope.widened_by(&url("http://a.test:8080/y")));
+        assert!(scope.widened_by(&url("http://a.test/y")));
+        let cfg = Config {
+            domain: Some(Regex::new("a").unwrap()),
+            ..cfg
+        };
+        assert!(!Scope::with_starts(&cfg).widened_by(&url("http://b.test/")));
     }
 
     #[test]

@@ -116,12 +116,7 @@ pub fn summary_line(s: &Summary) -> String {
         c("cacheHits"),
         done as f64 / secs
     ));
-    if s.bad_lines > 0 {
-        line.push_str(&format!("; {} bad input lines", s.bad_lines));
-    }
-    if let Some(passed) = s.passed_through_text() {
-        line.push_str(&format!("; {passed}"));
-    }
+    line.push_str(&s.books_text());
     for n in &s.notes {
         line.push_str(&format!("\n{}: {n}", s.stage));
     }

@@ -356,7 +356,7 @@ impl Hosts {
     /// The counters so far.
     pub(crate) fn stats(&self) -> QueueStats {
         QueueStats {
-            spilled: self.spill.spilled,
+            spilled: self.spill.spilled(),
             ..self.stats
         }
     }

@@ -62,7 +62,7 @@ use std::time::Duration;
 use chrono::Utc;
 use rip_core::PipeOptions;
 use rip_core::stream::spawn_reader;
-use rip_core::{Phase, ReadError, Record, Ref, Summary};
+use rip_core::{Phase, Record, Ref, Summary};
 use rip_http::{FetchOptions, Fetched, Fetcher, HttpConfig, StatsSnapshot, records};
 use tokio::sync::mpsc;
 
@@ -156,19 +156,14 @@ pub enum FetchError {
     /// The HTTP stack could not be built (bad header, proxy, cache folder).
     #[error(transparent)]
     Build(#[from] rip_http::BuildError),
-    /// A malformed line under `--strict`.
-    #[error("{0} (stopping: --strict)")]
-    Strict(String),
-    /// The input could not be read.
+    /// The input could not be read, a malformed line under `--strict`, or the output
+    /// could not be written (a broken pipe among others).
     #[error(transparent)]
-    Read(ReadError),
+    Pipe(#[from] rip_core::PipeError),
     /// Refs queued past the memory budget could not be read back from their temporary
     /// file.
-    #[error("cannot read back queued refs from the temporary spill file: {0}")]
+    #[error("cannot read back queued refs: {0}")]
     Spill(std::io::Error),
-    /// The output could not be written (a broken pipe among others).
-    #[error("cannot write output: {0}")]
-    Write(#[from] std::io::Error),
 }
 
 /// Fetches one ref and returns its record.
@@ -197,16 +192,15 @@ where
     R: Read + Send + 'static,
     W: Write,
 {
-    let started_at = Utc::now();
-    let start = tokio::time::Instant::now();
+    let started = (Utc::now(), tokio::time::Instant::now());
     let fetcher = Fetcher::new(HttpConfig {
         stage: STAGE.into(),
         ..config.http.clone()
     })?;
     let mut input = read_lines(&config, input)?;
-    let mut stage = Stage::new(&config, fetcher, output, start);
-    let interrupted = stage.pump(&mut input).await?;
-    stage.finish(started_at, interrupted)
+    let mut stage = Stage::new(&config, fetcher, output, started);
+    stage.pump(&mut input).await?;
+    stage.finish()
 }
 
 /// The lines of `input`, read on a thread of their own, at most a window ahead.
@@ -215,11 +209,6 @@ fn read_lines<R: Read + Send + 'static>(config: &Config, input: R) -> Result<Inp
     spawn_reader(input, config.pipe.input_name.as_str().into(), move |item| {
         tx.blocking_send(item.map(stage::InputLine::of)).is_ok()
     })
-    .map_err(|e| {
-        FetchError::Read(ReadError::Io {
-            input: "reader".into(),
-            source: e,
-        })
-    })?;
+    .map_err(rip_core::PipeError::Spawn)?;
     Ok(rx)
 }

@@ -3,16 +3,13 @@
 //! the summary.
 
 use std::collections::BTreeMap;
-use std::fmt::Display;
 use std::io::Write;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use rip_core::stream::LEDGER_BATCH;
 use rip_core::{
-    DecodeError, Kind, Ledger, Line, NdjsonWriter, ReadError, Record, Ref, Status, Summary,
+    Books, DecodeError, Kind, Line, NdjsonWriter, PipeError, ReadError, Record, Ref, Summary,
 };
 use rip_http::{Fetcher, StatsSnapshot};
 use tokio::sync::mpsc;
@@ -78,38 +75,37 @@ enum Done {
     Ready(u64, Box<Ref>),
 }
 
-/// The writing side: input order when asked, the ledger of first-round refs.
+/// The writing side: input order when asked, and the stage's [`Books`] (what was read
+/// and written, the ledger of first-round refs, the status).
 struct Output<W: Write> {
-    out: NdjsonWriter<W>,
+    books: Books<W>,
     ordered: bool,
     next_seq: u64,
     next_write: u64,
     pending: BTreeMap<u64, Out>,
-    ledger: Vec<String>,
-    failed: u64,
     /// Refs read whose record is not written yet (in flight, batched or reordered).
     open: usize,
 }
 
 impl<W: Write> Output<W> {
-    fn new(out: W, ordered: bool) -> Self {
+    fn new(books: Books<W>, ordered: bool) -> Self {
         Self {
-            out: NdjsonWriter::new(out),
+            books,
             ordered,
             next_seq: 0,
             next_write: 0,
             pending: BTreeMap::new(),
-            ledger: Vec::new(),
-            failed: 0,
             open: 0,
         }
     }
 
-    fn emit(&mut self, seq: u64, item: Out) -> std::io::Result<()> {
+    /// Writes `item` (in input order with `--ordered`); a failure made here makes the run
+    /// partial.
+    fn emit(&mut self, seq: u64, item: Out) -> Result<(), PipeError> {
         if let Out::Record(r) = &item
             && let Record::Failure(_) = r.as_ref()
         {
-            self.failed += 1;
+            self.books.mark_partial();
         }
         if !self.ordered {
             return self.write(item);
@@ -123,37 +119,16 @@ impl<W: Write> Output<W> {
     }
 
     /// The record made for a ref read: it is no longer open.
-    fn emit_record(&mut self, seq: u64, record: Record) -> std::io::Result<()> {
+    fn emit_record(&mut self, seq: u64, record: Record) -> Result<(), PipeError> {
         self.open -= 1;
         self.emit(seq, Out::Record(Box::new(record)))
     }
 
-    fn write(&mut self, item: Out) -> std::io::Result<()> {
+    fn write(&mut self, item: Out) -> Result<(), PipeError> {
         match item {
-            Out::Line(l) => self.out.pass(&l),
-            Out::Record(r) => self.out.write(&r),
+            Out::Line(l) => self.books.pass(&l),
+            Out::Record(r) => self.books.emit(&r),
         }
-    }
-
-    /// A first-round ref entered the pipeline here: its URL goes in the next ledger.
-    fn enter(&mut self, url: String) -> std::io::Result<()> {
-        self.ledger.push(url);
-        if self.ledger.len() >= LEDGER_BATCH {
-            self.flush_ledger()?;
-        }
-        Ok(())
-    }
-
-    fn flush_ledger(&mut self) -> std::io::Result<()> {
-        if self.ledger.is_empty() {
-            return Ok(());
-        }
-        let rec = Record::Ledger(Ledger {
-            stage: STAGE.into(),
-            entered: std::mem::take(&mut self.ledger),
-            extra: Default::default(),
-        });
-        self.out.write(&rec)
     }
 
     /// Refs read but not yet written.
@@ -187,8 +162,6 @@ pub(crate) struct Stage<'c, W: Write> {
     bound: not_before::Bound,
     waiting: not_before::Waiting,
     input_open: bool,
-    input_counts: BTreeMap<String, u64>,
-    bad_lines: u64,
     refs: u64,
     done: u64,
     too_far: u64,
@@ -198,10 +171,17 @@ pub(crate) struct Stage<'c, W: Write> {
 }
 
 impl<'c, W: Write> Stage<'c, W> {
-    pub(crate) fn new(config: &'c Config, fetcher: Fetcher, output: W, start: Instant) -> Self {
+    /// The stage of a run that started at `started_at` (`start` on the runtime's clock).
+    pub(crate) fn new(
+        config: &'c Config,
+        fetcher: Fetcher,
+        output: W,
+        (started_at, start): (DateTime<Utc>, Instant),
+    ) -> Self {
+        let books = Books::new(&config.pipe, NdjsonWriter::new(output)).starting_at(started_at);
         Self {
             fetcher,
-            output: Output::new(output, config.ordered),
+            output: Output::new(books, config.ordered),
             window: config.read_ahead(),
             tasks: JoinSet::new(),
             hosts: Hosts::new(
@@ -215,8 +195,6 @@ impl<'c, W: Write> Stage<'c, W> {
             bound: not_before::Bound::of(&config.http),
             waiting: not_before::Waiting::default(),
             input_open: true,
-            input_counts: BTreeMap::new(),
-            bad_lines: 0,
             refs: 0,
             done: 0,
             too_far: 0,
@@ -263,7 +241,7 @@ impl<'c, W: Write> Stage<'c, W> {
                     self.joined(joined)?;
                 }
                 _ = tick.tick() => {
-                    if self.stopped() {
+                    if self.output.books.stop_asked() {
                         return Ok(true);
                     }
                     self.tick()?;
@@ -325,14 +303,6 @@ impl<'c, W: Write> Stage<'c, W> {
         Ok(())
     }
 
-    fn stopped(&self) -> bool {
-        self.config
-            .pipe
-            .stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::Relaxed))
-    }
-
     /// A line from the reader (`None`: the input ended): passed through, or a ref taken on.
     fn read(&mut self, item: Option<Result<InputLine, ReadError>>) -> Result<(), FetchError> {
         let Some(item) = item else {
@@ -340,15 +310,13 @@ impl<'c, W: Write> Stage<'c, W> {
             return Ok(());
         };
         self.last_activity = Instant::now();
-        let InputLine { line, decoded } = match item {
-            Ok(read) => read,
-            Err(ReadError::Malformed(m)) => return self.bad_line(m),
-            Err(e @ ReadError::Io { .. }) => return Err(FetchError::Read(e)),
+        let (item, decoded) = match item {
+            Ok(InputLine { line, decoded }) => (Ok(line), decoded),
+            Err(e) => (Err(e), None),
         };
-        *self
-            .input_counts
-            .entry(line.kind().as_str().to_owned())
-            .or_default() += 1;
+        let Some(line) = self.output.books.read(item)? else {
+            return Ok(());
+        };
         let seq = self.output.next_seq;
         self.output.next_seq += 1;
         if line.kind() != &Kind::Ref {
@@ -366,20 +334,9 @@ impl<'c, W: Write> Stage<'c, W> {
             Err(message) => {
                 // Keep the numbering dense for --ordered.
                 self.output.next_seq -= 1;
-                let input = &self.config.pipe.input_name;
-                self.bad_line(format!("{input}:{}: {message}", line.number()))
+                Ok(self.output.books.bad_record(&line, message)?)
             }
         }
-    }
-
-    /// A malformed line: counted and reported; under `--strict`, the end.
-    fn bad_line(&mut self, message: impl Display) -> Result<(), FetchError> {
-        self.bad_lines += 1;
-        rip_core::ndjson::report_bad_line(&message);
-        if self.config.pipe.strict {
-            return Err(FetchError::Strict(message.to_string()));
-        }
-        Ok(())
     }
 
     /// A ref read (from a line `line_len` bytes long): into the ledger when it enters
@@ -395,7 +352,7 @@ impl<'c, W: Write> Stage<'c, W> {
         self.refs += 1;
         self.output.open += 1;
         if r.is_entry() {
-            self.output.enter(r.url.clone())?;
+            self.output.books.enter(&r.url)?;
         }
         let mut at = None;
         match not_before::schedule(&r, self.bound, Utc::now(), STAGE) {
@@ -478,12 +435,9 @@ impl<'c, W: Write> Stage<'c, W> {
                     self.spawn_batch(api, batch);
                 }
             }
-            Err(e) => {
-                // A fetch task never panics by design; if one did, say so loudly
-                // rather than lose the URL silently.
-                rip_core::stderr::say(format_args!("{STAGE}: internal error in a fetch task: {e}"));
-                self.output.failed += 1;
-            }
+            // A fetch task never panics by design; if one did, say so loudly rather than
+            // lose the URL silently.
+            Err(e) => self.output.books.internal_error("a fetch task", e),
         }
         Ok(())
     }
@@ -498,8 +452,7 @@ impl<'c, W: Write> Stage<'c, W> {
         if let Some(line) = self.waiting.tick(Utc::now()) {
             tracing::warn!("{line}");
         }
-        self.output.flush_ledger()?;
-        self.output.out.flush()?;
+        self.output.books.flush()?;
         self.progress(self.fetcher.stats());
         Ok(())
     }
@@ -515,43 +468,16 @@ impl<'c, W: Write> Stage<'c, W> {
         }
     }
 
-    /// Ends the stage: what is in flight is dropped, the ledger flushed, and the summary
-    /// written last.
-    pub(crate) fn finish(
-        mut self,
-        started_at: DateTime<Utc>,
-        interrupted: bool,
-    ) -> Result<Summary, FetchError> {
+    /// Ends the stage: what is in flight is dropped, and the books closed (the ledger
+    /// flushed, the summary written last).
+    pub(crate) fn finish(mut self) -> Result<Summary, FetchError> {
         self.tasks.abort_all();
-        self.output.flush_ledger()?;
-        rip_core::ndjson::report_unshown_bad_lines(STAGE);
         let http = self.fetcher.stats();
-        let counters = self.counters(&http);
+        for (k, v) in self.counters(&http) {
+            self.output.books.count(&k, v);
+        }
+        let summary = self.output.books.finish(None)?;
         self.say_too_far();
-        let status = if interrupted {
-            Status::Interrupted
-        } else if self.output.failed > 0 || self.bad_lines > 0 {
-            Status::Partial
-        } else {
-            Status::Complete
-        };
-        let summary = Summary {
-            stage: STAGE.into(),
-            pid: std::process::id(),
-            started_at,
-            ended_at: Utc::now(),
-            input: std::mem::take(&mut self.input_counts),
-            output: self.output.out.counts().clone(),
-            passed_through: self.output.out.passed().clone(),
-            bad_lines: self.bad_lines,
-            status,
-            counters,
-            notes: Vec::new(),
-            peak_rss_bytes: rip_core::peak_rss_bytes(),
-            extra: Default::default(),
-        };
-        self.output.out.write(&Record::Summary(summary.clone()))?;
-        self.output.out.flush()?;
         self.progress(http);
         Ok(summary)
     }

@@ -50,11 +50,6 @@ pub fn summary_line(s: &Summary) -> String {
             c("wikiUnexpandedPages")
         ));
     }
-    if s.bad_lines > 0 {
-        line.push_str(&format!("; {} bad input lines", s.bad_lines));
-    }
-    if let Some(passed) = s.passed_through_text() {
-        line.push_str(&format!("; {passed}"));
-    }
+    line.push_str(&s.books_text());
     line
 }

@@ -5,14 +5,13 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use rip_core::stream::spawn_reader;
 use rip_core::{
-    ErrorCategory, ErrorEntry, Failure, Kind, Line, NdjsonWriter, Phase, ReadError, Record, Ref,
-    Status, Summary,
+    Books, ErrorCategory, ErrorEntry, Failure, Kind, Line, NdjsonWriter, Phase, PipeError,
+    ReadError, Record, Ref, Status, Summary,
 };
 use rip_http::{Fetcher, HttpConfig};
 use rip_url::{Url, natural_cmp};
@@ -21,7 +20,7 @@ use tokio::task::{JoinError, JoinSet};
 
 use crate::frontier::{Frontier, Item, ItemKind, key, key_in};
 use crate::journal::Journal;
-use crate::scope::{Domain, Scope};
+use crate::scope::Scope;
 use crate::summary::Counters;
 use crate::task::{self, Done, Shared};
 use crate::{Config, DiscoverError, STAGE};
@@ -32,13 +31,12 @@ mod share;
 
 struct Crawl<W: Write> {
     cfg: Config,
-    /// When the run started (the summary's `startedAt`).
-    started_at: DateTime<Utc>,
     /// When the run started, for the progress display's elapsed time.
     started: tokio::time::Instant,
     shared: Arc<Shared>,
     scope: Arc<Scope>,
-    out: NdjsonWriter<W>,
+    /// The output and its account: input read, bad lines, records written, the status.
+    books: Books<W>,
     journal: Option<Journal>,
     /// This process's part in a crawl shared through the broker (`--broker`).
     share: Option<share::Share>,
@@ -57,12 +55,9 @@ struct Crawl<W: Write> {
     sitemap_files: usize,
     sorted: Vec<Ref>,
     counters: Counters,
+    /// Notes of the crawl (resume, sitemaps): the summary holds the first 20.
     notes: Vec<String>,
     exhausted: Option<String>,
-    not_ready: bool,
-    discover_failures: u64,
-    bad_lines: u64,
-    input_counts: BTreeMap<String, u64>,
     /// Records written since the last commit.
     uncommitted: usize,
 }
@@ -86,14 +81,9 @@ impl<W: Write> Crawl<W> {
     }
 
     fn add_scope_start(&mut self, url: &Url) {
-        if let Domain::Hosts(h) = &self.scope.domain
-            && h.contains(&crate::scope::origin_of(url))
-        {
-            return;
+        if self.scope.widened_by(url) {
+            Arc::make_mut(&mut self.scope).add_start(url);
         }
-        let mut s = (*self.scope).clone();
-        s.add_start(url);
-        self.scope = Arc::new(s);
     }
 
     /// A start URL from the arguments or a `ref` on the input.
@@ -109,9 +99,9 @@ impl<W: Write> Crawl<W> {
                 );
                 f.context = r.context.clone();
                 f.retryable = false;
-                self.discover_failures += 1;
-                self.not_ready = true;
-                self.out.write(&Record::Failure(f))?;
+                self.books.mark_partial();
+                self.books.raise(Status::NotReady);
+                self.books.emit(&Record::Failure(f))?;
                 return Ok(());
             }
         };
@@ -259,7 +249,7 @@ impl<W: Write> Crawl<W> {
         if self.cfg.sorted {
             self.sorted.push(item.record.clone());
         } else {
-            self.out.write(&Record::Ref(item.record.clone()))?;
+            self.books.emit(&Record::Ref(item.record.clone()))?;
         }
         self.done(item, true);
         Ok(())
@@ -268,7 +258,7 @@ impl<W: Write> Crawl<W> {
     /// Flushes stdout, then commits the journal lines that describe what was flushed.
     fn commit(&mut self) -> Result<(), DiscoverError> {
         self.uncommitted = 0;
-        self.out.flush()?;
+        self.books.flush()?;
         if let Some(j) = &mut self.journal {
             j.commit()?;
         }
@@ -295,8 +285,8 @@ where
         crawl.start(Ref::new(s))?;
     }
     let input = Input::spawn(input, &crawl.cfg.pipe.input_name)?;
-    let interrupted = crawl.crawl(input).await?;
-    crawl.finish(interrupted).await
+    crawl.crawl(input).await?;
+    crawl.finish().await
 }
 
 /// The input's lines, read on a thread of their own; `open` until the input ended.
@@ -317,12 +307,7 @@ impl Input {
         spawn_reader(input, input_name.into(), move |item| {
             tx.blocking_send(item).is_ok()
         })
-        .map_err(|e| {
-            DiscoverError::Read(ReadError::Io {
-                input: "reader".into(),
-                source: e,
-            })
-        })?;
+        .map_err(PipeError::Spawn)?;
         Ok(Self { lines, open: true })
     }
 }
@@ -330,6 +315,7 @@ impl Input {
 impl<W: Write> Crawl<W> {
     /// A crawl with nothing done yet: the fetcher, what its tasks share, the scope.
     fn new(mut cfg: Config, output: W) -> Result<Self, DiscoverError> {
+        let started_at = Utc::now();
         let mut http = HttpConfig {
             stage: STAGE.into(),
             ..cfg.http.clone()
@@ -352,20 +338,13 @@ impl<W: Write> Crawl<W> {
             sitemap_limits: cfg.sitemap_limits,
             resolutions: Default::default(),
         });
-        let scope = Scope {
-            domain: match &cfg.domain {
-                Some(re) => Domain::Regex(re.clone()),
-                None => Domain::Hosts(Default::default()),
-            },
-            follow: cfg.follow.clone(),
-            target: cfg.target.clone(),
-        };
+        let scope = Scope::of(&cfg);
+        let out = NdjsonWriter::new(output).with_flush_interval(Duration::from_secs(24 * 3600));
         Ok(Self {
-            started_at: Utc::now(),
             started: tokio::time::Instant::now(),
             shared,
             scope: Arc::new(scope),
-            out: NdjsonWriter::new(output).with_flush_interval(Duration::from_secs(24 * 3600)),
+            books: Books::new(&cfg.pipe, out).starting_at(started_at),
             journal: None,
             share: None,
             frontier: Frontier::with_memory(cfg.frontier_memory),
@@ -380,10 +359,6 @@ impl<W: Write> Crawl<W> {
             counters: Counters::default(),
             notes: Vec::new(),
             exhausted: None,
-            not_ready: false,
-            discover_failures: 0,
-            bad_lines: 0,
-            input_counts: BTreeMap::new(),
             uncommitted: 0,
             cfg,
         })
@@ -454,7 +429,7 @@ impl<W: Write> Crawl<W> {
                     self.joined(joined)?;
                 }
                 _ = tick.tick() => {
-                    if self.cfg.pipe.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    if self.books.stop_asked() {
                         return Ok(true);
                     }
                     self.commit()?;
@@ -467,37 +442,18 @@ impl<W: Write> Crawl<W> {
 
     /// An input line: a `ref` is a start URL, any other record passes through.
     fn read_line(&mut self, line: Result<Line, ReadError>) -> Result<(), DiscoverError> {
-        let line = match line {
-            Ok(line) => line,
-            Err(ReadError::Malformed(m)) => return self.bad_line(m.to_string()),
-            Err(e @ ReadError::Io { .. }) => return Err(DiscoverError::Read(e)),
+        let Some(line) = self.books.read(line)? else {
+            return Ok(());
         };
-        *self
-            .input_counts
-            .entry(line.kind().as_str().to_owned())
-            .or_default() += 1;
         if line.kind() != &Kind::Ref {
-            self.out.pass(&line)?;
+            self.books.pass(&line)?;
             return self.written();
         }
         match line.decode() {
             Ok(Record::Ref(r)) => self.start(r),
             Ok(_) => unreachable!("a line of kind ref decodes to a ref"),
-            Err(message) => {
-                let m = format!("{}:{}: {message}", self.cfg.pipe.input_name, line.number());
-                self.bad_line(m)
-            }
+            Err(message) => Ok(self.books.bad_record(&line, message)?),
         }
-    }
-
-    /// A bad input line: reported and counted, fatal with `--strict`.
-    fn bad_line(&mut self, message: String) -> Result<(), DiscoverError> {
-        self.bad_lines += 1;
-        rip_core::ndjson::report_bad_line(&message);
-        if self.cfg.pipe.strict {
-            return Err(DiscoverError::Strict(message));
-        }
-        Ok(())
     }
 
     /// A task that ended: its results handled, or said on stderr if it panicked.
@@ -513,8 +469,7 @@ impl<W: Write> Crawl<W> {
             }
             Err(e) => {
                 // Tasks never panic by design; if one did, say so rather than lose it.
-                rip_core::stderr::say(format_args!("{STAGE}: internal error in a crawl task: {e}"));
-                self.discover_failures += 1;
+                self.books.internal_error("a crawl task", e);
                 Ok(())
             }
         }
@@ -537,7 +492,7 @@ impl<W: Write> Crawl<W> {
 
     /// Ends the crawl: drops what is in flight (interrupted: a resumed run redoes it, from
     /// the cache), writes the sorted targets and the summary.
-    async fn finish(mut self, interrupted: bool) -> Result<Summary, DiscoverError> {
+    async fn finish(mut self) -> Result<Summary, DiscoverError> {
         self.tasks.abort_all();
         while self.tasks.join_next().await.is_some() {}
         if let Some(renderer) = &self.shared.renderer {
@@ -549,28 +504,17 @@ impl<W: Write> Crawl<W> {
             refs.sort_by(|a, b| natural_cmp(&a.url, &b.url));
             refs.dedup_by(|a, b| a.url == b.url);
             for r in refs {
-                self.out.write(&Record::Ref(r))?;
+                self.books.emit(&Record::Ref(r))?;
             }
         }
         self.commit()?;
-        let summary = self.summary(self.status(interrupted));
-        self.out.write(&Record::Summary(summary.clone()))?;
-        self.out.flush()?;
+        if self.frontier.lost() > 0 {
+            // Items lost from the frontier's spill file: URLs that vanished.
+            self.books.raise(Status::Failed);
+        }
+        self.close_books();
+        let summary = self.books.finish(None)?;
         self.report_progress();
         Ok(summary)
-    }
-
-    fn status(&self, interrupted: bool) -> Status {
-        if interrupted {
-            Status::Interrupted
-        } else if self.not_ready {
-            Status::NotReady
-        } else if self.frontier.lost() > 0 {
-            Status::Failed
-        } else if self.discover_failures > 0 || self.bad_lines > 0 {
-            Status::Partial
-        } else {
-            Status::Complete
-        }
     }
 }

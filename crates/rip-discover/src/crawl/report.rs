@@ -1,14 +1,11 @@
 //! What the crawl says about itself: the progress display's numbers and the `summary`
-//! record.
+//! record's counters and notes.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use chrono::Utc;
-use rip_core::{Status, Summary};
-
 use super::Crawl;
-use crate::{Progress, STAGE};
+use crate::Progress;
 
 impl<W: Write> Crawl<W> {
     /// Where the crawl is, for the progress display.
@@ -28,8 +25,8 @@ impl<W: Write> Crawl<W> {
         }
     }
 
-    /// The run's `summary` record.
-    pub(super) fn summary(&self, status: Status) -> Summary {
+    /// The crawl's counters and notes, into the books for the `summary` record.
+    pub(super) fn close_books(&mut self) {
         let mut counters: BTreeMap<String, u64> = BTreeMap::new();
         let mut put = |k: &str, v: u64| {
             counters.insert(k.to_owned(), v);
@@ -63,31 +60,21 @@ impl<W: Write> Crawl<W> {
                     "fetched" | "targets" | "failed" | "requests" | "cacheHits"
                 )
         });
-        let mut notes = Vec::new();
+        for (k, v) in counters {
+            self.books.count(&k, v);
+        }
         if let Some(e) = &self.exhausted {
-            notes.push(format!(
+            self.books.note(format!(
                 "budget exhausted: {e}; {} items left in the frontier",
                 self.frontier.len()
             ));
         }
-        notes.extend(self.notes.iter().take(20).cloned());
-        if self.notes.len() > 20 {
-            notes.push(format!("… and {} more notes", self.notes.len() - 20));
+        for note in self.notes.iter().take(20) {
+            self.books.note(note.clone());
         }
-        Summary {
-            stage: STAGE.into(),
-            pid: std::process::id(),
-            started_at: self.started_at,
-            ended_at: Utc::now(),
-            input: self.input_counts.clone(),
-            output: self.out.counts().clone(),
-            passed_through: self.out.passed().clone(),
-            bad_lines: self.bad_lines,
-            status,
-            counters,
-            notes,
-            peak_rss_bytes: rip_core::peak_rss_bytes(),
-            extra: Default::default(),
+        if self.notes.len() > 20 {
+            let more = format!("… and {} more notes", self.notes.len() - 20);
+            self.books.note(more);
         }
     }
 }

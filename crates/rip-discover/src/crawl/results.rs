@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use rip_core::{Phase, Record, Ref};
+use rip_core::{Phase, Record, Ref, Status};
 use rip_http::records;
 
 use super::Crawl;
@@ -102,7 +102,7 @@ impl<W: Write> Crawl<W> {
             PageResult::Denied(skip) => {
                 self.counters.robots_denied += 1;
                 let rec = records::expected_record(&item.record, &skip, Phase::Discover);
-                self.out.write(&Record::Expected(rec))?;
+                self.books.emit(&Record::Expected(rec))?;
                 self.done(&item, false);
             }
             PageResult::Failed(f, stats) => {
@@ -110,19 +110,19 @@ impl<W: Write> Crawl<W> {
                 if item.is_start {
                     // Ladon's ExpansionNotReadyError: the source itself is not there. Not
                     // marked done: a later run (same --state) tries it again.
-                    self.not_ready = true;
+                    self.books.raise(Status::NotReady);
                     let rec =
                         records::failure_record(&item.record, &f, &stats, Phase::Discover, STAGE);
-                    self.out.write(&Record::Failure(rec))?;
+                    self.books.emit(&Record::Failure(rec))?;
                 } else if item.is_target {
                     // Still a target: rip-fetch fetches it and records its failure.
                     self.counters.targets_failed += 1;
                     self.emit_target(&item)?;
                 } else {
-                    self.discover_failures += 1;
+                    self.books.mark_partial();
                     let rec =
                         records::failure_record(&item.record, &f, &stats, Phase::Discover, STAGE);
-                    self.out.write(&Record::Failure(rec))?;
+                    self.books.emit(&Record::Failure(rec))?;
                     self.done(&item, false);
                 }
             }
@@ -184,10 +184,10 @@ impl<W: Write> Crawl<W> {
             }
             SitemapResult::Failed(f, stats) => {
                 if declared {
-                    self.discover_failures += 1;
+                    self.books.mark_partial();
                     let rec =
                         records::failure_record(&item.record, &f, &stats, Phase::Discover, STAGE);
-                    self.out.write(&Record::Failure(rec))?;
+                    self.books.emit(&Record::Failure(rec))?;
                 } else {
                     self.notes.push(format!(
                         "no sitemap at {} ({})",

@@ -1,12 +1,10 @@
-//! Waiting items past the frontier's memory budget, on disk: one anonymous temporary file
-//! (in `TMPDIR`, removed by the system however the process ends), each item as JSON at a
-//! [`Place`] the frontier keeps (61 bits of its key's entry in the visited map instead of
-//! the item). Emptied when no item waits in it any more, so it holds at most what waits at
-//! once.
+//! Waiting items past the frontier's memory budget, on disk: a [`SpillFile`] (an
+//! anonymous temporary file, emptied when no item waits in it), each item at a [`Place`]
+//! the frontier keeps (61 bits of its key's entry in the visited map instead of the item).
 
-use std::fs::File;
 use std::io;
-use std::os::unix::fs::FileExt;
+
+use rip_core::spill::{Entry, SpillFile};
 
 use super::Item;
 
@@ -62,17 +60,11 @@ impl Place {
     }
 }
 
-/// Bytes before an item's JSON in the file: its `dispatch_order` (not in its JSON).
-const ORDER: usize = 8;
-
-/// The spill file, created at the first spill.
+/// The frontier's spill file: items tagged with their `dispatch_order` (not in their JSON).
 #[derive(Debug, Default)]
 pub(super) struct Spill {
-    file: Option<File>,
-    len: u64,
-    /// Items in the file not read back.
-    waiting: u64,
-    /// Items written over the run.
+    file: SpillFile<Item>,
+    /// Items written over the run (the frontier does not count an item written back).
     pub written: u64,
     /// Items that could not be read back.
     pub lost: u64,
@@ -82,18 +74,14 @@ impl Spill {
     /// Writes `item`; where it is, or `None` (nothing written) when it would have no
     /// [`Place`]: too long, or past the file's first TiB.
     pub fn write(&mut self, item: &Item) -> io::Result<Option<Place>> {
-        let mut json = item.dispatch_order.to_le_bytes().to_vec();
-        serde_json::to_writer(&mut json, item).map_err(io::Error::other)?;
-        let Some(place) = Place::new(self.len, json.len(), item.is_target) else {
+        let entry = Entry::new(item.dispatch_order, item)?;
+        let Ok(len) = usize::try_from(entry.len()) else {
             return Ok(None);
         };
-        let file = match &mut self.file {
-            Some(f) => f,
-            None => self.file.insert(tempfile::tempfile()?),
+        let Some(place) = Place::new(self.file.end(), len, item.is_target) else {
+            return Ok(None);
         };
-        file.write_all_at(&json, self.len)?;
-        self.len += json.len() as u64;
-        self.waiting += 1;
+        self.file.append(&entry)?;
         self.written += 1;
         Ok(Some(place))
     }
@@ -101,32 +89,18 @@ impl Spill {
     /// The item at `place` (each place once); `None`, logged and counted in
     /// [`Spill::lost`], when it cannot be read back.
     pub fn take(&mut self, place: Place) -> Option<Item> {
-        match self.read(place) {
-            Ok(item) => Some(item),
+        match self.file.read(place.at()) {
+            Ok((order, mut item, next)) => {
+                debug_assert_eq!(next - place.at(), place.len() as u64);
+                item.dispatch_order = order;
+                Some(item)
+            }
             Err(e) => {
-                tracing::error!("frontier spill file: an item cannot be read back: {e}");
+                tracing::error!("frontier: a waiting item is lost: {e}");
                 self.lost += 1;
                 None
             }
         }
-    }
-
-    fn read(&mut self, place: Place) -> io::Result<Item> {
-        let file = self
-            .file
-            .as_ref()
-            .ok_or_else(|| io::Error::other("no spill file"))?;
-        let mut json = vec![0; place.len()];
-        file.read_exact_at(&mut json, place.at())?;
-        self.waiting = self.waiting.saturating_sub(1);
-        if self.waiting == 0 {
-            file.set_len(0)?;
-            self.len = 0;
-        }
-        let (order, json) = json.split_at(ORDER);
-        let mut item: Item = serde_json::from_slice(json).map_err(io::Error::other)?;
-        item.dispatch_order = u64::from_le_bytes(order.try_into().map_err(io::Error::other)?);
-        Ok(item)
     }
 }
 
@@ -134,13 +108,12 @@ impl Spill {
 impl Spill {
     /// The file's length.
     pub fn len_for_tests(&self) -> u64 {
-        self.len
+        self.file.end()
     }
 
     /// Empties the file under the items waiting in it: none can be read back.
-    pub fn break_for_tests(&self) {
-        let file = self.file.as_ref().expect("a spill file");
-        file.set_len(0).expect("truncated");
+    pub fn break_for_tests(&mut self) {
+        self.file.break_for_tests();
     }
 }
 
@@ -173,10 +146,12 @@ mod tests {
             ItemKind::Page,
         );
         assert_eq!(spill.write(&long).unwrap(), None, "too long");
-        spill.len = 1 << AT_BITS;
-        assert_eq!(spill.write(&item).unwrap(), None, "past the first TiB");
-        assert_eq!((spill.written, spill.waiting), (1, 1), "nothing written");
-        spill.len = place.len() as u64;
+        assert_eq!(
+            (spill.written, spill.file.waiting()),
+            (1, 1),
+            "nothing written"
+        );
+        assert_eq!(spill.len_for_tests(), place.len() as u64);
         assert_eq!(spill.take(place), Some(item));
     }
 }
