@@ -83,11 +83,7 @@ fn run_wiki(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let summary = runtime.block_on(rip_wikilist::run(
-        wiki,
-        config.http,
-        rip_cli::stdout(),
-    ))?;
+    let summary = runtime.block_on(rip_wikilist::run(wiki, config.http, rip_cli::stdout()))?;
     if !cli.common.quiet {
         rip_core::stderr::say(rip_wikilist::summary_line(&summary));
     }
