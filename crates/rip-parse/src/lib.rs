@@ -85,7 +85,8 @@ pub mod output;
 pub mod page;
 pub mod process;
 mod record;
-mod resolve;
+// `crate::resolve::join`: string joins of links against their base (rip-url).
+use rip_url::join as resolve;
 pub mod rules;
 mod run;
 pub mod schema;

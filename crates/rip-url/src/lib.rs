@@ -21,9 +21,10 @@
 //! Only `http` and `https` URLs are kept; `mailto:`, `javascript:`, `data:`, … are
 //! [`Rejected::Scheme`].
 //!
-//! [`href_needs`] and [`base_dir`] say what of its base an `href`'s resolution depends
-//! on, so that a crawler can resolve a navigation link once per directory, not once per
-//! page (a property test checks the classes against `resolve`).
+//! [`join`](mod@join) holds the fast paths around joining a link against its base: a
+//! string join that gives `Url::join`'s answer for less work ([`Resolver`]), and what of
+//! its base an `href` needs ([`href_needs`], [`base_dir`]), so that a crawler resolves a
+//! navigation link once per directory, not once per page.
 //!
 //! [`natural_cmp`] orders strings the way people number things (`item-9` before
 //! `item-10`).
@@ -32,6 +33,9 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 
 pub use url::Url;
+
+pub mod join;
+pub use join::{HrefNeeds, Resolver, base_dir, href_needs};
 
 /// Why an `href` gives no URL to crawl.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -167,79 +171,6 @@ impl Canonicalizer {
                 url.set_query(Some(&joined));
             }
         }
-    }
-}
-
-/// What of the base URL an `href` needs to be resolved ([`Canonicalizer::resolve`]): a
-/// crawler that resolves the same navigation links on every page of a directory can
-/// remember what an `href` gave in that directory ([`base_dir`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HrefNeeds {
-    /// Nothing of the base past its [`base_dir`]: a path relative to the directory
-    /// (`b.html`, `../c/`), an absolute path (`/a`), a scheme-relative URL (`//h/a`) or
-    /// an absolute `http(s)://` URL, with no query or fragment of the base's taken over.
-    Dir,
-    /// `#…`: the base itself, whatever the fragment (canonical URLs have none), so every
-    /// such `href` resolves as `#` does against the same base.
-    Itself,
-    /// The whole base: an empty `href`, a `?query`, a scheme without `//` (`http:x` is
-    /// relative to a base of that scheme), a control character or a tab or newline.
-    Whole,
-}
-
-/// What of the base `href` (surrounding blanks ignored, as [`Canonicalizer::resolve`]
-/// ignores them) needs; see [`HrefNeeds`].
-pub fn href_needs(href: &str) -> HrefNeeds {
-    let b = trim(href).as_bytes();
-    match b.first() {
-        Some(b'#') => return HrefNeeds::Itself,
-        None | Some(b'?') => return HrefNeeds::Whole,
-        Some(&c) if c <= b' ' => return HrefNeeds::Whole,
-        Some(_) => {}
-    }
-    // Tabs and newlines are dropped anywhere by the URL parser.
-    if b.iter().any(|&c| matches!(c, b'\t' | b'\n' | b'\r')) {
-        return HrefNeeds::Whole;
-    }
-    // A scheme ends at a `:` before any `/`, `\\`, `?` or `#`.
-    match b
-        .iter()
-        .position(|&c| matches!(c, b':' | b'/' | b'\\' | b'?' | b'#'))
-    {
-        Some(i) if b[i] == b':' => {
-            let absolute = |p: &[u8]| b.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p));
-            if absolute(b"http://") || absolute(b"https://") {
-                HrefNeeds::Dir
-            } else {
-                HrefNeeds::Whole
-            }
-        }
-        _ => HrefNeeds::Dir,
-    }
-}
-
-/// `s.trim()`, quicker when what ASCII trimming leaves starts and ends with a character
-/// that is no blank of any kind (the usual case).
-fn trim(s: &str) -> &str {
-    let t = s.trim_ascii();
-    let plain = |c: Option<&u8>| c.is_none_or(|&c| c.is_ascii() && c != 0x0b);
-    if plain(t.as_bytes().first()) && plain(t.as_bytes().last()) {
-        t
-    } else {
-        s.trim()
-    }
-}
-
-/// The part of `base` that an [`HrefNeeds::Dir`] `href`'s resolution depends on: the URL
-/// up to the last `/` of its path (scheme, credentials, host, port and directory), or up
-/// to the end of the path when it has no `/`. Never the query or the fragment.
-pub fn base_dir(base: &Url) -> &str {
-    let s = base.as_str();
-    let end = base[..url::Position::AfterPath].len();
-    let start = base[..url::Position::BeforePath].len();
-    match s[start..end].rfind('/') {
-        Some(i) => &s[..start + i + 1],
-        None => &s[..end],
     }
 }
 

@@ -1,21 +1,25 @@
-//! Resolving a page's links against its base URL, as `Url::join` does, faster for
-//! the plain relative references most links are.
+//! Joining a link against its base URL, with `Url::join`'s answers for less work: the
+//! fast paths of the two callers that resolve links by the thousand.
 //!
-//! `Url::join` parses the whole reference with the URL standard's state machine and
-//! builds a new `Url`: about a tenth of generic extraction's instructions on the Rust
-//! documentation, whose pages carry thousands of links (`../primitive.usize.html`,
-//! `#method.push`). [`join`] resolves a reference of plain ASCII against an `http` or
-//! `https` base by string work: a fragment alone, or a path (relative, or absolute but
-//! not `//host`) of letters, digits and `-._~!$&'()*+,;=@/`, `.` and `..` segments
-//! removed as the standard removes them, then an optional fragment of printable ASCII
-//! the standard leaves as is. So is an absolute `http(s)://` reference already in the
-//! form the URL parser writes (a plain lower case domain, such a path, a query and a
-//! fragment of printable ASCII that the standard leaves as is: the playground and
-//! GitHub links of the Rust documentation, a sixth of its links, which took about
-//! 4,000 instructions each in `Url::join`). Anything else (another scheme, a relative
-//! query, `%` in a path, `\`, white space, other characters, ports, users, IP
-//! addresses, IDNA) goes to `Url::join`. The tests compare the two on every
-//! combination of such pieces.
+//! **A string join** ([`join`], [`Resolver`]), for a caller that wants the resolved link
+//! as text (`rip-parse`'s documents). `Url::join` parses the whole reference with the
+//! URL standard's state machine and builds a new `Url`. [`join`] resolves a reference of
+//! plain ASCII against an `http` or `https` base by string work: a fragment alone, or a
+//! path (relative, or absolute but not `//host`) of letters, digits and
+//! `-._~!$&'()*+,;=@/`, `.` and `..` segments removed as the standard removes them, then
+//! an optional fragment of printable ASCII the standard leaves as is. So is an absolute
+//! `http(s)://` reference already in the form the URL parser writes (a plain lower case
+//! domain, such a path, a query and a fragment of printable ASCII that the standard
+//! leaves as is). Anything else (another scheme, a relative query, `%` in a path, `\`,
+//! white space, other characters, ports, users, IP addresses, IDNA) goes to `Url::join`.
+//! The tests compare the two on every combination of such pieces, and a property test on
+//! random references.
+//!
+//! **What a reference needs of its base** ([`href_needs`], [`base_dir`]), for a caller
+//! that resolves the same navigation links on many pages (`rip-discover`'s crawl, which
+//! remembers a [`Canonicalizer::resolve`](crate::Canonicalizer::resolve) per directory):
+//! a property test checks that bases with one [`base_dir`] resolve a [`HrefNeeds::Dir`]
+//! reference alike.
 
 use url::{Position, Url};
 
@@ -284,9 +288,83 @@ fn up(out: &mut String, root: usize) {
     }
 }
 
+/// What of the base URL an `href` needs to be resolved ([`Canonicalizer::resolve`](crate::Canonicalizer::resolve)): a
+/// crawler that resolves the same navigation links on every page of a directory can
+/// remember what an `href` gave in that directory ([`base_dir`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HrefNeeds {
+    /// Nothing of the base past its [`base_dir`]: a path relative to the directory
+    /// (`b.html`, `../c/`), an absolute path (`/a`), a scheme-relative URL (`//h/a`) or
+    /// an absolute `http(s)://` URL, with no query or fragment of the base's taken over.
+    Dir,
+    /// `#…`: the base itself, whatever the fragment (canonical URLs have none), so every
+    /// such `href` resolves as `#` does against the same base.
+    Itself,
+    /// The whole base: an empty `href`, a `?query`, a scheme without `//` (`http:x` is
+    /// relative to a base of that scheme), a control character or a tab or newline.
+    Whole,
+}
+
+/// What of the base `href` (surrounding blanks ignored, as [`Canonicalizer::resolve`](crate::Canonicalizer::resolve)
+/// ignores them) needs; see [`HrefNeeds`].
+pub fn href_needs(href: &str) -> HrefNeeds {
+    let b = trim(href).as_bytes();
+    match b.first() {
+        Some(b'#') => return HrefNeeds::Itself,
+        None | Some(b'?') => return HrefNeeds::Whole,
+        Some(&c) if c <= b' ' => return HrefNeeds::Whole,
+        Some(_) => {}
+    }
+    // Tabs and newlines are dropped anywhere by the URL parser.
+    if b.iter().any(|&c| matches!(c, b'\t' | b'\n' | b'\r')) {
+        return HrefNeeds::Whole;
+    }
+    // A scheme ends at a `:` before any `/`, `\\`, `?` or `#`.
+    match b
+        .iter()
+        .position(|&c| matches!(c, b':' | b'/' | b'\\' | b'?' | b'#'))
+    {
+        Some(i) if b[i] == b':' => {
+            let absolute = |p: &[u8]| b.get(..p.len()).is_some_and(|s| s.eq_ignore_ascii_case(p));
+            if absolute(b"http://") || absolute(b"https://") {
+                HrefNeeds::Dir
+            } else {
+                HrefNeeds::Whole
+            }
+        }
+        _ => HrefNeeds::Dir,
+    }
+}
+
+/// `s.trim()`, quicker when what ASCII trimming leaves starts and ends with a character
+/// that is no blank of any kind (the usual case).
+fn trim(s: &str) -> &str {
+    let t = s.trim_ascii();
+    let plain = |c: Option<&u8>| c.is_none_or(|&c| c.is_ascii() && c != 0x0b);
+    if plain(t.as_bytes().first()) && plain(t.as_bytes().last()) {
+        t
+    } else {
+        s.trim()
+    }
+}
+
+/// The part of `base` that an [`HrefNeeds::Dir`] `href`'s resolution depends on: the URL
+/// up to the last `/` of its path (scheme, credentials, host, port and directory), or up
+/// to the end of the path when it has no `/`. Never the query or the fragment.
+pub fn base_dir(base: &Url) -> &str {
+    let s = base.as_str();
+    let end = base[..url::Position::AfterPath].len();
+    let start = base[..url::Position::BeforePath].len();
+    match s[start..end].rfind('/') {
+        Some(i) => &s[..start + i + 1],
+        None => &s[..end],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn check(base: &Url, href: &str) {
         let want = base.join(href).ok().map(String::from);
@@ -384,6 +462,52 @@ mod tests {
                 fast(&base, parts_of(&base), h, &mut String::new()).is_some(),
                 "{h}"
             );
+        }
+    }
+
+    /// A base: `http(s)` with a host (plain, upper case, port, user), a path of a few
+    /// segments, maybe a query and a fragment; or one of another scheme.
+    fn base_strategy() -> impl Strategy<Value = Url> {
+        let origin = prop::sample::select(vec![
+            "http://h",
+            "https://docs.example",
+            "HTTP://H.Com:80",
+            "http://u:p@h:81",
+            "https://1.2.3.4",
+            "file://",
+            "ftp://h",
+            "data:text/plain,",
+        ]);
+        let seg = prop::sample::select(vec!["a", "b.html", ".", "..", "", "%2e", "x y"]);
+        let tail = prop::sample::select(vec!["", "?q=1", "#f", "?a&b#g", "?"]);
+        (origin, prop::collection::vec(seg, 0..4), tail)
+            .prop_filter_map("parses", |(o, segs, t)| {
+                Url::parse(&format!("{o}/{}{t}", segs.join("/"))).ok()
+            })
+    }
+
+    /// A reference: pieces the fast paths take (segments, dots, fragments, absolute
+    /// `http(s)://` prefixes) mixed with what they must leave to `Url::join` (`%`, `\`,
+    /// blanks, `?`, `:`, non-ASCII), and any printable ASCII byte.
+    fn href_strategy() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            4 => prop::sample::select(vec![
+                "a", "x.html", "/", ".", "..", "#", "#m", "?", "?q=1", "//", "http://",
+                "https://", "HTTP://", "h", "h.c", ":", ":80", "@", "%", "%2e", "%2E", "\\",
+                " ", "\t", "é", "~", "-", "_", "mailto:", "&", "=", ";",
+            ]).prop_map(str::to_owned),
+            1 => (0x20u8..0x7F).prop_map(|c| char::from(c).to_string()),
+        ];
+        prop::collection::vec(piece, 0..8).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 20_000, ..ProptestConfig::default() })]
+
+        /// The string join and the resolver give `Url::join`'s answer, failures included.
+        #[test]
+        fn joins_as_url_join(base in base_strategy(), href in href_strategy()) {
+            check(&base, &href);
         }
     }
 
