@@ -8,6 +8,9 @@
 //! resolved once per directory and then looked up. A `#…` href names the page itself: it
 //! is resolved once per page. Any other href is resolved every time.
 //!
+//! Which hrefs need what of their base is [`rip_url::join`]'s ([`href_needs`],
+//! [`base_dir`]), beside the string join rip-parse resolves its links with.
+//!
 //! What is remembered is what [`Canonicalizer::resolve`] gave (a rejection too), so a
 //! link found through the cache is the link found without it: same URL, same key, same
 //! counters. The scope decides each link afresh (the scope can grow during a crawl).
