@@ -26,9 +26,9 @@
 //! overlapping requests again, up to `--per-host`); the answer moves the previous start to
 //! when it came, and the gap is measured from there.
 
-mod alone;
 mod files;
 mod open_files;
+mod sole;
 mod users;
 
 use std::collections::HashMap;

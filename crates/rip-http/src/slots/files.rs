@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::{
-    FILE_LEN, HOLD_PEEK_INTERVAL, MemorySlots, Schedule, SlotStore, alone, lock, open_files, us,
+    FILE_LEN, HOLD_PEEK_INTERVAL, MemorySlots, Schedule, SlotStore, lock, open_files, sole, us,
     users,
 };
 
@@ -37,21 +37,21 @@ struct Folder {
     /// No host starts before a gap after this (Unix µs): [`users`]' floor.
     floor: u64,
     /// The schedules while this process is the folder's only user; `None` once it shares.
-    alone: Mutex<Option<alone::Alone>>,
-    /// Set once `alone` is `None` for good: updates go to the files without its lock.
+    sole: Mutex<Option<sole::Sole>>,
+    /// Set once `sole` is `None` for good: updates go to the files without its lock.
     sharing: AtomicBool,
 }
 
 impl FileSlots {
     /// Keeps host files in `dir` (created when missing). Joins the folder's users
-    /// (`slots::users`): alone, the schedules stay in memory, and a thread looks every
-    /// 5 ms whether another process wants to share them; otherwise this waits
-    /// until the process alone there, if any, has written its schedules out.
+    /// (`slots::users`): as the sole user, it keeps the schedules in memory, and a thread
+    /// looks every 5 ms whether another process wants to share them; otherwise this waits
+    /// until the sole user there, if any, has written its schedules out.
     pub fn new(dir: impl Into<PathBuf>) -> std::io::Result<Self> {
         let dir = dir.into();
         std::fs::create_dir_all(&dir)?;
         let (users, role) = users::Users::join(&dir, now_us);
-        let alone = role == users::Role::Alone;
+        let sole = role == users::Role::Sole;
         let folder = Arc::new(Folder {
             dir,
             fallback: MemorySlots::default(),
@@ -59,10 +59,10 @@ impl FileSlots {
             files: open_files::OpenFiles::new(),
             floor: users.floor,
             users: Mutex::new(users),
-            alone: Mutex::new(alone.then(alone::Alone::default)),
-            sharing: AtomicBool::new(!alone),
+            sole: Mutex::new(sole.then(sole::Sole::default)),
+            sharing: AtomicBool::new(!sole),
         });
-        if alone {
+        if sole {
             let weak = Arc::downgrade(&folder);
             std::thread::Builder::new()
                 .name("rip-host-users".into())
@@ -77,7 +77,7 @@ impl FileSlots {
     }
 
     /// Whether this process keeps the schedules in memory (the folder's only user).
-    pub fn is_alone(&self) -> bool {
+    pub fn is_sole_user(&self) -> bool {
         !self.folder.sharing.load(Ordering::Acquire)
     }
 }
@@ -103,8 +103,8 @@ impl Folder {
 
     /// Writes every schedule kept in memory to its file and shares the folder from now on.
     fn share(&self) {
-        let mut alone = lock(&self.alone);
-        let Some(kept) = alone.take() else {
+        let mut sole = lock(&self.sole);
+        let Some(kept) = sole.take() else {
             return;
         };
         self.write_out(kept.changed());
@@ -122,15 +122,15 @@ impl Folder {
         }
     }
 
-    /// `f` on `host`'s schedule: in memory while alone, else in its file (under its lock).
+    /// `f` on `host`'s schedule: in memory while the sole user, else in its file (under its lock).
     fn schedule<T>(
         &self,
         host: &str,
         f: impl FnOnce(&mut Schedule, u64) -> T,
     ) -> std::io::Result<T> {
         if !self.sharing.load(Ordering::Acquire) {
-            let mut alone = lock(&self.alone);
-            if let Some(kept) = alone.as_mut() {
+            let mut sole = lock(&self.sole);
+            if let Some(kept) = sole.as_mut() {
                 let now = now_us();
                 let out = kept.make_room(now);
                 self.write_out(out.iter().map(|(h, s)| (h.as_str(), *s)));
@@ -182,12 +182,12 @@ impl Folder {
         })
     }
 
-    /// The schedule as it stands: in memory while alone; else in `host`'s file, read
+    /// The schedule as it stands: in memory while the sole user; else in `host`'s file, read
     /// without a lock (a torn read parses as "no constraint", and the commit, under the
     /// lock, has the last word).
     fn peek(&self, host: &str) -> Schedule {
         if !self.sharing.load(Ordering::Acquire)
-            && let Some(kept) = lock(&self.alone).as_mut()
+            && let Some(kept) = lock(&self.sole).as_mut()
         {
             return *kept.schedule(host, || self.read_file(host));
         }
@@ -206,9 +206,9 @@ impl Folder {
 }
 
 impl Drop for Folder {
-    /// A process alone that ends writes its schedules out for those who come after.
+    /// The sole user that ends writes its schedules out for those who come after.
     fn drop(&mut self) {
-        let kept = lock(&self.alone).take();
+        let kept = lock(&self.sole).take();
         if let Some(kept) = kept {
             self.write_out(kept.changed());
             if let Err(e) = lock(&self.users).leave() {
@@ -378,24 +378,24 @@ mod tests {
     fn sharing(dir: &std::path::Path) -> [FileSlots; 2] {
         let a = FileSlots::new(dir).unwrap();
         let b = FileSlots::new(dir).unwrap();
-        assert!(!a.is_alone() && !b.is_alone());
+        assert!(!a.is_sole_user() && !b.is_sole_user());
         [a, b]
     }
 
     #[test]
-    fn a_process_alone_keeps_schedules_in_memory_until_another_joins() {
+    fn a_sole_user_keeps_schedules_in_memory_until_another_joins() {
         let dir = tempfile::tempdir().unwrap();
         let a = FileSlots::new(dir.path()).unwrap();
-        assert!(a.is_alone());
+        assert!(a.is_sole_user());
         let g = Duration::from_secs(10);
         let first = a.commit("h", g).unwrap();
         a.reserve("held", Duration::ZERO);
         a.push_back("held", Duration::from_secs(60));
-        assert!(!a.path_for("h").exists(), "a host file while alone");
+        assert!(!a.path_for("h").exists(), "a host file while the sole user");
         assert!(a.ready_in("h", g) > Duration::from_secs(9));
         // The newcomer waits until the first has written its schedules out.
         let b = FileSlots::new(dir.path()).unwrap();
-        assert!(!a.is_alone() && !b.is_alone());
+        assert!(!a.is_sole_user() && !b.is_sole_user());
         assert!(a.path_for("h").exists() && a.path_for("held").exists());
         assert!(b.commit("h", g).is_err(), "b started within a's gap");
         assert!(b.reserve("held", g) > Duration::from_secs(59));
@@ -410,14 +410,14 @@ mod tests {
     }
 
     #[test]
-    fn a_process_alone_that_ends_writes_its_schedules_for_the_next() {
+    fn a_sole_user_that_ends_writes_its_schedules_for_the_next() {
         let dir = tempfile::tempdir().unwrap();
         let a = FileSlots::new(dir.path()).unwrap();
         let g = Duration::from_secs(10);
         a.commit("h", g).unwrap();
         drop(a);
         let b = FileSlots::new(dir.path()).unwrap();
-        assert!(b.is_alone(), "the first one is gone");
+        assert!(b.is_sole_user(), "the first one is gone");
         assert!(b.reserve("h", g) > Duration::from_secs(9));
         assert!(
             b.reserve("other", g).is_zero(),
@@ -426,9 +426,9 @@ mod tests {
     }
 
     #[test]
-    fn after_a_process_that_died_alone_every_host_waits_a_gap() {
+    fn after_a_sole_user_that_died_every_host_waits_a_gap() {
         let dir = tempfile::tempdir().unwrap();
-        // What a process alone leaves when killed: its mark, and no host file.
+        // What a sole user leaves when killed: its mark, and no host file.
         std::fs::write(
             dir.path().join(".users"),
             "A      12345                    0\n",

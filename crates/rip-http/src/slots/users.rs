@@ -1,7 +1,7 @@
-//! Who uses a folder of host schedules: one process alone keeps them in memory; two or
+//! Who uses a folder of host schedules: its sole user keeps them in memory; two or
 //! more share them through the host files.
 //!
-//! The host files cost a process that is alone about a quarter of its CPU a request (three
+//! The host files cost the sole user about a quarter of its CPU a request (three
 //! locked updates) and, in a new folder, the creation of a file per new host before its
 //! first request (1,000 hosts: 90–94 % of the politeness limit with files, 94–96 % in
 //! memory, issue 22). They are only needed when another process takes turns on the same
@@ -10,15 +10,15 @@
 //!
 //! The protocol, on `<dir>/.users` (never a host file's name: those never start with a
 //! dot) and `<dir>/.join`:
-//! - A process starting tries an exclusive `flock` on `.users`. Granted: it is alone and
+//! - A process starting tries an exclusive `flock` on `.users`. Granted: it is the sole user and
 //!   writes `A <pid>` there ("schedules in A's memory").
 //! - Otherwise it tries a shared one. Granted: others share the files, and so does it.
-//! - Otherwise a process is alone: the newcomer appends a byte to `.join` and tries the
-//!   shared lock again every [`RETRY`]. The process alone looks at `.join`'s length every
+//! - Otherwise another process is the sole user: the newcomer appends a byte to `.join` and tries the
+//!   shared lock again every [`RETRY`]. The sole user looks at `.join`'s length every
 //!   [`WATCH`]; when it grew, it writes every schedule it changed to the host files, marks
 //!   `.users` as written (`-`), drops its exclusive lock and takes a shared one. Both now
 //!   use the files. A process that once shared stays on the files for its life.
-//! - A process alone that ends writes its schedules and marks `.users` written. One that
+//! - A sole user that ends writes its schedules and marks `.users` written. One that
 //!   died without writing them (killed) leaves `A`: the next process to take a lock there
 //!   does not know when the dead one last asked each host, so it acts as if it had asked
 //!   every host at that moment (the *floor*, kept in `.users` for later arrivals): each
@@ -31,7 +31,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// How often a process alone looks whether another one wants to join.
+/// How often the sole user looks whether another one wants to join.
 pub(super) const WATCH: Duration = Duration::from_millis(5);
 
 /// How often a newcomer tries the shared lock again while it waits.
@@ -47,7 +47,7 @@ const TEXT_LEN: usize = 2 + 10 + 1 + 20 + 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Role {
     /// The only user: keeps its schedules in memory.
-    Alone,
+    Sole,
     /// One of several, or the folder cannot be locked: the host files hold the schedules.
     Sharing,
 }
@@ -58,14 +58,14 @@ pub(super) enum Role {
 pub(super) struct Users {
     file: Option<File>,
     join: PathBuf,
-    /// `.join`'s length when this process became alone.
+    /// `.join`'s length when this process became the sole user.
     join_seen: u64,
     /// No host may start before a gap after this (Unix µs; 0: none): see the module doc.
     pub(super) floor: u64,
 }
 
 impl Users {
-    /// Joins the users of `dir`, waiting (every [`RETRY`]) while a process alone writes its
+    /// Joins the users of `dir`, waiting (every [`RETRY`]) while the sole user writes its
     /// schedules out. A folder that cannot be locked is shared through its files, as if
     /// others used it, with a warning.
     pub(super) fn join(dir: &Path, now_us: impl Fn() -> u64) -> (Self, Role) {
@@ -97,7 +97,7 @@ impl Users {
             .truncate(false)
             .open(&path)?;
         let role = match file.try_lock() {
-            Ok(()) => Role::Alone,
+            Ok(()) => Role::Sole,
             Err(TryLockError::WouldBlock) => {
                 wait_shared(&file, join, &path)?;
                 Role::Sharing
@@ -111,7 +111,7 @@ impl Users {
             floor: 0,
         };
         users.floor = users.settle_floor(now_us())?;
-        if role == Role::Alone {
+        if role == Role::Sole {
             // Nobody waits now (or they append again within a retry): start the count over.
             let _ = std::fs::write(join, b"");
             users.join_seen = len(join);
@@ -120,7 +120,7 @@ impl Users {
         Ok((users, role))
     }
 
-    /// The floor: the one kept in `.users`, or now when the process that was alone there
+    /// The floor: the one kept in `.users`, or now when the process that was the sole user there
     /// died without writing its schedules (written down for those who come after).
     fn settle_floor(&self, now: u64) -> io::Result<u64> {
         let (state, kept) = self.read();
@@ -132,7 +132,7 @@ impl Users {
         Ok(floor)
     }
 
-    /// Whether another process asked to join since this one became alone.
+    /// Whether another process asked to join since this one became the sole user.
     pub(super) fn someone_waits(&self) -> bool {
         len(&self.join) != self.join_seen
     }
@@ -150,7 +150,7 @@ impl Users {
         wait_shared(file, &self.join, &path)
     }
 
-    /// Marks the schedules written, as a process alone that ends does.
+    /// Marks the schedules written, as a sole user that ends does.
     pub(super) fn leave(&self) -> io::Result<()> {
         self.mark('-')
     }
@@ -168,13 +168,13 @@ impl Users {
         let text = String::from_utf8_lossy(&buf[..n]);
         let mut words = text.split_whitespace();
         match words.next() {
-            // A new file: nobody was alone here.
+            // A new file: nobody was the sole user here.
             None => ('-', 0),
             Some("-") => {
                 let floor = words.nth(1).and_then(|w| w.parse().ok()).unwrap_or(0);
                 ('-', floor)
             }
-            // `A`, or a torn or foreign text: someone may have died alone.
+            // `A`, or a torn or foreign text: a sole user may have died.
             Some(_) => ('A', words.nth(1).and_then(|w| w.parse().ok()).unwrap_or(0)),
         }
     }
@@ -189,7 +189,7 @@ impl Users {
     }
 }
 
-/// Takes a shared lock on `file` (`.users` at `path`), asking the process alone, if any,
+/// Takes a shared lock on `file` (`.users` at `path`), asking the sole user, if any,
 /// to write its schedules out, and waiting until it has.
 fn wait_shared(file: &File, join: &Path, path: &Path) -> io::Result<()> {
     let started = Instant::now();
@@ -209,7 +209,7 @@ fn wait_shared(file: &File, join: &Path, path: &Path) -> io::Result<()> {
             warned = true;
             let holder = std::fs::read_to_string(path).unwrap_or_default();
             tracing::warn!(
-                "waiting for the process using {} alone ({}) to share its host schedules",
+                "waiting for the sole user of {} ({}) to share its host schedules",
                 path.display(),
                 holder.trim()
             );

@@ -18,13 +18,13 @@ struct Kept {
 
 /// The schedules in memory.
 #[derive(Debug, Default)]
-pub(super) struct Alone {
+pub(super) struct Sole {
     hosts: HashMap<String, Kept>,
     /// Hosts in the order they were first seen, for [`make_room`](Self::make_room).
     order: VecDeque<String>,
 }
 
-impl Alone {
+impl Sole {
     /// `host`'s schedule, read with `load` (its file's) the first time.
     pub(super) fn schedule(
         &mut self,
@@ -88,7 +88,7 @@ mod tests {
 
     #[test]
     fn only_changed_schedules_are_written_out() {
-        let mut a = Alone::default();
+        let mut a = Sole::default();
         let on_file = Schedule {
             next: 5,
             ..Schedule::default()
@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn past_the_bound_idle_hosts_go_back_to_their_files_and_busy_ones_stay() {
-        let mut a = Alone::default();
+        let mut a = Sole::default();
         let now = 1_000;
         a.schedule("busy", Schedule::default).unanswered = 900;
         a.schedule("ahead", Schedule::default).next = now + 1;
