@@ -4,12 +4,11 @@
 //! glibc's malloc serves a large buffer from `mmap` and gives it back when it is freed,
 //! until the first such free: then it raises its threshold to that size, and every later
 //! buffer up to it (a page record, its body, its doc) stays in the heap for good. A fixed
-//! threshold keeps the peak to the pages in flight: rip-parse on the whole Rust
-//! documentation read from a file (31,723 pages, the largest 8.5 MB) peaked at 99–109 MB
-//! without it and 88–91 MB with [`THRESHOLD`], for the same CPU and the same docs. glibc reads the setting from the environment when the process
-//! starts, and a stage cannot call `mallopt` without `unsafe` (forbidden here), so the
-//! stage starts itself again with the variable set. A value the user set wins. Other C
-//! libraries ignore the variable.
+//! threshold ([`THRESHOLD`]) keeps the peak to the pages in flight, for the same CPU
+//! (`docs/benchmarks-log.md`, figures moved from module docs). glibc reads the setting
+//! from the environment when the process starts, and a stage cannot call `mallopt` without
+//! `unsafe` (forbidden here), so the stage starts itself again with the variable set. A
+//! value the user set wins. Other C libraries ignore the variable.
 
 use std::os::unix::process::CommandExt;
 

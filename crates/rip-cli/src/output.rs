@@ -4,8 +4,8 @@
 //! Rust's `Stdout` is a `LineWriter`: each write looks for the last newline in what it is
 //! given (`memrchr`, a word at a time), to flush up to it. A stage already buffers its
 //! records (rip-core's `NdjsonWriter`: 64 KiB, flushed whenever its input pauses), so that
-//! search over every byte written is pure cost: 1.1 % of rip-parse's instructions on the
-//! Rust documentation, and its whole output for rip-fetch, whose page records carry bodies.
+//! search over every byte written is pure cost, over the bodies of rip-fetch's page records
+//! as over everything else (`docs/benchmarks-log.md`, figures moved from module docs).
 //! [`stdout`] writes to a duplicate of file descriptor 1 instead (safe: `try_clone_to_owned`).
 
 use std::fs::File;

@@ -9,8 +9,8 @@
 //! bytes a waiting URL and 16 a URL seen and done, with the store's new keys (up to an
 //! eighth of them, in a hash table) adding up to ~40% to the map while they are merged into
 //! the array. Measured (`scripts/bench/scale/frontier`: one level of waiting URLs over a
-//! thousand hosts, 32 MiB budget): a million waiting URLs peak at 68 MB, ten million at
-//! 350 MB (769 MB with a hash set, a hash map index and 24-byte slots before).
+//! thousand hosts, 32 MiB budget; `docs/benchmarks-log.md`): a million waiting URLs peak at
+//! 68 MB, ten million at 350 MB.
 //!
 //! Two URLs share a 64-bit XXH3 hash with probability ~n²/2⁶⁵: about 3·10⁻⁸ for a million
 //! URLs, 3·10⁻⁶ for ten million.

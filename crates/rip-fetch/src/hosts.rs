@@ -3,7 +3,7 @@
 //!
 //! Without it, a bounded window of refs in flight fills with refs of the few hosts at the
 //! front of the input, each waiting for its host's gap, while hosts further down stay idle
-//! (grouped input ran at 57 % of the politeness limit, issue 22). Here:
+//! (issue 22; measured in `docs/benchmarks-log.md`, rip-fetch). Here:
 //!
 //! - **Read ahead, queue per host.** Refs are read as they come and queued by their
 //!   [`host_key`]; only refs whose host may be asked now become fetch tasks, so tasks are

@@ -13,7 +13,7 @@
 //! A flat folder of a million files works on ext4 (its hashed directory index), but
 //! `ls` takes seconds and hundreds of MB, a shell glob over it exceeds the argument limit,
 //! and without the `large_dir` feature ext4's index stops at about ten million names
-//! (BENCHMARKS.md). The readers (`rip_core::folder`) read both layouts, and a folder
+//! (`docs/benchmarks-log.md`, the output folder at size). The readers (`rip_core::folder`) read both layouts, and a folder
 //! holding both.
 //!
 //! A folder keeps its layout: without a layout asked for, `rip-write` writes in the one

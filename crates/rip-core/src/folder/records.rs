@@ -6,14 +6,14 @@
 //! place a file's data near its inode, in the order the files were written, so the walk
 //! reads the disk forwards. In name order (or the directory's own, by hash), each file
 //! is somewhere else on the disk: on ext4 reading an inode reads the 32 inode-table blocks
-//! around it (`inode_readahead_blks`), so a folder whose blocks are no longer cached was
-//! read at ~520 files/s (24 KB from the disk a file) by name against ~6,500 files/s
-//! (4 KB a file) by inode (a million 800-byte files, BENCHMARKS.md). Readers whose output
-//! must not depend on the order (it differs between two copies of a folder) sort what
-//! they report.
+//! around it (`inode_readahead_blks`), so a folder whose blocks are no longer cached reads
+//! several times more from the disk a file, and is read an order of magnitude slower, by
+//! name than by inode (`docs/benchmarks-log.md`, figures moved from module docs). Readers
+//! whose output must not depend on the order (it differs between two copies of a folder)
+//! sort what they report.
 //!
 //! **Memory.** A folder of a million record files has a million names (~50 bytes each);
-//! as paths in a vector they took ~130 MB. Here the names are gathered in runs of up to
+//! as paths in a vector they would take ~130 MB. Here the names are gathered in runs of up to
 //! [`RUN_BYTES`] bytes; a folder whose names fit in one run keeps them in memory, sorted.
 //! Otherwise each run is sorted and written to an anonymous temporary file (in `$TMPDIR`,
 //! gone when the process ends), and every walk over the files merges the runs as it reads

@@ -17,9 +17,9 @@
 //! interleave, and the checksums then reject them: those entries are misses, never wrong.
 //!
 //! Writing an entry costs two appends to open files. One file per URL cost an inode per
-//! page: 60-270 µs of kernel time on the benchmark machine's ext4, more than fetching and
-//! parsing the page. A folder removed while in use is noticed (its index is gone) and made
-//! again.
+//! page, more kernel time than fetching and parsing the page (`docs/benchmarks-log.md`, the
+//! crawl on 2026-12-02). A folder removed while in use is noticed (its index is gone) and
+//! made again.
 //!
 //! Space of replaced entries is reclaimed by compaction (`rip-cache compact`, see
 //! `maintain`), which writes the live entries to new packs and a new index, then renames

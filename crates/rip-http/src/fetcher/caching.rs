@@ -5,9 +5,8 @@
 //! on the calling runtime thread, as the politeness slot files do. Handing each lookup and
 //! write to tokio's blocking pool cost more CPU than the fetch itself: with 64 fetches in
 //! flight the pool grew to 30-odd threads and every hand-off was a futex wake and a
-//! context switch (crawl bench, with the earlier file-per-URL cache: 310-460 µs of CPU per
-//! page against 225-235 inline). A stalled disk therefore stalls that runtime thread; the
-//! others go on.
+//! context switch (measured in `docs/benchmarks-log.md`, the crawl on 2026-12-02). A
+//! stalled disk therefore stalls that runtime thread; the others go on.
 
 use rip_core::SiteFetch;
 use url::Url;

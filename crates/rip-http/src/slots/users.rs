@@ -3,8 +3,8 @@
 //!
 //! The host files cost the sole user about a quarter of its CPU a request (three
 //! locked updates) and, in a new folder, the creation of a file per new host before its
-//! first request (1,000 hosts: 90–94 % of the politeness limit with files, 94–96 % in
-//! memory, issue 22). They are only needed when another process takes turns on the same
+//! first request (issue 22; measured in `docs/benchmarks-log.md`, many hosts at the
+//! politeness limit). They are only needed when another process takes turns on the same
 //! hosts, so a process keeps its schedules in memory for as long as it is the folder's
 //! only user, and writes them to the files the moment another arrives.
 //!
