@@ -15,7 +15,7 @@ use crate::fault::{Action, Fault};
 use crate::http::{self, ReadHead, RequestHead, ResponseHead};
 use crate::log::{RequestRecord, lock};
 use crate::respond;
-use crate::server::Shared;
+use crate::shared::Shared;
 
 pub(crate) async fn serve(
     mut stream: TcpStream,

@@ -2,7 +2,7 @@
 //! fault applies to them.
 
 use crate::http::{RequestHead, ResponseHead, percent_decode};
-use crate::server::Shared;
+use crate::shared::Shared;
 
 /// The response head and body for a control request.
 pub(crate) fn answer(shared: &Shared, req: &RequestHead) -> (ResponseHead, Vec<u8>) {

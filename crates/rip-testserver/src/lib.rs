@@ -180,6 +180,7 @@ mod plan_json;
 mod respond;
 mod samples;
 mod server;
+mod shared;
 mod site;
 mod urlpath;
 

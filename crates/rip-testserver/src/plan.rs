@@ -1,9 +1,7 @@
 //! [`Rule`] and [`FaultPlan`]: which requests get which [`Fault`], in what order.
 
 use std::collections::HashMap;
-use std::path::Path;
 
-use crate::error::PlanError;
 use crate::fault::Fault;
 use crate::log::host_without_port;
 use crate::urlpath::{glob_match, relative_reference};
@@ -245,21 +243,6 @@ impl FaultPlan {
                 .push(Rule::path(*from).always(Fault::redirect(status, location)));
         }
         self
-    }
-
-    /// Parses the JSON format described in the crate docs.
-    pub fn from_json(json: &str) -> Result<FaultPlan, PlanError> {
-        crate::plan_json::parse(json, "<string>")
-    }
-
-    /// Reads and parses a JSON plan file.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<FaultPlan, PlanError> {
-        let path = path.as_ref();
-        let json = std::fs::read_to_string(path).map_err(|source| PlanError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        crate::plan_json::parse(&json, &path.display().to_string())
     }
 }
 

@@ -1,6 +1,8 @@
 //! The JSON form of a [`FaultPlan`] (documented in the crate docs): plain serde structs
-//! that mirror the file, checked and turned into [`Rule`]s and [`Fault`]s.
+//! that mirror the file, checked and turned into [`Rule`]s and [`Fault`]s, and the
+//! plan's constructors from JSON. This module depends on `plan`, never the reverse.
 
+use std::path::Path;
 use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
@@ -118,8 +120,25 @@ struct HugeHeadersJson {
     size: usize,
 }
 
+impl FaultPlan {
+    /// Parses the JSON format described in the crate docs.
+    pub fn from_json(json: &str) -> Result<FaultPlan, PlanError> {
+        parse(json, "<string>")
+    }
+
+    /// Reads and parses a JSON plan file.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<FaultPlan, PlanError> {
+        let path = path.as_ref();
+        let json = std::fs::read_to_string(path).map_err(|source| PlanError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        parse(&json, &path.display().to_string())
+    }
+}
+
 /// Parses and checks a JSON plan; `origin` names it in errors.
-pub(crate) fn parse(json: &str, origin: &str) -> Result<FaultPlan, PlanError> {
+fn parse(json: &str, origin: &str) -> Result<FaultPlan, PlanError> {
     let plan: PlanJson = serde_json::from_str(json).map_err(|source| PlanError::Json {
         origin: origin.to_owned(),
         source,

@@ -12,7 +12,7 @@ use crate::fault::{Action, Content, Encoding, Fault, RetryAfter, Validator};
 use crate::gzip::{MAX_GZIP_BOMB, gzip, make_bomb};
 use crate::http::{self, RequestHead, ResponseHead};
 use crate::log::lock;
-use crate::server::Shared;
+use crate::shared::Shared;
 use crate::site::{Resource, fixed_last_modified};
 
 /// The most bytes [`Fault::huge_headers`] adds (count × size is capped to this).

@@ -1,11 +1,9 @@
 //! [`ServerBuilder`] and [`TestServer`]: binding, the accept loop, shutdown, and the API
 //! tests use to read the request log and change the plan.
 
-use std::collections::HashMap;
 use std::net::{SocketAddr, TcpListener as StdListener};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -17,31 +15,8 @@ use tokio::time::Instant;
 use crate::error::Error;
 use crate::log::{RequestLog, RequestRecord, lock};
 use crate::plan::{FaultPlan, PlanState, Rule};
+use crate::shared::Shared;
 use crate::site::{Backing, DirSite, LinkGraph, Resource, Site, content_type_for};
-
-/// State shared by the accept loop, the connections and the [`TestServer`] handle.
-pub(crate) struct Shared {
-    pub addr: SocketAddr,
-    pub site: Site,
-    pub plan: Mutex<PlanState>,
-    pub log: RequestLog,
-    pub started: Instant,
-    pub control: bool,
-    pub validators: bool,
-    /// Gzip bombs already made, by expanded size.
-    pub bombs: Mutex<HashMap<u64, Bytes>>,
-    next_connection: AtomicU64,
-}
-
-impl Shared {
-    /// `http://` and the request's Host, or the bound address when there is none.
-    pub fn origin(&self, host: Option<&str>) -> String {
-        match host {
-            Some(host) if !host.is_empty() => format!("http://{host}"),
-            _ => format!("http://{}", self.addr),
-        }
-    }
-}
 
 /// Configures and starts a [`TestServer`]. See the crate docs for an example.
 #[derive(Debug)]
@@ -175,17 +150,14 @@ impl ServerBuilder {
         let listener = StdListener::bind(self.bind).map_err(bind_error)?;
         listener.set_nonblocking(true).map_err(bind_error)?;
         let addr = listener.local_addr().map_err(bind_error)?;
-        let shared = Arc::new(Shared {
+        let shared = Arc::new(Shared::new(
             addr,
-            site: self.site,
-            plan: Mutex::new(PlanState::new(self.plan)),
-            log: RequestLog::new(file),
-            started: Instant::now(),
-            control: self.control,
-            validators: self.validators,
-            bombs: Mutex::new(HashMap::new()),
-            next_connection: AtomicU64::new(0),
-        });
+            self.site,
+            PlanState::new(self.plan),
+            RequestLog::new(file),
+            self.control,
+            self.validators,
+        ));
         Ok((listener, shared))
     }
 
@@ -256,7 +228,7 @@ async fn accept_loop(
             accepted = listener.accept() => match accepted {
                 Ok((stream, peer)) => {
                     let _ = stream.set_nodelay(true);
-                    let id = shared.next_connection.fetch_add(1, Ordering::Relaxed);
+                    let id = shared.next_connection_id();
                     connections.spawn(crate::conn::serve(
                         stream,
                         peer,
