@@ -104,6 +104,7 @@ use rip_core::{
 use std::fmt;
 use std::io::{Read, Write};
 
+mod error;
 mod groups;
 pub mod policy;
 mod records;

@@ -6,10 +6,9 @@ use rip_core::{ErrorCategory, Failure, Phase};
 use std::path::Path;
 use std::time::Duration;
 
-mod error;
 mod render;
 
-pub use error::{FieldError, FieldProblem, PolicyError};
+pub use crate::error::{FieldError, FieldProblem, PolicyError};
 pub use render::RenderRule;
 
 use crate::resolve::ResolveConfig;

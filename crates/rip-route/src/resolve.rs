@@ -8,7 +8,7 @@ use regex::Regex;
 use rip_core::Failure;
 use url::Url;
 
-use crate::policy::{FieldError, FieldProblem};
+use crate::error::{FieldError, FieldProblem};
 use crate::spec::{ResolveSpec, Strategy};
 
 /// The default number of candidates tried for one failed URL.

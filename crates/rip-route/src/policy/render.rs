@@ -7,7 +7,7 @@
 use regex::Regex;
 use rip_core::{BodyEncoding, Page};
 
-use super::error::{FieldError, FieldProblem};
+use crate::error::{FieldError, FieldProblem};
 use crate::spec::RenderRuleSpec;
 
 /// One compiled render rule.

@@ -1,5 +1,6 @@
 //! What can be wrong with a policy: a file that cannot be read or parsed, or a field whose
-//! value the policy cannot use.
+//! value the policy cannot use. Its own module, below both `policy` and `resolve` (which
+//! checks the `resolve` section), so that neither imports the other for it.
 
 use std::path::PathBuf;
 
