@@ -159,6 +159,10 @@ impl Info {
     pub const PRE: u16 = 1 << 5;
     /// Has an `itemscope` or `itemprop` attribute: part of a microdata item.
     pub const ITEM: u16 = 1 << 6;
+    /// Hidden from readers by its inline style (`display: none`, `visibility: hidden`)
+    /// or `aria-hidden="true"`: left out of a page's main content (as Readability's
+    /// `_isProbablyVisible`), kept where rules select it.
+    pub const UNSEEN: u16 = 1 << 7;
 
     /// The info of an HTML element whose tag is `tag`, with or without a `hidden`
     /// attribute, and with the `role` attribute `role`.
@@ -182,15 +186,28 @@ impl Info {
         let mut hidden = false;
         let mut role = None;
         let mut item = false;
+        let mut unseen = false;
         for (n, v) in attrs {
             match n.as_ref() {
                 "hidden" => hidden = true,
                 "role" if role.is_none() => role = Some(v.as_ref()),
                 "itemprop" | "itemscope" => item = true,
+                "style" => unseen |= style_hides(v),
+                "aria-hidden" => unseen |= v.trim() == "true",
                 _ => {}
             }
         }
-        Self::of(tag, hidden, role).with_item(item)
+        Self::of(tag, hidden, role)
+            .with_item(item)
+            .with_unseen(unseen)
+    }
+
+    /// The same, marked [`Info::UNSEEN`] when `unseen`.
+    pub fn with_unseen(mut self, unseen: bool) -> Self {
+        if unseen {
+            self.bits |= Self::UNSEEN;
+        }
+        self
     }
 
     /// The same, marked [`Info::ITEM`] when `item`.
@@ -206,11 +223,35 @@ impl Info {
         self.bits & bits == bits
     }
 
+    /// Never seen by a reader: [`Info::HIDDEN`] or [`Info::UNSEEN`].
+    pub fn out_of_sight(self) -> bool {
+        self.bits & (HIDDEN | Self::UNSEEN) != 0
+    }
+
     /// `h1` to `h6`: the level.
     pub fn heading(self) -> Option<u8> {
         let level = (self.bits >> LEVEL) & 7;
         (level != 0).then_some(level as u8)
     }
+}
+
+/// True when an inline `style` hides its element: `display: none` or
+/// `visibility: hidden` (any case and spacing; the last declaration of a property is
+/// not looked for, as a page seldom gives two).
+pub fn style_hides(style: &str) -> bool {
+    if !style.contains(['n', 'N', 'h', 'H']) {
+        return false;
+    }
+    style.split(';').any(|decl| {
+        let Some((prop, value)) = decl.split_once(':') else {
+            return false;
+        };
+        let value = value.trim();
+        let value = value.strip_suffix("!important").unwrap_or(value).trim_end();
+        let prop = prop.trim();
+        (prop.eq_ignore_ascii_case("display") && value.eq_ignore_ascii_case("none"))
+            || (prop.eq_ignore_ascii_case("visibility") && value.eq_ignore_ascii_case("hidden"))
+    })
 }
 
 /// [`flow`] and the bits that come from an element's name, by its tag.
@@ -257,8 +298,8 @@ impl Skip {
         info.has(Info::HIDDEN)
             || match self {
                 Skip::Hidden => false,
-                Skip::Nav => info.has(Info::NAV),
-                Skip::Boilerplate => info.has(Info::BOILERPLATE),
+                Skip::Nav => info.has(Info::NAV) || info.has(Info::UNSEEN),
+                Skip::Boilerplate => info.has(Info::BOILERPLATE) || info.has(Info::UNSEEN),
             }
     }
 }
@@ -576,6 +617,27 @@ mod tests {
         assert_eq!(body_text("<p>  </p><p> a </p>"), "a");
         assert_eq!(body_text("<p>a <i>b</i> c</p>"), "a b c");
         assert_eq!(body_text("<p>a<i> b</i>c</p>"), "a bc");
+    }
+
+    #[test]
+    fn an_inline_style_hides_by_display_or_visibility() {
+        for hides in [
+            "display:none",
+            "color: red; Display : None ;",
+            "visibility: hidden",
+            "display: none !important",
+        ] {
+            assert!(style_hides(hides), "{hides}");
+        }
+        for shows in [
+            "",
+            "display: block",
+            "visibility: visible",
+            "none",
+            "display",
+        ] {
+            assert!(!style_hides(shows), "{shows}");
+        }
     }
 
     /// What the text walks asked of each element before [`Info`]: the name lists and

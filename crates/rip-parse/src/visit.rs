@@ -254,12 +254,17 @@ fn tree_info(el: &scraper::node::Element, tag: Tag) -> Info {
     let mut hidden = false;
     let mut role = None;
     let mut item = false;
+    let mut unseen = false;
     for (q, v) in &el.attrs {
         if q.ns != html5ever::ns!() {
             continue;
         }
         if q.local == html5ever::local_name!("hidden") {
             hidden = true;
+        } else if q.local == html5ever::local_name!("style") {
+            unseen |= crate::dom::style_hides(v);
+        } else if q.local == html5ever::local_name!("aria-hidden") {
+            unseen |= v.trim() == "true";
         } else if q.local == html5ever::local_name!("role") && role.is_none() {
             role = Some(&**v);
         } else if q.local == html5ever::local_name!("itemprop")
@@ -268,7 +273,9 @@ fn tree_info(el: &scraper::node::Element, tag: Tag) -> Info {
             item = true;
         }
     }
-    Info::of(tag, hidden, role).with_item(item)
+    Info::of(tag, hidden, role)
+        .with_item(item)
+        .with_unseen(unseen)
 }
 
 /// Counts the nesting of elements below a visitor's root, so that a visitor that

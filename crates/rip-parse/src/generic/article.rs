@@ -135,7 +135,7 @@ fn best_candidate(o: &Outline, region: u32, skip_unlikely: bool) -> Option<u32> 
     while i <= end {
         let n = &o.nodes[i as usize];
         if i != region
-            && (n.info.has(Info::HIDDEN)
+            && (n.info.out_of_sight()
                 || n.info.has(Info::BOILERPLATE)
                 || (skip_unlikely && n.hint.unlikely))
         {
@@ -275,7 +275,7 @@ fn boilerplate_under(o: &Outline, root: u32, top: u32, already: &[u32], links: b
 /// (`links`: inside a page's own `<main>`, only when its name says so too). Headings
 /// are kept.
 fn is_boilerplate(n: &Node, root: &Node, links: bool) -> bool {
-    if n.info.has(Info::HIDDEN) || n.text == 0 || n.info.heading().is_some() || n.code {
+    if n.info.out_of_sight() || n.text == 0 || n.info.heading().is_some() || n.code {
         return false;
     }
     let small = n.text * 4 < root.text;

@@ -289,3 +289,21 @@ fn a_block_of_short_paragraphs_beside_the_article_is_kept() {
     keeps_article_without(&g, &["Home"]);
     assert!(g.text.contains("The oil is pressed"), "{}", g.text);
 }
+
+#[test]
+fn text_hidden_by_style_or_aria_is_left_out() {
+    // As Readability's `_isProbablyVisible`: an inline `display: none` or `visibility:
+    // hidden`, or `aria-hidden="true"`, hides an element from readers (a MathML copy of
+    // each formula kept for screen readers, a collapsed menu, a pop-up's text).
+    let g = both(&page(&format!(
+        r#"<div class="article">{}<div style="display:none"><p>A copy of the lamp's formula, in MathML, for screen readers, long enough, with commas, to score.</p></div>
+        <span style="Visibility: Hidden !important">Unseen caption</span>
+        <div aria-hidden="true"><p>A modal dialog's text, never shown to a reader of the page, but long and with commas.</p></div>
+        {}</div>"#,
+        article(2),
+        (2..4)
+            .map(|i| prose(&format!("lantern {i}")))
+            .collect::<String>()
+    )));
+    keeps_article_without(&g, &["formula", "Unseen caption", "modal dialog"]);
+}

@@ -268,7 +268,7 @@ impl Visitor for Outline {
         };
         // Named as it may be, the page, its main element or a link is never left out.
         hint.unlikely &= !matches!(tag, Tag::Html | Tag::Body | Tag::Main | Tag::A);
-        if el.info.has(Info::HIDDEN) {
+        if el.info.out_of_sight() {
             self.hidden += 1;
         }
         if tag == Tag::A {
@@ -327,7 +327,7 @@ impl Visitor for Outline {
 
     fn close(&mut self, el: &Elem<'_>) {
         let Some(i) = self.stack.pop() else { return };
-        if el.info.has(Info::HIDDEN) {
+        if el.info.out_of_sight() {
             self.hidden = self.hidden.saturating_sub(1);
         }
         let end = self.nodes.len() as u32 - 1;
