@@ -13,8 +13,8 @@
 //! A flat folder of a million files works on ext4 (its hashed directory index), but
 //! `ls` takes seconds and hundreds of MB, a shell glob over it exceeds the argument limit,
 //! and without the `large_dir` feature ext4's index stops at about ten million names
-//! (`docs/benchmarks-log.md`, the output folder at size). The readers (`rip_core::folder`) read both layouts, and a folder
-//! holding both.
+//! (`docs/benchmarks-log.md`, the output folder at size). The readers (`rip_core::folder`)
+//! read both layouts, and a folder holding both.
 //!
 //! A folder keeps its layout: without a layout asked for, `rip-write` writes in the one
 //! the folder has (sharded when it has a shard), and a layout asked for that the folder's
