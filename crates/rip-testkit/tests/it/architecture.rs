@@ -5,17 +5,19 @@
 //! depends on a lower layer only (test support on layer 0 at most), unless the exceptions
 //! table allows the pair; the external crates of the "only in" table are in those crates
 //! alone; no crate depends on what its "never" row names. An exception no crate needs any
-//! more fails too, so the page cannot keep a rule nothing obeys.
+//! more fails too, so the page cannot keep a rule nothing obeys. The README's table of
+//! programs lists exactly the `[[bin]]` targets.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
 use serde_json::Value;
 
-/// One package as cargo sees it: its name and its normal and build dependencies.
+/// One package as cargo sees it: its name, its normal and build dependencies, its programs.
 struct Package {
     name: String,
     deps: BTreeSet<String>,
+    bins: BTreeSet<String>,
 }
 
 fn packages() -> Vec<Package> {
@@ -48,6 +50,17 @@ fn packages() -> Vec<Package> {
                 .filter(|d| d["kind"].is_null() || d["kind"] == "build")
                 .filter_map(|d| d["name"].as_str().map(str::to_owned))
                 .collect(),
+            bins: p["targets"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|t| {
+                    t["kind"]
+                        .as_array()
+                        .is_some_and(|k| k.contains(&"bin".into()))
+                })
+                .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                .collect(),
         })
         .collect()
 }
@@ -62,7 +75,7 @@ struct Table {
 fn tables(doc: &str, heading: &str) -> Vec<Table> {
     let start = doc
         .find(&format!("\n## {heading}\n"))
-        .unwrap_or_else(|| panic!("ARCHITECTURE.md has no `## {heading}` section"));
+        .unwrap_or_else(|| panic!("the document has no `## {heading}` section"));
     let body = &doc[start + heading.len() + 5..];
     let body = &body[..body.find("\n## ").unwrap_or(body.len())];
     let mut out: Vec<Table> = Vec::new();
@@ -234,4 +247,35 @@ fn the_rules_are_read_from_the_tables() {
     assert!(layer_breach(&r, "a", "b").is_some());
     assert!(layer_breach(&r, "t", "a").is_none());
     assert!(layer_breach(&r, "b", "t").is_some());
+}
+
+/// A program's name from its cell in the README's table: `name` or `[name](its guide page)`.
+fn program(cell: &str) -> String {
+    let name = cell
+        .strip_prefix('[')
+        .map_or(cell, |c| c.split(']').next().unwrap_or(c));
+    name.trim().to_owned()
+}
+
+#[test]
+fn the_readme_lists_every_program() {
+    let readme = std::fs::read_to_string(rip_testkit::repo().join("README.md")).expect("README.md");
+    let listed: BTreeSet<String> = tables(&readme, "The programs")
+        .into_iter()
+        .flat_map(|t| t.rows)
+        .map(|row| program(&row[0]))
+        .collect();
+    let real: BTreeSet<String> = packages().into_iter().flat_map(|p| p.bins).collect();
+    assert!(
+        real.len() > 10,
+        "cargo metadata lists {} programs",
+        real.len()
+    );
+    assert_eq!(
+        listed, real,
+        "the README's `## The programs` table against the [[bin]] targets of the workspace \
+         (a program added, removed or renamed changes its row)"
+    );
+    assert_eq!(program("[ripperoni](docs/guide/ripperoni.md)"), "ripperoni");
+    assert_eq!(program("rip-check"), "rip-check");
 }
