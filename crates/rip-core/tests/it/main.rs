@@ -87,6 +87,10 @@ fn extra() -> serde_json::Map<String, Value> {
     m
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "one record of every kind, one after another"
+)]
 fn built_records() -> Vec<Record> {
     let at = Utc.with_ymd_and_hms(2026, 12, 1, 9, 0, 0).unwrap();
     let mut fields = serde_json::Map::new();

@@ -265,6 +265,10 @@ fn refs_with_depth(path: &Path) -> Vec<(String, u32)> {
 /// (same URLs, same depths), none twice, and the server answered every URL exactly once:
 /// the only URL asked twice is the held page, whose first request was never answered.
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn sigkill_at_the_barrier_then_resume_fetches_every_url_exactly_once() {
     const N: u32 = 1500;
     let g = LinkGraph::new(N).seed(33).fan_out(3);

@@ -18,6 +18,10 @@ const HTTP: &str = "-q --delay 0ms --jitter 0ms --attempts 3 --retry-base 10ms -
                     --cache-dir cache";
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn the_report_counts_the_fetch_that_went_to_the_site_and_the_cache_hits_beside_it() {
     for b in ["rip-discover", "rip-fetch", "rip-parse", "rip-route"] {
         rip_testkit::bin(b);

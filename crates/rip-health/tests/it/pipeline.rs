@@ -37,6 +37,10 @@ const BROKEN: &[(&str, &str, &str)] = &[
 ];
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn a_real_pipeline_is_reconciled_and_its_books_balance() {
     for b in [
         "rip-fetch",

@@ -16,6 +16,10 @@ fn docs_by_url(values: &[Value]) -> std::collections::HashMap<String, Value> {
 /// directory, windows-1252 bytes declared only in `<meta charset>` (sent as base64),
 /// nofollow and mailto links, a listing table, and a PNG (not HTML: a failure).
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a golden scenario: one run, then its checks, read top to bottom"
+)]
 fn generic_extraction_golden() {
     let pages = [
         "index.html",
@@ -143,6 +147,10 @@ fn generic_extraction_golden() {
 
 /// The URL-routed example rules over every page of the demo site.
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a golden scenario: one run, then its checks, read top to bottom"
+)]
 fn emberfall_by_url_golden() {
     let rules = testdata("parse/rules/emberfall-by-url.toml");
     let input: Vec<Value> = site_files().iter().map(|p| site_page(p)).collect();
@@ -264,6 +272,10 @@ fn emberfall_by_url_golden() {
 
 /// The content-routed example rules over the wiki fixtures, whose URLs say nothing.
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a golden scenario: one run, then its checks, read top to bottom"
+)]
 fn gloomhollow_by_content_golden() {
     let rules = testdata("parse/rules/gloomhollow-by-content.toml");
     let dir = testdata("parse/pages/wiki");

@@ -39,6 +39,10 @@ fn resolution_in(path: &Path) -> Option<Resolution> {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn verdicts_are_written_into_each_error_file() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();

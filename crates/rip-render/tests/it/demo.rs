@@ -176,6 +176,10 @@ fn only_the_matching_refs_are_rendered_and_rip_fetch_takes_the_rest() {
 /// to the browser (one by its body, one by its URL), the round's rip-fetch passes them
 /// by and retries the 503, rip-render renders only them, and the books balance.
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn a_route_rule_sends_the_empty_shells_to_the_browser() {
     let server = TestServer::builder()
         .dir(testdata("site-js"))

@@ -15,6 +15,10 @@ fn page(script: &str) -> String {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "the faults served, one run, then a check per fault, read top to bottom"
+)]
 fn each_fault_ends_as_one_bounded_record() {
     let server = TestServer::builder()
         .dir(rip_testkit::testdata("site-js"))

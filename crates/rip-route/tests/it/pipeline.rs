@@ -121,6 +121,10 @@ fn assert_balanced(records: &[Record], terminal: &[&str]) -> BTreeMap<String, Re
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn two_rounds_recover_capture_resolve_and_honour_retry_after() {
     let server = demo_server();
     let dir = tempfile::tempdir().unwrap();

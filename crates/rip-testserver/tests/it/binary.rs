@@ -38,6 +38,10 @@ fn wait_with_timeout(child: &mut Child, timeout: Duration) -> Option<std::proces
 }
 
 #[tokio::test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 async fn the_binary_serves_a_plan_and_exposes_its_log() {
     let dir = tempfile::tempdir().unwrap();
     let plan = dir.path().join("plan.json");

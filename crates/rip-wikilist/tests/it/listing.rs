@@ -30,6 +30,10 @@ fn list_requests(wiki: &Wiki) -> Vec<(String, Option<String>)> {
 
 /// One wiki for every enumeration case (each case reads the log from where the last ended).
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn mediawiki_enumeration_pages_categories_priority_and_budget() {
     let wiki = Wiki::start().unwrap();
     let manifest = Manifest::load().unwrap();

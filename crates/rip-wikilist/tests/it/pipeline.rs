@@ -161,6 +161,10 @@ fn a_full_wiki_run_accounts_for_every_page() {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn a_page_deleted_after_enumeration_is_an_error_document_and_is_retried_alone() {
     built();
     let wiki = Wiki::start().unwrap();

@@ -217,6 +217,10 @@ fn every_infobox_field_is_the_text_the_wiki_renders() {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn a_failed_expansion_is_a_warning_per_field_never_a_guess_and_a_rerun_mends_it() {
     rip_testkit::bin("rip-health");
     let wiki = Wiki::start().unwrap();

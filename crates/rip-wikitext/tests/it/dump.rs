@@ -51,6 +51,10 @@ fn strings(v: &Value) -> Vec<String> {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn every_page_of_the_test_wiki_parses_as_its_manifest_says() {
     let manifest = manifest();
     let pages = pages();

@@ -34,6 +34,10 @@ fn file_names(dir: &std::path::Path) -> Vec<String> {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn a_run_on_the_fault_server_accounts_for_every_url_number_for_number() {
     let server = demo_server();
     let origin = server.origin();

@@ -71,6 +71,10 @@ fn health(dir: &Path, origin: &str) -> Value {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one end-to-end scenario, its run and then its checks, read top to bottom"
+)]
 fn ctrl_c_then_resume_ends_as_an_uninterrupted_run_with_no_url_fetched_twice() {
     // The reference: a run never interrupted.
     let ref_dir = tempfile::tempdir().unwrap();

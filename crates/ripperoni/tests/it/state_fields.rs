@@ -94,6 +94,10 @@ fn wiki_field(path: &'static str, value: Value, want: &[(&'static [&'static str]
     )
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table of cases, one entry after another"
+)]
 fn cases(dir: &std::path::Path) -> Vec<Case> {
     let demo = repo().join("testdata/demo");
     let file = |name: &str| demo.join(name).canonicalize().unwrap();
