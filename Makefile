@@ -2,12 +2,13 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= auto
 
-.PHONY: help demo test lint build release bench setup clean
+.PHONY: help demo test lint modules build release bench setup clean
 
 help:
 	@echo "make demo    build in release mode and scrape the bundled demo site"
 	@echo "make test    formatting, clippy, every test (what CI runs)"
 	@echo "make lint    formatting and clippy only"
+	@echo "make modules fail on a module file named mod.rs (one module style)"
 	@echo "make bench   the benchmarks under scripts/bench/ (see BENCHMARKS.md)"
 
 setup:
@@ -21,6 +22,17 @@ demo:
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
+
+# One module style: `foo.rs` beside the folder `foo/`, never `foo/mod.rs`. Not yet a
+# prerequisite of `lint` and `test`: rip-parse and rip-discover still have theirs, being
+# converted by the engineers editing there; then `lint: modules`, `test: setup modules`.
+modules:
+	@found=$$(find bin crates -name mod.rs -not -path '*/target/*' | sort); \
+	if [ -n "$$found" ]; then \
+		echo "modules in a mod.rs (make it foo.rs beside its folder foo/):"; \
+		echo "$$found"; \
+		exit 1; \
+	fi
 
 # Tests run under cargo-nextest (on this kind of machine from the start; .config/nextest.toml
 # runs them 8 at a time, the long end-to-end ones first) and fall back to cargo test without
