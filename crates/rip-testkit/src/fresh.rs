@@ -105,22 +105,29 @@ pub fn check_fresh(dir: &Path, name: &str) -> Result<(), Stale> {
     check_with(dir, name, &mut HashMap::new())
 }
 
-/// Every binary in `dir` that has a dep-info beside it, checked as [`check_fresh`] does; the
-/// first stale one found. Files without one (libraries' folders, leftovers) are skipped.
-pub fn check_all_fresh(dir: &Path) -> Result<(), Stale> {
+/// Each of `programs` in `dir`, checked as [`check_fresh`] does; the first one missing or
+/// stale. Other binaries in `dir` are not looked at: one left there by a program renamed or
+/// removed since has sources that are gone, and no build will ever make it fresh.
+pub fn check_all_fresh(dir: &Path, programs: &[impl AsRef<str>]) -> Result<(), Stale> {
     let mut mtimes = HashMap::new();
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Ok(());
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter_map(|n| Some(n.strip_suffix(".d")?.to_owned()))
-        .filter(|n| !n.contains('.') && dir.join(n).is_file())
-        .collect();
-    names.sort();
-    names
+    programs
         .iter()
-        .try_for_each(|n| check_with(dir, n, &mut mtimes))
+        .try_for_each(|n| check_with(dir, n.as_ref(), &mut mtimes))
+}
+
+/// The programs a `Cargo.toml` builds: the names of its `[[bin]]` targets, in its order.
+pub fn programs_in(manifest: &Path) -> Result<Vec<String>, String> {
+    let text = fs::read_to_string(manifest)
+        .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e| format!("{}: {e}", manifest.display()))?;
+    let bins = table.get("bin").and_then(toml::Value::as_array);
+    Ok(bins
+        .into_iter()
+        .flatten()
+        .filter_map(|b| Some(b.get("name")?.as_str()?.to_owned()))
+        .collect())
 }
 
 /// [`check_fresh`], the sources' modification times kept in `mtimes` across binaries (the
@@ -179,14 +186,20 @@ fn take_path(current: &mut String) -> Option<PathBuf> {
     (!current.is_empty()).then(|| PathBuf::from(std::mem::take(current)))
 }
 
-/// Panics with the reason when `name` in `dir` is stale; checks each binary once per process.
-pub(crate) fn assert_fresh(dir: &Path, name: &str) {
+/// Panics with the reason when `name` in `dir` is stale, or not one of `programs`; checks
+/// each binary once per process.
+pub(crate) fn assert_fresh(dir: &Path, name: &str, programs: &[String]) {
     static CHECKED: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
     let binary = dir.join(name);
     let checked = CHECKED.get_or_init(Mutex::default);
     if checked.lock().is_ok_and(|c| c.contains(&binary)) {
         return;
     }
+    assert!(
+        programs.iter().any(|p| p == name),
+        "no program {name} in the workspace (bin/Cargo.toml builds {})",
+        programs.join(", ")
+    );
     if let Err(stale) = check_fresh(dir, name) {
         panic!("{stale}");
     }
@@ -195,10 +208,11 @@ pub(crate) fn assert_fresh(dir: &Path, name: &str) {
     }
 }
 
-/// Panics with the reason when a binary in `dir` is stale; checks the folder once per process.
-pub(crate) fn assert_all_fresh(dir: &Path) {
+/// Panics with the reason when one of `programs` in `dir` is missing or stale; checks the
+/// folder once per process.
+pub(crate) fn assert_all_fresh(dir: &Path, programs: &[String]) {
     static CHECKED: OnceLock<Result<(), Stale>> = OnceLock::new();
-    if let Err(stale) = CHECKED.get_or_init(|| check_all_fresh(dir)) {
+    if let Err(stale) = CHECKED.get_or_init(|| check_all_fresh(dir, programs)) {
         panic!("{stale}");
     }
 }
@@ -244,7 +258,7 @@ mod tests {
         let root = fake(SystemTime::now(), hour_ago());
         let dir = root.path().join("debug");
         assert_eq!(check_fresh(&dir, "rip-x"), Ok(()));
-        assert_eq!(check_all_fresh(&dir), Ok(()));
+        assert_eq!(check_all_fresh(&dir, &["rip-x"]), Ok(()));
     }
 
     #[test]
@@ -265,7 +279,7 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("src/a.rs changed after"), "{message}");
-        assert_eq!(check_all_fresh(&dir), Err(stale));
+        assert_eq!(check_all_fresh(&dir, &["rip-x"]), Err(stale));
     }
 
     #[test]
@@ -292,10 +306,41 @@ mod tests {
         let stale = check_fresh(&dir, "rip-x").unwrap_err();
         assert_eq!(stale, Stale::NoDepInfo(dir.join("rip-x")));
         assert!(stale.to_string().contains("cargo build -p rip-bin --bins"));
-        // Without its dep-info, the folder's check no longer knows it as a program.
-        assert_eq!(check_all_fresh(&dir), Ok(()));
+        assert_eq!(check_all_fresh(&dir, &["rip-x"]), Err(stale));
         let missing = check_fresh(&dir, "rip-y").unwrap_err();
         assert_eq!(missing, Stale::Missing(dir.join("rip-y")));
+        assert_eq!(check_all_fresh(&dir, &["rip-y"]), Err(missing));
+    }
+
+    #[test]
+    fn a_leftover_binary_of_a_program_no_longer_built_does_not_refuse_the_others() {
+        let root = fake(SystemTime::now(), hour_ago());
+        let dir = root.path().join("debug");
+        // A program renamed or removed since: its binary and dep-info stay in target/, its
+        // sources are gone, and `cargo build --bins` will never build it again.
+        let gone = root.path().join("src/old.rs");
+        let d = format!("{}/rip-old: {}\n", dir.display(), gone.display());
+        fs::write(dir.join("rip-old.d"), d).unwrap();
+        set_mtime(&dir.join("rip-old"), SystemTime::now());
+        assert_eq!(check_all_fresh(&dir, &["rip-x"]), Ok(()));
+        assert!(matches!(
+            check_fresh(&dir, "rip-old"),
+            Err(Stale::SourceGone { .. })
+        ));
+    }
+
+    #[test]
+    fn the_programs_are_the_bin_targets_of_a_manifest() {
+        let root = tempfile::tempdir().unwrap();
+        let manifest = root.path().join("Cargo.toml");
+        let text = "[package]\nname = \"p\"\n\n[[bin]]\nname = \"rip-a\"\npath = \"a.rs\"\n\n\
+                    [[bin]]\nname = \"rip-b\"\npath = \"b.rs\"\n";
+        fs::write(&manifest, text).unwrap();
+        assert_eq!(programs_in(&manifest).unwrap(), ["rip-a", "rip-b"]);
+        fs::write(&manifest, "[package]\nname = \"p\"\n").unwrap();
+        assert_eq!(programs_in(&manifest).unwrap(), Vec::<String>::new());
+        let bad = programs_in(&root.path().join("none.toml")).unwrap_err();
+        assert!(bad.contains("none.toml"), "{bad}");
     }
 
     #[test]

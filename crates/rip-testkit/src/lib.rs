@@ -22,7 +22,7 @@ mod stage;
 mod wait;
 
 pub use folders::{files_below, jsonl_folder, make_read_only, read_json, unprivileged_prefix};
-pub use fresh::{Stale, check_all_fresh, check_fresh};
+pub use fresh::{Stale, check_all_fresh, check_fresh, programs_in};
 pub use nats::{NatsServer, absent_broker, assert_broker_absent, free_port};
 pub use stage::{Ran, Stage, interrupt, record, stream};
 pub use wait::wait_for;
@@ -41,12 +41,21 @@ pub fn testdata(rel: &str) -> PathBuf {
 }
 
 /// The directory holding the workspace binaries of the running test's profile. Panics,
-/// naming the command to run, when one of them is older than its sources (see
-/// [`check_all_fresh`]): a program run from here runs other programs from here.
+/// naming the command to run, when one of [`programs`] is missing or older than its sources
+/// (see [`check_all_fresh`]): a program run from here runs other programs from here.
 pub fn bin_dir() -> PathBuf {
     let dir = profile_dir();
-    fresh::assert_all_fresh(&dir);
+    fresh::assert_all_fresh(&dir, programs());
     dir
+}
+
+/// The workspace's programs: the `[[bin]]` targets of `bin/Cargo.toml` (package `rip-bin`),
+/// read once per test process.
+pub fn programs() -> &'static [String] {
+    static PROGRAMS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    PROGRAMS.get_or_init(|| {
+        fresh::programs_in(&repo().join("bin/Cargo.toml")).unwrap_or_else(|e| panic!("{e}"))
+    })
 }
 
 /// `target/<profile>/` of the running test executable.
@@ -67,7 +76,7 @@ fn profile_dir() -> PathBuf {
 /// [`check_fresh`]).
 pub fn bin(name: &str) -> PathBuf {
     let dir = profile_dir();
-    fresh::assert_fresh(&dir, name);
+    fresh::assert_fresh(&dir, name, programs());
     dir.join(name)
 }
 
