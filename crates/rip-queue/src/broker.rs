@@ -5,6 +5,7 @@
 //! remember message ids for the deduplication window, so a record published again within it
 //! is stored once.
 
+use crate::login::redact;
 use crate::{QueueError, partition};
 use async_nats::jetstream::{self, stream};
 use std::future::Future;
@@ -364,20 +365,6 @@ fn check_name(name: &str) -> Result<(), QueueError> {
     } else {
         Err(QueueError::BadStreamName(name.to_owned()))
     }
-}
-
-/// `url` without the user, password or token before its `@`, for messages and logs.
-pub fn redact(url: &str) -> String {
-    url.split(',')
-        .map(|one| match (one.find("://"), one.rfind('@')) {
-            (Some(scheme), Some(at)) if at > scheme => {
-                format!("{}***@{}", &one[..scheme + 3], &one[at + 1..])
-            }
-            (None, Some(at)) => format!("***@{}", &one[at + 1..]),
-            _ => one.to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 /// `message` with every credential of `url` replaced by `***`.

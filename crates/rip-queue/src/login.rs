@@ -63,7 +63,7 @@ pub(crate) fn login(url: &str, creds: Option<&Path>) -> Result<(String, Login), 
             from_url = login;
         } else if login != Login::Anonymous && login != from_url {
             return Err(QueueError::BrokerUrl {
-                url: crate::broker::redact(url),
+                url: redact(url),
                 reason: "its addresses carry different credentials: give them once".to_owned(),
             });
         }
@@ -72,7 +72,7 @@ pub(crate) fn login(url: &str, creds: Option<&Path>) -> Result<(String, Login), 
         None => from_url,
         Some(_) if from_url != Login::Anonymous => {
             return Err(QueueError::BrokerUrl {
-                url: crate::broker::redact(url),
+                url: redact(url),
                 reason: "credentials are both in the URL and in a credentials file \
                          (--creds, RIP_BROKER_CREDS): give them once"
                     .to_owned(),
@@ -121,6 +121,20 @@ fn from_file(path: &Path) -> Result<Login, QueueError> {
         },
         None => Login::Token(line.unwrap_or_default().to_owned()),
     })
+}
+
+/// `url` without the user, password or token before its `@`, for messages and logs.
+pub fn redact(url: &str) -> String {
+    url.split(',')
+        .map(|one| match (one.find("://"), one.rfind('@')) {
+            (Some(scheme), Some(at)) if at > scheme => {
+                format!("{}***@{}", &one[..scheme + 3], &one[at + 1..])
+            }
+            (None, Some(at)) => format!("***@{}", &one[at + 1..]),
+            _ => one.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 #[cfg(test)]
