@@ -27,6 +27,7 @@
 
 pub mod account;
 pub mod plan;
+mod problem;
 pub mod progress;
 pub mod runlog;
 pub mod runner;

@@ -2,8 +2,8 @@
 //! [`Problem`] naming the field (`crawler.maxPages`), what was expected and what was
 //! found; an unknown field gets the closest known name as a suggestion.
 
+use crate::problem::Problem;
 use crate::state;
-use crate::validate::Problem;
 use serde_json::Value;
 
 /// Checks `value` against the published schema; one problem per violation.

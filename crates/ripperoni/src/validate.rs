@@ -2,32 +2,12 @@
 //! files and regexes it names. Every problem is reported at once, each naming its field,
 //! what was expected and what was found.
 
+pub use crate::problem::Problem;
 pub use crate::schema_errors::schema_problems;
 use crate::state::{self, CacheMode, Format, State};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// One problem with a state file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// The field, as a dotted path (`crawler.maxPages`, `urls[2]`); empty for the whole
-    /// file.
-    pub field: String,
-    /// What is wrong: what was expected and what was found.
-    pub message: String,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.field.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "`{}`: {}", self.field, self.message)
-        }
-    }
-}
 
 /// Why a state file was refused.
 #[derive(Debug, thiserror::Error)]
