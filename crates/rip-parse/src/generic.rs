@@ -29,7 +29,7 @@ use crate::visit::{Elem, Visitor, walk_tree};
 use content::{ContentFields, Regions};
 use head::HeadAndLinks;
 pub use links::{Link, Links};
-use meta::{Meta, MetaWalk, PageFacts};
+use meta::{Meta, PageFacts};
 
 /// What generic extraction found on a page: plain strings, so that the page's DOM
 /// can be dropped before they are turned into JSON values ([`Generic::into_fields`]).
@@ -246,12 +246,11 @@ pub fn content_root(html: &Html) -> (NodeRef<'_, Node>, Skip) {
 /// Extracts the generic fields of a parsed page.
 pub fn extract(html: &Html, page_url: &Url, with_markdown: bool) -> Generic {
     let base = resolve_base(first_base_href(html), page_url);
-    let mut head = (HeadAndLinks::new(&base), MetaWalk::new(&base));
+    let mut head = HeadAndLinks::new(&base);
     walk_tree(html.tree.root(), &mut head);
-    let (head, meta) = head;
     debug_assert_eq!(head.base_href.as_deref(), first_base_href(html));
     let content = content::read_tree(html, with_markdown.then(|| base.clone()));
-    assemble(head, meta, content, &base)
+    assemble(head, content, &base)
 }
 
 /// Extracts the generic fields of a page in one streaming pass, with no tree
@@ -278,7 +277,6 @@ pub fn extract_streaming(
 /// the candidate content regions.
 pub struct GenericWalk<'u> {
     head: HeadAndLinks,
-    meta: MetaWalk,
     regions: Regions,
     page_url: &'u Url,
     base: Url,
@@ -291,7 +289,6 @@ impl<'u> GenericWalk<'u> {
     pub fn new(page_url: &'u Url, with_markdown: bool) -> Self {
         Self {
             head: HeadAndLinks::new(page_url),
-            meta: MetaWalk::new(page_url),
             regions: Regions::new(with_markdown.then(|| page_url.clone())),
             page_url,
             base: page_url.clone(),
@@ -308,7 +305,7 @@ impl<'u> GenericWalk<'u> {
             return Err(Bail("a <base> after a link or the content began"));
         }
         let content = self.regions.finish(text, limits)?.ok_or(Bail("no body"))?;
-        Ok(assemble(self.head, self.meta, content, &self.base))
+        Ok(assemble(self.head, content, &self.base))
     }
 }
 
@@ -321,24 +318,21 @@ impl Visitor for GenericWalk<'_> {
             // Links read so far resolved against the page URL; Markdown too.
             self.late_base |= self.head.links_seen > 0 || (self.markdown && self.regions.begun());
             self.head.base = crate::resolve::Resolver::new(&self.base);
-            self.meta.base = crate::resolve::Resolver::new(&self.base);
+            self.head.meta.base = crate::resolve::Resolver::new(&self.base);
             if self.markdown {
                 self.regions.markdown_base(&self.base);
             }
         }
-        self.meta.open(el);
         self.regions.open(el);
     }
 
     fn text(&mut self, text: &str) {
         self.head.text(text);
-        self.meta.text(text);
         self.regions.text(text);
     }
 
     fn close(&mut self, el: &Elem<'_>) {
         self.head.close(el);
-        self.meta.close(el);
         self.regions.close(el);
     }
 }
@@ -349,16 +343,18 @@ fn resolve_base(href: Option<&str>, page_url: &Url) -> Url {
 }
 
 /// The doc's generic fields from what the two halves read.
-fn assemble(mut head: HeadAndLinks, meta: MetaWalk, content: ContentFields, base: &Url) -> Generic {
+fn assemble(mut head: HeadAndLinks, content: ContentFields, base: &Url) -> Generic {
     let links = head.finish_links();
     let description = head.description.filter(|d| !d.is_empty());
+    let place = |h1, at| meta::place(&content.outline, &content.selection, h1, at);
     let facts = PageFacts {
+        place: &place,
         title: head.title.as_deref(),
         description: description.as_deref(),
         text: &content.text,
         base,
     };
-    let meta = meta::pick(meta, &facts);
+    let meta = meta::pick(head.meta, &facts);
     Generic {
         title: head.title,
         canonical: head

@@ -20,6 +20,10 @@ pub(super) struct ContentFields {
     pub markdown: Option<String>,
     /// How the region was found (the doc's `contentFrom`).
     pub from: String,
+    /// The page's outline and the main content picked from it (for the metadata:
+    /// which byline is the article's).
+    pub outline: Outline,
+    pub selection: Selection,
 }
 
 /// Reads a content region from the events of its subtree (its root included).
@@ -59,10 +63,12 @@ impl Content {
         }
     }
 
-    /// The region's fields.
-    pub fn finish(self, from: String) -> ContentFields {
+    /// The region's fields, picked as `selection` says from `outline`.
+    pub fn finish(self, outline: Outline, selection: Selection) -> ContentFields {
         ContentFields {
-            from,
+            from: selection.from.clone(),
+            outline,
+            selection,
             headings: self.headings,
             text: self.walk.buf.finish(),
             markdown: self
@@ -175,12 +181,12 @@ impl Regions {
         let sel = select(&self.outline);
         if sel.default {
             let region = self.main.or(self.role_main).or(self.body);
-            return Ok(region.map(|c| c.finish(sel.from)));
+            return Ok(region.map(|c| c.finish(self.outline, sel)));
         }
         let content = Content::new(sel.skip, self.markdown, self.text_room);
         let mut pass = Filtered::new(&sel, content);
         stream::walk(text, limits, &mut pass)?;
-        Ok(Some(pass.into_inner().finish(sel.from)))
+        Ok(Some(pass.into_inner().finish(self.outline, sel)))
     }
 
     fn start(&mut self, el: &Elem<'_>) {
@@ -259,9 +265,9 @@ pub(super) fn read_tree(html: &Html, markdown: Option<Url>) -> ContentFields {
         let (root, skip) = super::content_root(html);
         let mut content = Content::new(skip, markdown, 0);
         walk_tree(root, &mut content);
-        return content.finish(sel.from);
+        return content.finish(outline, sel);
     }
     let mut pass = Filtered::new(&sel, Content::new(sel.skip, markdown, 0));
     walk_tree(html.tree.root(), &mut pass);
-    pass.into_inner().finish(sel.from)
+    pass.into_inner().finish(outline, sel)
 }

@@ -1,8 +1,10 @@
-//! The first half of generic extraction: the head fields and every link.
+//! The first half of generic extraction: the head fields, every link, and what the
+//! metadata reads ([`MetaWalk`]), all from one look at each element's tag.
 
 use url::Url;
 
 use super::Links;
+use super::meta::MetaWalk;
 use crate::dom::{Info, Skip, TextBuf, TextWalk};
 use crate::resolve::Resolver;
 use crate::tag::Tag;
@@ -17,8 +19,11 @@ struct OpenLink {
 
 /// Reads the head fields (the first of each, as written in the page) and every
 /// `<a href>` with its text, its `href` resolved as it opens against [`Self::base`],
-/// from the events of the whole page.
+/// from the events of the whole page; and passes the metadata's walk the elements it
+/// looks at, in the same match on the tag.
 pub(super) struct HeadAndLinks {
+    /// The metadata's walk.
+    pub meta: MetaWalk,
     /// What links resolve against.
     pub base: Resolver,
     pub title: Option<String>,
@@ -52,6 +57,7 @@ impl HeadAndLinks {
     /// A reader whose links resolve against `base`.
     pub fn new(base: &Url) -> Self {
         Self {
+            meta: MetaWalk::new(base),
             base: Resolver::new(base),
             title: None,
             lang: None,
@@ -68,7 +74,8 @@ impl HeadAndLinks {
         }
     }
 
-    /// Takes in what an element holds: a head field, or a link.
+    /// Takes in what an element holds: a head field, a link, or what the metadata
+    /// reads.
     fn element(&mut self, tag: Tag, el: &Elem<'_>) {
         match tag {
             Tag::Html if self.lang.is_none() => {
@@ -84,27 +91,42 @@ impl HeadAndLinks {
             Tag::Base if self.base_href.is_none() => {
                 self.base_href = el.attr("href").map(str::to_owned);
             }
-            Tag::Link if self.canonical.is_none() && is_canonical(el.attr("rel")) => {
-                self.canonical = el.attr("href").map(str::to_owned);
-            }
-            Tag::Meta => self.meta(el),
-            Tag::A => {
-                if let Some(href) = el.attr("href") {
-                    self.links_seen += 1;
-                    let base = &self.base;
-                    let slot = self
-                        .links
-                        .open_resolved(|buf| base.join_onto(href.trim(), buf), el.attr("rel"));
-                    let text = self.spare_texts.pop().unwrap_or_default();
-                    self.open_links.push(OpenLink { slot, text });
+            Tag::Link => {
+                if self.canonical.is_none() && is_canonical(el.attr("rel")) {
+                    self.canonical = el.attr("href").map(str::to_owned);
                 }
+                self.meta.link(el);
             }
+            Tag::Meta => {
+                self.head_meta(el);
+                self.meta.meta(el);
+            }
+            Tag::A => {
+                self.open_link(el);
+                self.meta.a(el);
+            }
+            Tag::H1 => self.meta.h1(),
+            Tag::Span | Tag::Div | Tag::P | Tag::Address => self.meta.block(el),
+            Tag::Other => self.meta.other(el),
             _ => {}
         }
     }
 
+    /// An `<a>`: with an `href`, a link (left out when it does not resolve).
+    fn open_link(&mut self, el: &Elem<'_>) {
+        if let Some(href) = el.attr("href") {
+            self.links_seen += 1;
+            let base = &self.base;
+            let slot = self
+                .links
+                .open_resolved(|buf| base.join_onto(href.trim(), buf), el.attr("rel"));
+            let text = self.spare_texts.pop().unwrap_or_default();
+            self.open_links.push(OpenLink { slot, text });
+        }
+    }
+
     /// `<meta name=description>` and `<meta name=keywords>`, the first of each.
-    fn meta(&mut self, el: &Elem<'_>) {
+    fn head_meta(&mut self, el: &Elem<'_>) {
         let which = el.attr("name").map(str::to_ascii_lowercase);
         let content = el.attr("content").map(|c| c.trim().to_owned());
         match which.as_deref() {
@@ -151,14 +173,13 @@ impl HeadAndLinks {
     }
 }
 
-impl Visitor for HeadAndLinks {
-    fn open(&mut self, el: &Elem<'_>) {
-        if let Some((depth, walk)) = &mut self.title_text {
-            depth.open();
-            walk.open(el);
-        }
-        let Some(tag) = el.html_tag() else { return };
+impl HeadAndLinks {
+    /// An HTML element opens.
+    fn open_html(&mut self, tag: Tag, el: &Elem<'_>) {
         if el.info.has(Info::SCRIPT) {
+            if tag == Tag::Script {
+                self.meta.script(el);
+            }
             self.hidden += 1;
             return;
         }
@@ -174,8 +195,23 @@ impl Visitor for HeadAndLinks {
             link.text.brk(f);
         }
     }
+}
+
+impl Visitor for HeadAndLinks {
+    fn open(&mut self, el: &Elem<'_>) {
+        if let Some((depth, walk)) = &mut self.title_text {
+            depth.open();
+            walk.open(el);
+        }
+        self.meta.enter(el);
+        if let Some(tag) = el.html_tag() {
+            self.open_html(tag, el);
+        }
+        self.meta.settle();
+    }
 
     fn text(&mut self, text: &str) {
+        self.meta.text(text);
         self.title_event(|w| _ = w.text(text), false);
         if self.hidden == 0 {
             for link in &mut self.open_links {
@@ -185,6 +221,7 @@ impl Visitor for HeadAndLinks {
     }
 
     fn close(&mut self, el: &Elem<'_>) {
+        self.meta.close(el);
         self.title_event(|w| _ = w.close(el), true);
         let Some(tag) = el.html_tag() else { return };
         if el.info.has(Info::SCRIPT) {

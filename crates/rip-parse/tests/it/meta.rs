@@ -439,3 +439,102 @@ fn every_author_a_meta_key_lists_is_kept() {
     );
     assert_eq!(f["authors"], json!(["Lee, Ann", "Chen, Bo"]));
 }
+
+#[test]
+fn an_itemprop_author_element_is_a_byline() {
+    // An author item of its own (no item around it), so no microdata `author`.
+    let f = fields(
+        r#"<html lang="ar" dir="rtl"><head><title>عنوان</title></head><body><article>
+        <span class="writer" itemprop="author" itemscope itemtype="http://schema.org/Person">
+        <span itemprop="name">سارة أحمد</span></span><p>نص المقال.</p></article></body></html>"#,
+    );
+    assert_eq!(f["authors"], json!(["سارة أحمد"]));
+}
+
+#[test]
+fn a_commenters_name_is_no_byline_the_articles_is() {
+    let para = "Слова статьи, много слов, и ещё больше слов, чтобы это было статьёй. ".repeat(4);
+    let f = fields(&format!(
+        r#"<html lang="ru"><head><title>Заголовок</title></head><body>
+        <ul class="comments-list"><li class="comment"><div class="byline">Иван Петров</div>
+        <p>Комментарий</p></li></ul>
+        <div class="story"><div class="author-name">Наталья Васильева</div>
+        <p>{para}</p><p>{para}</p><p>{para}</p></div></body></html>"#
+    ));
+    assert_eq!(f["authors"], json!(["Наталья Васильева"]));
+    // A byline only in the comments: none.
+    let f = fields(&format!(
+        r#"<html><head><title>T</title></head><body><div class="story"><p>{para}</p>
+        <p>{para}</p></div><div id="comments"><span class="byline">Ann Lee</span>
+        <p>Nice.</p></div></body></html>"#
+    ));
+    assert!(f.get("authors").is_none(), "{f}");
+}
+
+#[test]
+fn a_byline_in_the_article_wins_over_one_around_it() {
+    let para = "Words of the article, many words, and more of them, to make it one. ".repeat(4);
+    let f = fields(&format!(
+        r#"<html><head><title>T</title></head><body>
+        <div class="teaser"><a href="/other">Other story</a><span class="byline">Joe Other</span></div>
+        <div class="story"><h1>T</h1><span class="byline">By Ann Lee</span>
+        <p>{para}</p><p>{para}</p><p>{para}</p></div></body></html>"#
+    ));
+    assert_eq!(f["authors"], json!(["Ann Lee"]));
+}
+
+#[test]
+fn an_accounts_handle_is_no_authors_name() {
+    let f = fields(
+        r#"<html><head><title>T</title><script type="application/ld+json">
+        {"@type":"NewsArticle","headline":"T","creator":"CC7567"}</script>
+        <meta name="author" content="@ann"></head>
+        <body><div class="byline"><a href="/u/CC7567"><img src="a.png">
+        <span class="author-name">James Akinaka</span></a> • 8h</div></body></html>"#,
+    );
+    assert_eq!(f["authors"], json!(["James Akinaka"]));
+}
+
+#[test]
+fn a_by_line_at_the_top_of_the_article_is_the_last_resort() {
+    let f = fields(
+        r#"<html lang="he" dir="rtl"><head><title>כותרת</title></head><body><main>
+        <h1>כותרת</h1><p>מאת דנה לוי</p><p>טקסט הכתבה.</p></main></body></html>"#,
+    );
+    assert_eq!(f["authors"], json!(["דנה לוי"]));
+    let f = fields(
+        "<html><head><title>T</title></head><body><main><h1>T</h1>\
+         <p>By and large, rivers meander.</p></main></body></html>",
+    );
+    assert!(f.get("authors").is_none(), "a sentence is no byline: {f}");
+}
+
+#[test]
+fn a_key_given_as_property_and_as_name_is_read_from_its_property() {
+    let f = fields(
+        r#"<html><head><title>Title Element</title>
+        <meta name="og:title" content="Open Graph name title">
+        <meta property="og:title" content="Open Graph property title">
+        <meta name="DC.creator" content="Dublin Core name author">
+        <meta property="dc:creator" content="Dublin Core property author"></head>
+        <body></body></html>"#,
+    );
+    assert_eq!(f["headline"], "Open Graph property title");
+    assert_eq!(f["authors"], json!(["Dublin Core property author"]));
+}
+
+#[test]
+fn a_byline_in_the_articles_header_is_the_articles() {
+    // The header is named as boilerplate ("header"), but it holds the headline.
+    let para = "Λέξεις του άρθρου, πολλές λέξεις, και άλλες ακόμη, για να γίνει άρθρο. ".repeat(4);
+    let f = fields(&format!(
+        r#"<html lang="el"><head><title>Τίτλος</title></head><body>
+        <div class="sidebar"><a rel="author" href="/author/nikos">Νίκος Οικονόμου</a></div>
+        <article class="post">
+        <header class="entry-header"><h1>Τίτλος</h1><address class="vcard">
+        <a href="/author/maria" rel="author">Μαρία Παπαδοπούλου</a></address></header>
+        <div class="entry-content"><p>{para}</p><p>{para}</p><p>{para}</p></div>
+        </article></body></html>"#
+    ));
+    assert_eq!(f["authors"], json!(["Μαρία Παπαδοπούλου"]));
+}

@@ -20,9 +20,13 @@
 //!    `pubdate`, `application-name`, …
 //! 6. **The page**: for the headline the `<title>` less the site's name
 //!    (`title::headline_of_title`, the `<h1>` as a hint), or the `<h1>`; for the date
-//!    a `<time datetime>` (one marked `pubdate` first); for the byline a `rel=author`
-//!    link or an element whose class says byline or author; for the excerpt the first
-//!    paragraph of the text.
+//!    a `<time datetime>` (one marked `pubdate` first); for the byline the article's
+//!    (the `byline` module: in the main content first, none from comments or related stories),
+//!    else a "By …" line at the top of the text; for the excerpt the first paragraph of
+//!    the text.
+//!
+//! An author's name is never a URL nor an account's handle (`@ann`); a `<meta>` key
+//! given both as a `property` and as a `name` is read from its `property`.
 //!
 //! Among the declared headlines, the first the page shows (in its `<title>` or as its
 //! `<h1>`) wins over the order of trust: a JSON-LD `headline` can be a description of the
@@ -34,6 +38,7 @@
 //! properties (a property given more than once is an array) and the microdata items as
 //! extruct gives them; a block that does not parse is a `warnings` entry.
 
+mod byline;
 pub mod date;
 pub(crate) mod jsonld;
 mod microdata;
@@ -43,6 +48,8 @@ mod walk;
 
 use serde_json::{Map, Value};
 
+pub use byline::Place;
+pub(super) use byline::place;
 pub use pick::{PageFacts, pick};
 pub use walk::MetaWalk;
 

@@ -4,12 +4,18 @@
 use serde_json::{Map, Value};
 use url::Url;
 
+use super::byline::{self, Place};
 use super::jsonld::{self, article_nodes, names, string, url_of};
 use super::title::{headline_of_title, strip_site};
+use super::walk::MetaTag;
 use super::{Meta, MetaWalk, Structured, date};
 
 /// What the rest of generic extraction read that the metadata needs.
 pub struct PageFacts<'a> {
+    /// Where an element of the page (by its number in the outline) is: in the main
+    /// content, elsewhere, or in boilerplate (for bylines); given the headline's `<h1>`
+    /// (its number), whose part of the page is no boilerplate.
+    pub place: &'a dyn Fn(Option<u32>, u32) -> Place,
     /// The `<title>`.
     pub title: Option<&'a str>,
     /// `<meta name=description>`.
@@ -29,27 +35,27 @@ const OPEN_GRAPH: &[&str] = &[
 
 /// The `<meta>` tags by key, and the structured sources.
 struct Sources<'w> {
-    metas: &'w [(String, String)],
+    metas: &'w [MetaTag],
     items: &'w [Value],
     nodes: Vec<&'w Map<String, Value>>,
     microdata: &'w [Value],
 }
 
 impl<'w> Sources<'w> {
+    /// The first value of the first of `keys` the page gives.
     fn meta(&self, keys: &[&str]) -> Option<&'w str> {
-        keys.iter().find_map(|k| {
-            self.metas
-                .iter()
-                .find(|(key, _)| key == k)
-                .map(|(_, v)| v.as_str())
-        })
+        keys.iter().find_map(|k| self.metas(k).next())
     }
 
+    /// Every value of `key`, those given as a `property` only when there are some: a
+    /// key given both ways is one value said twice, and RDFa's (OpenGraph's own way)
+    /// is the one meant.
     fn metas(&self, key: &str) -> impl Iterator<Item = &'w str> {
-        self.metas
-            .iter()
-            .filter(move |(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
+        let of_key = self.metas.iter().filter(move |m| m.key == key);
+        let property = of_key.clone().any(|m| m.property);
+        of_key
+            .filter(move |m| m.property || !property)
+            .map(|m| m.content.as_str())
     }
 
     /// The first JSON-LD node's `key`.
@@ -90,6 +96,21 @@ fn is_url(s: &str) -> bool {
     s.starts_with("http://") || s.starts_with("https://") || s.starts_with('/')
 }
 
+/// True for what may be a person's or an organisation's name: not empty, not a URL,
+/// not an account's handle (`@ann`, `CC7567`: one word with a digit).
+fn is_name(s: &str) -> bool {
+    let handle = s.starts_with('@')
+        || (!s.contains(char::is_whitespace) && s.contains(|c: char| c.is_ascii_digit()));
+    !s.is_empty() && !is_url(s) && !handle
+}
+
+/// The article's byline ([`byline::pick`]), else a "By …" line at the top of its text.
+fn byline(bylines: &[byline::Byline], h1: Option<u32>, page: &PageFacts<'_>) -> Option<String> {
+    byline::pick(bylines, |at| (page.place)(h1, at))
+        .map(str::to_owned)
+        .or_else(|| byline::by_line(page.text))
+}
+
 /// Picks the metadata from what the walk read.
 pub fn pick(walk: MetaWalk, page: &PageFacts<'_>) -> Meta {
     let microdata = walk.microdata.finish();
@@ -103,7 +124,7 @@ pub fn pick(walk: MetaWalk, page: &PageFacts<'_>) -> Meta {
     let site_name = site_name(&src);
     let meta = Meta {
         headline: headline(&src, walk.h1.as_deref(), page.title, site_name.as_deref()),
-        authors: authors(&src, walk.byline.as_deref()),
+        authors: authors(&src, byline(&walk.bylines, walk.h1_at, page).as_deref()),
         published: src
             .ld("datePublished")
             .or_else(|| src.meta(&["article:published_time"]))
@@ -200,13 +221,15 @@ fn headline(
     // The first declared headline the page bears out (the <title> or the <h1> shows it),
     // else the first declared: a JSON-LD `headline` that is a description of the
     // subject, not its title, loses to a `name` the title shows.
-    let shown = |h: &str| {
-        let h = norm(h);
-        !h.is_empty()
-            && (title.is_some_and(|t| norm(t).contains(&h)) || h1.is_some_and(|t| norm(t) == h))
-    };
-    if let Some(h) = declared.iter().find(|h| shown(h)).or(declared.first()) {
-        return Some((*h).to_owned());
+    if let Some(&first) = declared.first() {
+        let (title_norm, h1_norm) = (title.map(norm), h1.map(norm));
+        let shown = |h: &str| {
+            let h = norm(h);
+            !h.is_empty()
+                && (title_norm.as_ref().is_some_and(|t| t.contains(&h)) || h1_norm == Some(h))
+        };
+        let h = declared.iter().find(|h| shown(h)).map_or(first, |h| *h);
+        return Some(h.to_owned());
     }
     match title {
         Some(t) => {
@@ -235,44 +258,43 @@ fn norm(s: &str) -> String {
 }
 
 fn authors(src: &Sources<'_>, byline: Option<&str>) -> Vec<String> {
-    let ld: Vec<String> = src
+    let named =
+        |names: Vec<String>| -> Vec<String> { names.into_iter().filter(|a| is_name(a)).collect() };
+    let ld = src
         .nodes
         .iter()
         .filter_map(|n| n.get("author").or_else(|| n.get("creator")))
-        .map(|a| names(a, src.items))
-        .find(|n| !n.is_empty())
-        .unwrap_or_default();
-    let mut authors = if !ld.is_empty() {
-        ld
-    } else if let Some(a) = src.micro("author") {
-        vec![a.to_owned()]
-    } else {
-        // Every value of the first key given: a paper lists its authors one tag each.
-        let keys = [
-            "dc.creator",
-            "dcterms.creator",
-            "citation_author",
-            "author",
-            "article:author",
-            "og:article:author",
-            "parsely-author",
-            "sailthru.author",
-        ];
-        let meta = keys
-            .iter()
-            .map(|k| {
-                src.metas(k)
-                    .filter(|a| !is_url(a))
-                    .map(str::to_owned)
-                    .collect::<Vec<_>>()
-            })
-            .find(|names| !names.is_empty());
-        meta.unwrap_or_else(|| byline.map(str::to_owned).into_iter().collect())
+        .map(|a| named(names(a, src.items)))
+        .find(|n| !n.is_empty());
+    let micro = || {
+        Some(named(
+            src.micro("author").map(str::to_owned).into_iter().collect(),
+        ))
+        .filter(|n| !n.is_empty())
     };
-    authors.retain(|a| !a.is_empty() && !is_url(a));
+    // Every value of the first key given: a paper lists its authors one tag each.
+    let meta = || {
+        META_AUTHORS
+            .iter()
+            .map(|k| named(src.metas(k).map(str::to_owned).collect()))
+            .find(|names| !names.is_empty())
+    };
+    let page = || named(byline.map(str::to_owned).into_iter().collect());
+    let mut authors = ld.or_else(micro).or_else(meta).unwrap_or_else(page);
     authors.dedup();
     authors
 }
+
+const META_AUTHORS: &[&str] = &[
+    "dc.creator",
+    "dcterms.creator",
+    "citation_author",
+    "author",
+    "article:author",
+    "og:article:author",
+    "parsely-author",
+    "sailthru.author",
+];
 
 fn excerpt(src: &Sources<'_>, page: &PageFacts<'_>) -> Option<String> {
     let declared = src
@@ -316,14 +338,17 @@ fn image(src: &Sources<'_>, image_src: Option<&str>, base: &Url) -> Option<Strin
 }
 
 fn structured(
-    metas: &[(String, String)],
+    metas: &[MetaTag],
     json_ld: Vec<Value>,
     microdata: Vec<Value>,
     warnings: Vec<String>,
 ) -> Structured {
     let mut open_graph = Map::new();
     let mut twitter = Map::new();
-    for (k, v) in metas {
+    for MetaTag {
+        key: k, content: v, ..
+    } in metas
+    {
         let to = if k.starts_with("twitter:") {
             &mut twitter
         } else if OPEN_GRAPH.iter().any(|p| k.starts_with(p)) {

@@ -41,9 +41,17 @@ fn norm(s: &str) -> String {
         .collect()
 }
 
+/// True when `s`, normalised, is `normed` (no copy of `s` made).
+fn norm_is(s: &str, normed: &str) -> bool {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .eq(normed.chars())
+}
+
 fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (norm(a), norm(b));
-    !a.is_empty() && a == b
+    let b = norm(b);
+    !b.is_empty() && norm_is(a, &b)
 }
 
 /// `s` less a site name `site` glued on at either end; `s` when it has none.
@@ -82,14 +90,15 @@ pub fn headline_of_title<'s>(title: &'s str, hints: &[&str], site: Option<&str>)
         .map(|h| norm(h))
         .filter(|h| !h.is_empty())
         .collect();
-    if !hints.is_empty() && !hints.contains(&norm(title)) {
+    if !hints.is_empty() && !hints.iter().any(|h| norm_is(title, h)) {
         // What is before or after a separator, and each part between two.
         let mut bounds = vec![0];
         bounds.extend(seps.iter().flat_map(|&(a, b)| [a, b]));
         bounds.push(title.len());
         let sides = seps.iter().flat_map(|&(a, b)| [&title[..a], &title[b..]]);
         let parts = bounds.chunks(2).map(|c| &title[c[0]..c[1]]);
-        if let Some(part) = parts.chain(sides).find(|p| hints.contains(&norm(p))) {
+        let hinted = |p: &&str| hints.iter().any(|h| norm_is(p, h));
+        if let Some(part) = parts.chain(sides).find(hinted) {
             return part.trim();
         }
     } else if !hints.is_empty() {

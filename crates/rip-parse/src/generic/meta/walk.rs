@@ -8,8 +8,9 @@
 use crate::dom::{Info, Skip, TextBuf, TextWalk};
 use crate::resolve::Resolver;
 use crate::tag::Tag;
-use crate::visit::{Elem, Visitor};
+use crate::visit::Elem;
 
+use super::byline::{Byline, MAX_BYLINES, byline_class, byline_names};
 use super::microdata::Microdata;
 
 /// What the page gives for its metadata, as read.
@@ -17,15 +18,19 @@ pub struct MetaWalk {
     /// What microdata URLs resolve against.
     pub base: Resolver,
     depth: usize,
-    /// `<meta>` with `property`, `name` or `itemprop` (outside an item) and `content`:
-    /// the key lower case, the content trimmed, in page order.
-    pub metas: Vec<(String, String)>,
+    /// Elements opened so far: the next one's number in the page's outline.
+    elements: u32,
+    /// `<meta>` with `property`, `name` or `itemprop` (outside an item) and `content`,
+    /// in page order.
+    pub metas: Vec<MetaTag>,
     /// The bodies of the JSON-LD scripts.
     pub jsonld: Vec<String>,
     script: Option<(usize, String)>,
     /// The first `<h1>`'s text, but for one that is all a link (a site's logo, a link
     /// home).
     pub h1: Option<String>,
+    /// That `<h1>`'s number in the page's outline.
+    pub h1_at: Option<u32>,
     h1_text: Option<H1>,
     /// The first `<time datetime>` (one marked `pubdate` or `itemprop=datePublished`
     /// wins over the first).
@@ -33,19 +38,46 @@ pub struct MetaWalk {
     time_marked: bool,
     /// `<link rel=image_src>`.
     pub image_src: Option<String>,
-    /// The first byline: the text of a `rel=author` link or an element whose class
-    /// says byline or author.
-    pub byline: Option<String>,
-    byline_text: Option<(usize, TextBuf)>,
+    /// The bylines (the `byline` module's): `rel=author` links, `itemprop=author`
+    /// elements and elements whose class says byline or author; of one inside another
+    /// with a name, the inner one (`<div class=byline><span class=author>Ann Lee</span>
+    /// • 8h</div>`).
+    pub bylines: Vec<Byline>,
+    /// The bylines being read, outermost first.
+    byline_text: Vec<OpenByline>,
     /// The microdata items.
     pub microdata: Microdata,
     /// [`MetaWalk::busy`], kept up to date.
     busy: bool,
 }
 
-/// An `<h1>` being read: where it opened, its text, how deep in links the walk is in
+/// A `<meta>` tag's key and content.
+pub struct MetaTag {
+    /// The key (`property`, `name` or `itemprop`), lower case, Dublin Core's prefixes
+    /// written one way.
+    pub key: String,
+    /// The content, trimmed.
+    pub content: String,
+    /// Given as a `property` (RDFa, as OpenGraph defines its tags), not a `name`.
+    pub property: bool,
+}
+
+/// A byline being read: where it opened, its number, its text, and whether one inside
+/// it gave a name.
+struct OpenByline {
+    depth: usize,
+    at: u32,
+    text: TextBuf,
+    inner: bool,
+}
+
+/// The most bylines read one inside another.
+const NESTED_BYLINES: usize = 4;
+
+/// An `<h1>` being read: its number, where it opened, its text, how deep in links the walk is in
 /// it, and whether any of its text is outside a link.
 struct H1 {
+    at: u32,
     depth: usize,
     walk: TextWalk,
     links: usize,
@@ -56,27 +88,6 @@ fn has_token(list: Option<&str>, token: &str) -> bool {
     list.is_some_and(|l| {
         l.split_ascii_whitespace()
             .any(|t| t.eq_ignore_ascii_case(token))
-    })
-}
-
-/// A class list that names a byline: a class containing `byline`, or one that is
-/// `author` or ends in `-author`/`_author` (not `author-bio`, `authors-list`).
-fn byline_class(class: &str) -> bool {
-    // Most elements of a page have classes: a class list with no `y` nor `h` (of
-    // "byline", "author") is passed over in one look at each byte; the others are
-    // compared in place, with no lower-case copy.
-    if !class.bytes().any(|b| matches!(b | 0x20, b'y' | b'h')) {
-        return false;
-    }
-    let has = |c: &[u8], part: &[u8]| c.windows(part.len()).any(|w| w.eq_ignore_ascii_case(part));
-    let ends = |c: &[u8], end: &[u8]| {
-        c.len() >= end.len() && c[c.len() - end.len()..].eq_ignore_ascii_case(end)
-    };
-    class.split_ascii_whitespace().map(str::as_bytes).any(|c| {
-        has(c, b"byline")
-            || c.eq_ignore_ascii_case(b"author")
-            || ends(c, b"-author")
-            || ends(c, b"_author")
     })
 }
 
@@ -102,27 +113,30 @@ impl MetaWalk {
         Self {
             base: Resolver::new(base),
             depth: 0,
+            elements: 0,
             metas: Vec::new(),
             jsonld: Vec::new(),
             script: None,
             h1: None,
+            h1_at: None,
             h1_text: None,
             time: None,
             time_marked: false,
             image_src: None,
-            byline: None,
-            byline_text: None,
+            bylines: Vec::new(),
+            byline_text: Vec::new(),
             microdata: Microdata::default(),
             busy: false,
         }
     }
 
-    fn meta(&mut self, el: &Elem<'_>) {
+    /// A `<meta>` with a key and content.
+    pub(in crate::generic) fn meta(&mut self, el: &Elem<'_>) {
         let Some(content) = el.attr("content").map(str::trim) else {
             return;
         };
-        let key = el.attr("property").or_else(|| el.attr("name"));
-        let key = match key {
+        let property = el.attr("property");
+        let key = match property.or_else(|| el.attr("name")) {
             Some(k) => k,
             // An itemprop meta in an item is the item's (read by `Microdata`).
             None if el.info.has(Info::ITEM) && el.attr("itemscope").is_none() => {
@@ -138,82 +152,115 @@ impl MetaWalk {
         }
         // RDFa lets one tag give several properties: `property="dc:title og:title"`.
         for key in key.split_ascii_whitespace() {
-            self.metas.push((meta_key(key), content.to_owned()));
+            self.metas.push(MetaTag {
+                key: meta_key(key),
+                content: content.to_owned(),
+                property: property.is_some(),
+            });
         }
     }
 
-    fn element(&mut self, el: &Elem<'_>) {
-        match el.tag {
-            Tag::Meta => self.meta(el),
-            Tag::Script => {
-                let ty = el.attr("type").unwrap_or("");
-                if ty.trim().eq_ignore_ascii_case("application/ld+json") {
-                    self.script = Some((self.depth, String::new()));
-                }
-            }
-            Tag::Link if self.image_src.is_none() && has_token(el.attr("rel"), "image_src") => {
-                self.image_src = el.attr("href").map(|h| h.trim().to_owned());
-            }
-            Tag::H1 if self.h1.is_none() && self.h1_text.is_none() => {
-                self.h1_text = Some(H1 {
-                    depth: self.depth,
-                    walk: TextWalk::new(Skip::Hidden),
-                    links: 0,
-                    unlinked: false,
-                });
-            }
-            Tag::Other if el.name == "time" && !self.time_marked => {
-                if let Some(dt) = el.attr("datetime").map(str::trim).filter(|d| !d.is_empty()) {
-                    let marked = el.attr("pubdate").is_some()
-                        || el.attr("itemprop") == Some("datePublished");
-                    if self.time.is_none() || marked {
-                        self.time = Some(dt.to_owned());
-                        self.time_marked = marked;
-                    }
-                }
-            }
+    /// A `<script>`: a JSON-LD one's body is read.
+    pub(in crate::generic) fn script(&mut self, el: &Elem<'_>) {
+        let ty = el.attr("type").unwrap_or("");
+        if ty.trim().eq_ignore_ascii_case("application/ld+json") {
+            self.script = Some((self.depth, String::new()));
+        }
+    }
+
+    /// A `<link>`: the first `rel=image_src`.
+    pub(in crate::generic) fn link(&mut self, el: &Elem<'_>) {
+        if self.image_src.is_none() && has_token(el.attr("rel"), "image_src") {
+            self.image_src = el.attr("href").map(|h| h.trim().to_owned());
+        }
+    }
+
+    /// An `<h1>`: read until one is kept.
+    pub(in crate::generic) fn h1(&mut self) {
+        if self.h1.is_none() && self.h1_text.is_none() {
+            self.h1_text = Some(H1 {
+                at: self.elements - 1,
+                depth: self.depth,
+                walk: TextWalk::new(Skip::Hidden),
+                links: 0,
+                unlinked: false,
+            });
+        }
+    }
+
+    /// An `<a>`: a byline when `rel=author`.
+    pub(in crate::generic) fn a(&mut self, el: &Elem<'_>) {
+        if has_token(el.attr("rel"), "author") {
+            self.byline();
+        }
+    }
+
+    /// A `span`, `div`, `p` or `address`: a byline when its class says so.
+    pub(in crate::generic) fn block(&mut self, el: &Elem<'_>) {
+        if el.attr("class").is_some_and(byline_class) {
+            self.byline();
+        }
+    }
+
+    /// An element of no tag of its own: `<time datetime>`, `<cite class=byline>`.
+    pub(in crate::generic) fn other(&mut self, el: &Elem<'_>) {
+        match el.name {
+            "time" if !self.time_marked => self.time(el),
+            "cite" if el.attr("class").is_some_and(byline_class) => self.byline(),
             _ => {}
         }
-        if self.byline.is_none() && self.byline_text.is_none() && self.byline_candidate(el) {
-            self.byline_text = Some((self.depth, TextBuf::default()));
-        }
     }
 
-    fn byline_candidate(&self, el: &Elem<'_>) -> bool {
-        match el.tag {
-            Tag::A => has_token(el.attr("rel"), "author"),
-            Tag::Span | Tag::Div | Tag::P | Tag::Address => {
-                el.attr("class").is_some_and(byline_class)
+    fn time(&mut self, el: &Elem<'_>) {
+        if let Some(dt) = el.attr("datetime").map(str::trim).filter(|d| !d.is_empty()) {
+            let marked =
+                el.attr("pubdate").is_some() || el.attr("itemprop") == Some("datePublished");
+            if self.time.is_none() || marked {
+                self.time = Some(dt.to_owned());
+                self.time_marked = marked;
             }
-            Tag::Other if el.name == "cite" => el.attr("class").is_some_and(byline_class),
-            _ => false,
         }
     }
-}
 
-/// The names in a byline's text: its first line that has a word of two letters or more,
-/// less a leading "By"; `None` for a text that is no byline (too long, or no such word:
-/// an avatar's initials).
-fn byline_names(text: &str) -> Option<String> {
-    let line = text.lines().map(str::trim).find(|l| {
-        l.split_whitespace()
-            .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
-    })?;
-    let lower = line.to_lowercase();
-    let line = ["by: ", "by ", "written by ", "von ", "par "]
-        .iter()
-        .find(|p| lower.starts_with(*p))
-        .map_or(line, |p| &line[p.len()..])
-        .trim();
-    (line.chars().count() <= 100 && !line.is_empty()).then(|| line.to_owned())
+    /// The element just opened is a byline: its text is read (once, though it is one
+    /// for two reasons).
+    fn byline(&mut self) {
+        let at = self.elements - 1;
+        if self.byline_text.len() < NESTED_BYLINES
+            && self.bylines.len() < MAX_BYLINES
+            && self.byline_text.last().is_none_or(|b| b.at != at)
+        {
+            self.byline_text.push(OpenByline {
+                depth: self.depth,
+                at,
+                text: TextBuf::default(),
+                inner: false,
+            });
+        }
+    }
 }
 
 impl MetaWalk {
+    /// The innermost byline being read closes: its names are a byline, unless one
+    /// inside it gave some.
+    fn close_byline(&mut self) {
+        let b = self.byline_text.pop().expect("open");
+        let named = b.inner
+            || (self.bylines.len() < MAX_BYLINES
+                && byline_names(&b.text.finish()).is_some_and(|names| {
+                    self.bylines.push(Byline { at: b.at, names });
+                    true
+                }));
+        if let Some(outer) = self.byline_text.last_mut() {
+            outer.inner |= named;
+        }
+    }
+
     /// True while some text or nesting is being followed (an `<h1>`, a byline, a
     /// JSON-LD script, a microdata item): only then do all events count.
     fn busy(&self) -> bool {
         self.h1_text.is_some()
-            || self.byline_text.is_some()
+            || !self.byline_text.is_empty()
             || self.script.is_some()
             || self.microdata.active()
     }
@@ -224,8 +271,8 @@ impl MetaWalk {
             h1.walk.open(el);
             h1.links += usize::from(el.html && el.tag == Tag::A);
         }
-        if let Some((_, buf)) = &mut self.byline_text {
-            buf.brk(el.info.flow);
+        for b in &mut self.byline_text {
+            b.text.brk(el.info.flow);
         }
         if el.info.has(Info::ITEM) || self.microdata.active() {
             self.microdata.open(el, self.depth, &self.base);
@@ -242,8 +289,8 @@ impl MetaWalk {
         {
             h1.unlinked |= h1.links == 0 && !text.trim().is_empty();
         }
-        if let Some((_, buf)) = &mut self.byline_text {
-            buf.push(text);
+        for b in &mut self.byline_text {
+            b.text.push(text);
         }
         if self.microdata.reading_text() {
             self.microdata.text(text);
@@ -261,14 +308,14 @@ impl MetaWalk {
                 let h1 = self.h1_text.take().expect("open");
                 let text = h1.walk.buf.finish();
                 self.h1 = Some(text).filter(|t| h1.unlinked && !t.is_empty());
+                self.h1_at = self.h1.as_ref().map(|_| h1.at);
             }
         }
-        if let Some((d, buf)) = &mut self.byline_text {
-            buf.brk(el.info.flow);
-            if *d == depth {
-                let text = self.byline_text.take().expect("open").1.finish();
-                self.byline = byline_names(&text);
-            }
+        for b in &mut self.byline_text {
+            b.text.brk(el.info.flow);
+        }
+        if self.byline_text.last().is_some_and(|b| b.depth == depth) {
+            self.close_byline();
         }
         if self.script.as_ref().is_some_and(|(d, _)| *d == depth) {
             let (_, body) = self.script.take().expect("open");
@@ -277,37 +324,41 @@ impl MetaWalk {
     }
 }
 
-/// Most elements are none of these and are passed over at once (the `span`s, `div`s,
-/// `p`s and `address`es are looked at only for a byline, while none is found).
-fn looked_at(el: &Elem<'_>) -> bool {
-    matches!(
-        el.tag,
-        Tag::Meta | Tag::Script | Tag::Link | Tag::H1 | Tag::A | Tag::Other
-    ) || matches!(el.tag, Tag::Span | Tag::Div | Tag::P | Tag::Address)
-}
-
-impl Visitor for MetaWalk {
+/// The walk's events. Elements are looked at by tag in the head's walk, in its one match
+/// ([`super::super::head::HeadAndLinks`]): `enter` and `settle` are what every element
+/// costs, a few integer tests unless something is being read.
+impl MetaWalk {
+    /// An element opens: counted, and passed to what is being read (an `<h1>`, a
+    /// byline, a JSON-LD script, a microdata item); an `itemprop=author` is a byline.
     #[inline]
-    fn open(&mut self, el: &Elem<'_>) {
+    pub(in crate::generic) fn enter(&mut self, el: &Elem<'_>) {
         self.depth += 1;
+        self.elements += 1;
         if self.busy || el.info.has(Info::ITEM) {
             self.open_busy(el);
+            if el.info.has(Info::ITEM) && has_token(el.attr("itemprop"), "author") {
+                self.byline();
+            }
         }
-        if el.html && looked_at(el) {
-            self.element(el);
-        }
+    }
+
+    /// The element's own tag has been looked at: whether the next events count.
+    #[inline]
+    pub(in crate::generic) fn settle(&mut self) {
         self.busy = self.busy();
     }
 
+    /// Text.
     #[inline]
-    fn text(&mut self, text: &str) {
+    pub(in crate::generic) fn text(&mut self, text: &str) {
         if self.busy {
             self.text_busy(text);
         }
     }
 
+    /// An element closes.
     #[inline]
-    fn close(&mut self, el: &Elem<'_>) {
+    pub(in crate::generic) fn close(&mut self, el: &Elem<'_>) {
         let depth = self.depth;
         self.depth = depth.saturating_sub(1);
         if self.busy {
