@@ -18,6 +18,8 @@ mod links;
 pub mod meta;
 mod outline;
 
+use std::time::Instant;
+
 use ego_tree::NodeRef;
 use scraper::{Html, Node};
 use serde_json::{Map, Value};
@@ -282,6 +284,9 @@ pub struct GenericWalk<'u> {
     base: Url,
     markdown: bool,
     late_base: bool,
+    /// When the walk began: the page's reading, first pass and second, has one time
+    /// allowance.
+    started: Instant,
 }
 
 impl<'u> GenericWalk<'u> {
@@ -294,17 +299,22 @@ impl<'u> GenericWalk<'u> {
             base: page_url.clone(),
             markdown: with_markdown,
             late_base: false,
+            started: Instant::now(),
         }
     }
 
     /// The fields read from `text`, the page walked (read again when its main content
-    /// is not the region read on the way); an error when the page turned out to need a
-    /// tree.
+    /// is not the region read on the way, within what is left of `limits`' time budget
+    /// since the walk began); an error when the page turned out to need a tree.
     pub fn finish(self, text: &str, limits: ParseLimits) -> Result<Generic, Bail> {
         if self.late_base {
             return Err(Bail("a <base> after a link or the content began"));
         }
-        let content = self.regions.finish(text, limits)?.ok_or(Bail("no body"))?;
+        let left = ParseLimits {
+            time_budget: limits.time_budget.saturating_sub(self.started.elapsed()),
+            ..limits
+        };
+        let content = self.regions.finish(text, left)?.ok_or(Bail("no body"))?;
         Ok(assemble(self.head, content, &self.base))
     }
 }
@@ -481,6 +491,33 @@ mod tests {
             let g = extract_streaming(html, &url, false, ParseLimits::default()).unwrap();
             assert_eq!(g.text, text, "{html}");
         }
+    }
+
+    #[test]
+    fn an_article_read_twice_has_one_time_allowance() {
+        // An article inside a body with a menu: its second pass reads the article alone.
+        let para = "<p>Words of the article, many words, and more of them, to make it one.</p>";
+        let menu = "<li><a href=/x>Item</a></li>".repeat(2_000);
+        let html = format!(
+            "<body><ul class=menu>{menu}</ul><div class=story>{}</div></body>",
+            para.repeat(40)
+        );
+        let url = Url::parse("http://h/").unwrap();
+        let limits = ParseLimits {
+            time_budget: std::time::Duration::from_secs(2),
+            ..ParseLimits::default()
+        };
+        let first_pass = || {
+            let mut walk = GenericWalk::new(&url, false);
+            stream::walk(&html, limits, &mut walk).unwrap();
+            walk
+        };
+        let g = first_pass().finish(&html, limits).unwrap();
+        assert!(g.content_from.unwrap().contains("article"), "a second pass");
+        // The first pass's time counts against the second's: none is left.
+        let walk = first_pass();
+        std::thread::sleep(limits.time_budget + std::time::Duration::from_millis(100));
+        assert_eq!(walk.finish(&html, limits).err(), Some(Bail::TOO_SLOW));
     }
 
     #[test]
