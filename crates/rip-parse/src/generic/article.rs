@@ -70,10 +70,14 @@ pub(super) fn select(o: &Outline) -> Selection {
     if declared && o.prose < PROSE && !o.says_article {
         return fallback("no article");
     }
-    // As Readability, parts named as boilerplate are passed over, unless that leaves
-    // next to nothing (a page whose article is inside an element named `sidebar-mix`).
+    // As Readability, parts named as boilerplate are passed over, unless what is left
+    // is no article (a page whose article is inside an element named `sidebar-mix` or
+    // `site_header`): under 400 characters, or scored under an article's score.
     let best = best_candidate(o, region, true)
-        .filter(|&b| o.nodes[b as usize].text >= 400)
+        .filter(|&b| {
+            let n = &o.nodes[b as usize];
+            n.text >= 400 && n.candidate_score() >= ARTICLE_SCORE
+        })
         .or_else(|| best_candidate(o, region, false));
     let Some(top) = best else {
         return fallback("no article");
@@ -214,7 +218,8 @@ fn widen(o: &Outline, top: u32, region: u32) -> u32 {
 }
 
 /// The content as Readability joins it: the candidate and those of its siblings that
-/// score well too (an article split into several blocks) or are paragraphs of prose.
+/// score well too (an article split into several blocks) or are paragraphs of prose,
+/// unless their name says boilerplate (Readability has removed those before it joins).
 /// The root (the candidate, or its parent) and the siblings left out.
 fn with_siblings(o: &Outline, top: u32, region: u32) -> (u32, Vec<u32>) {
     let t = &o.nodes[top as usize];
@@ -231,7 +236,7 @@ fn with_siblings(o: &Outline, top: u32, region: u32) -> (u32, Vec<u32>) {
         if c != top && n.text > 0 {
             let prose =
                 n.link_density() < 0.25 && ((n.tag == Tag::P && n.text > 80) || n.paras >= 3);
-            if (n.scored && n.candidate_score() >= threshold) || prose {
+            if !n.hint.unlikely && ((n.scored && n.candidate_score() >= threshold) || prose) {
                 kept = true;
             } else {
                 left_out.push(c);

@@ -307,3 +307,43 @@ fn text_hidden_by_style_or_aria_is_left_out() {
     )));
     keeps_article_without(&g, &["formula", "Unseen caption", "modal dialog"]);
 }
+
+#[test]
+fn a_sibling_named_as_boilerplate_is_not_joined() {
+    // Readability joins the siblings of the best element that score well or read as
+    // prose, but never one it passed over for its name: comments here, as long as the
+    // article's note beside them.
+    let comments: String = (0..3)
+        .map(|i| {
+            format!(
+                "<p>Reader {i} says the lamp fair was the best one they went to in years and \
+                 they will come back next spring for sure</p>"
+            )
+        })
+        .collect();
+    let g = both(&page(&format!(
+        r#"<div class="wrap"><div class="article-text">{}</div>
+        <p>A note from the editors: the fair takes place each year in the old market square of the town, in May.</p>
+        <div class="user-comments">{comments}</div></div>"#,
+        article(4)
+    )));
+    keeps_article_without(&g, &["Reader 0", "Reader 2"]);
+    assert!(g.text.contains("A note from the editors"), "{}", g.text);
+}
+
+#[test]
+fn an_article_under_a_name_of_boilerplate_is_found_past_a_weak_block() {
+    // As Readability retries without passing over boilerplate names when what is left is
+    // no article: the article sits in a layout element named `site_header`, and the
+    // best element outside it is a block of links that scores too little to be one.
+    let teasers: String = (0..8)
+        .map(|i| {
+            format!(r#"<p><a href="/fair/{i}">Read more about the lamp fair in the north of town, part {i}</a> today</p>"#)
+        })
+        .collect();
+    let g = both(&page(&format!(
+        r#"<div class="row site_header"><div class="inner">{}</div></div><div class="more">{teasers}</div>"#,
+        article(4)
+    )));
+    keeps_article_without(&g, &["Read more about"]);
+}
