@@ -3,9 +3,9 @@
 //!
 //! The visited set and the index of waiting items are one map (a [`rip_keystore::Store`]:
 //! a sorted array with a small hash map of new keys), 16 bytes a URL: its key, and 8 bytes
-//! saying whether it was visited and where its item waits if it does ([`visited`]). A
-//! waiting URL costs 8 bytes more, its key in its host's queue ([`level`]); its item waits
-//! in memory within the frontier's budget, else in a temporary file ([`spill`]). So 24
+//! saying whether it was visited and where its item waits if it does (`visited`). A
+//! waiting URL costs 8 bytes more, its key in its host's queue (`level`); its item waits
+//! in memory within the frontier's budget, else in a temporary file (`spill`). So 24
 //! bytes a waiting URL and 16 a URL seen and done, with the store's new keys (up to an
 //! eighth of them, in a hash table) adding up to ~40% to the map while they are merged into
 //! the array. Measured (`scripts/bench/scale/frontier`: one level of waiting URLs over a
@@ -149,7 +149,7 @@ impl Hasher for IdHasher {
 /// item is taken.
 ///
 /// Waiting items are kept in memory up to a budget (estimated bytes; see
-/// [`Frontier::with_memory`]); past it they wait in a temporary file ([`spill`]), 24 bytes
+/// [`Frontier::with_memory`]); past it they wait in a temporary file (`spill`), 24 bytes
 /// each in memory with their keys (see the module docs), and are read back when served or
 /// updated. A level of ten million items (a site with ten million pages one click below a
 /// listing) then costs a few hundred megabytes, not gigabytes. An item too long for the
