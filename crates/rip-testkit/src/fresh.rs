@@ -116,7 +116,7 @@ pub fn check_all_fresh(dir: &Path, programs: &[impl AsRef<str>]) -> Result<(), S
 }
 
 /// The programs a `Cargo.toml` builds: the names of its `[[bin]]` targets, in its order.
-pub fn programs_in(manifest: &Path) -> Result<Vec<String>, String> {
+pub(crate) fn programs_in(manifest: &Path) -> Result<Vec<String>, String> {
     let text = fs::read_to_string(manifest)
         .map_err(|e| format!("cannot read {}: {e}", manifest.display()))?;
     let table: toml::Table = text
