@@ -38,7 +38,7 @@ const NON_TERMINALS: [&str; 4] = ["", "ref", "page", "failure"];
 
 /// What was seen of one URL, in one byte: bits 0-1 times entered (0, 1, 2: more), bits 2-3
 /// terminal records (0, 1, 2: more), bits 4-5 the kind of the first terminal record
-/// ([`TERMINALS`]), bits 6-7 the last non-terminal kind seen ([`NON_TERMINALS`]).
+/// (`TERMINALS`), bits 6-7 the last non-terminal kind seen (`NON_TERMINALS`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct State(u8);
 

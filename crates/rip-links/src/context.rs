@@ -134,7 +134,7 @@ impl ContextRules {
     /// context. The rows come from a tree (tables routinely omit `</td>` and `</tr>`);
     /// the links, their text, `<base>` and nofollow from the one extractor. The tree's
     /// anchors are paired with the extractor's links in document order by `href`
-    /// ([`pair`]); a link the tree does not hold where the extractor found it (markup a
+    /// (`pair`); a link the tree does not hold where the extractor found it (markup a
     /// tree builder rearranges) gets no context.
     pub fn extract(&self, html: &str) -> Extracted {
         let mut out = crate::extract(html.as_bytes(), encoding_rs::UTF_8);

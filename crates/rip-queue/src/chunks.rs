@@ -2,7 +2,7 @@
 //!
 //! A record whose line does not fit in one message (the Rust docs' `core/all.html` doc is
 //! several MB; the broker's `max_payload` is 1 MB by default) is stored as chunk messages
-//! in its stream, on a subject of their own ([`subject`]: workers of a partition never get
+//! in its stream, on a subject of their own (`subject`: workers of a partition never get
 //! them), then a *head* message, on the record's subject, that stands in its place:
 //!
 //! - each chunk carries a piece of the line and the header `Rip-Chunk: <digest> <index>`, under

@@ -23,7 +23,7 @@
 //! Records delivered again after their worker died are batched again like new ones: a dead
 //! worker's records are mostly innocent, and running each alone made the recovery from one
 //! death dozens of runs of the whole pipeline. Only a record delivered repeatedly (more than
-//! [`TOGETHER`] times: it was there when workers died again and again) runs alone.
+//! `TOGETHER` times: it was there when workers died again and again) runs alone.
 
 mod alone;
 mod batch;

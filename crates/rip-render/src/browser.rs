@@ -2,13 +2,13 @@
 //! of its own, driven over the DevTools protocol (chromiumoxide), and started again when it
 //! dies.
 //!
-//! [`Engine::get`] hands out the running browser (starting it when there is none, or the
-//! last one died); a tab that finds its browser gone calls [`Engine::lost`] with the
+//! `Engine::get` hands out the running browser (starting it when there is none, or the
+//! last one died); a tab that finds its browser gone calls `Engine::lost` with the
 //! generation it used, so that many tabs seeing one death start one new browser, and the
-//! death is counted once ([`Engine::losses`]).
+//! death is counted once (`Engine::losses`).
 //!
 //! A browser is known gone the moment its DevTools connection ends or its process exits
-//! (watched through a pidfd), whichever comes first: [`Chromium::gone`] resolves then, so
+//! (watched through a pidfd), whichever comes first: `Chromium::gone` resolves then, so
 //! the pages waiting in it are done again at once instead of at their page timeout.
 
 use std::path::PathBuf;

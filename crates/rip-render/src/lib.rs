@@ -17,7 +17,7 @@
 //!    circuit breaker, retries, and the same classifier, so a 503 is a retryable
 //!    `failure` and a 404 a permanent one, as from `rip-fetch`. A response that is not
 //!    HTML (an image, a PDF, JSON) is written as `rip-fetch` writes it, unrendered.
-//! 3. **The render** ([`tab`]): a fresh browser context and tab per page; the document is
+//! 3. **The render** (`tab`): a fresh browser context and tab per page; the document is
 //!    served to Chromium from the response just fetched, and every request the page makes
 //!    goes through the same `Fetcher` ([`intercept`]): Chromium itself asks the network for
 //!    nothing. Images, fonts and media are refused unless allowed ([`Allow`]).

@@ -4,10 +4,10 @@
 //! - A generic doc (`rip-parse` without rules: concept `page`, with its `markdown` or
 //!   `text`; not a wiki page's) is the page itself: its `markdown` (`rip-parse
 //!   --markdown`), else its `text`, under a small front matter of title and URL
-//!   ([`doc::page`]). Its other fields (links, metadata) are in its JSON.
+//!   (`doc::page`). Its other fields (links, metadata) are in its JSON.
 //! - A doc of a rules file (or a wiki page) is a readable document: a title, where it came
 //!   from, then its extracted fields, short values as a list and long ones, lists and
-//!   objects as sections of their own ([`doc::fields`]). The bookkeeping fields are
+//!   objects as sections of their own (`doc::fields`). The bookkeeping fields are
 //!   rip-core's [`DOC_RESERVED_FIELDS`], not a copy of them.
 //! - An error document or an `expected` record: what failed (or is a known gap), where the
 //!   URL was found, and every error of its history.

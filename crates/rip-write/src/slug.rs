@@ -147,7 +147,7 @@ enum Entry {
     Foreign,
 }
 
-/// The slugs handed out in one run: each name by its [`name_key`], in a [`Store`] (about
+/// The slugs handed out in one run: each name by its `name_key`, in a `Store` (about
 /// 35 bytes a name; the names themselves are not kept).
 #[derive(Debug, Default)]
 pub struct Slugs {

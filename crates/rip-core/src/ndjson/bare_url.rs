@@ -41,7 +41,7 @@ pub(super) fn as_ref_line(text: &str) -> Option<Result<Line, LineError>> {
 
 /// A URL given as a command-line argument, checked as a bare URL line is: an absolute
 /// http(s) URL with a host, without white space; it is read as its `ref` (see
-/// [`as_ref_line`]).
+/// `as_ref_line`).
 pub fn url_argument(text: &str) -> Result<String, LineError> {
     if !looks_like_url(text) {
         return Err(LineError::BadUrl {
