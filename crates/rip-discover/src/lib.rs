@@ -174,7 +174,7 @@ pub struct Config {
     /// `--render`: read each page's links from its DOM after headless Chromium ran its
     /// scripts (`None`: from the HTML as sent).
     pub render: Option<rip_render::RenderSettings>,
-    /// Share the crawl with other processes through a broker (`None`: alone).
+    /// Share the crawl with other processes through a broker (`None`: not shared).
     pub shared: Option<SharedConfig>,
 }
 

@@ -339,7 +339,7 @@ impl<W: Write> Crawl<W> {
     }
 
     /// In a shared crawl, whether the crawl is over everywhere (checked at most twice a
-    /// second); alone, true.
+    /// second); in a crawl not shared, true.
     pub(super) async fn over_everywhere(&mut self) -> Result<bool, DiscoverError> {
         let exhausted = self.exhausted.is_some();
         let Some(share) = &mut self.share else {
