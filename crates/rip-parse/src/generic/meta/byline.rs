@@ -26,10 +26,16 @@ pub struct Byline {
 /// (`authorname`, `author-name`, `author_name`), or one that is `author` or ends in
 /// `-author`/`_author` (not `author-bio`, `authors-list`).
 pub fn byline_class(class: &str) -> bool {
-    // Most elements of a page have classes: a class list with no `y` nor `h` (of
-    // "byline", "author") is passed over in one look at each byte; the others are
-    // compared in place, with no lower-case copy.
-    if !class.bytes().any(|b| matches!(b | 0x20, b'y' | b'h')) {
+    // Most elements of a page have classes: a class list without "yline" or "uthor" (of
+    // "byline", "author"), ASCII case aside, is passed over in one look at each byte
+    // (the rest of the five compared only after a `u` or `y`); the others are compared
+    // in place, with no lower-case copy.
+    let maybe = class.as_bytes().windows(5).any(|w| match w[0] | 0x20 {
+        b'y' => w[1..].eq_ignore_ascii_case(b"line"),
+        b'u' => w[1..].eq_ignore_ascii_case(b"thor"),
+        _ => false,
+    });
+    if !maybe {
         return false;
     }
     let has = |c: &[u8], part: &[u8]| c.windows(part.len()).any(|w| w.eq_ignore_ascii_case(part));
