@@ -107,22 +107,40 @@ pub(super) fn select(o: &Outline) -> Selection {
         Skip::Boilerplate
     };
     let n = &o.nodes[root as usize];
-    let default = root == region && left_out.is_empty();
+    let from = format!(
+        "{}: article, {} paragraphs{}",
+        describe(n),
+        n.paras,
+        match left_out.len() {
+            0 => String::new(),
+            k => format!(", {k} boilerplate parts left out"),
+        }
+    );
+    left_out = title_heading_under(o, root, &left_out);
     Selection {
         root,
         skip,
-        from: format!(
-            "{}: article, {} paragraphs{}",
-            describe(n),
-            n.paras,
-            match left_out.len() {
-                0 => String::new(),
-                k => format!(", {k} boilerplate parts left out"),
-            }
-        ),
+        from,
+        default: root == region && left_out.is_empty(),
         left_out,
-        default,
     }
+}
+
+/// `left_out` (sorted) and, when it is under `root` and not already left out, the
+/// heading that repeats the page's title ([`Outline::title_heading`]): the doc's
+/// headline, given apart.
+fn title_heading_under(o: &Outline, root: u32, left_out: &[u32]) -> Vec<u32> {
+    let mut out = left_out.to_vec();
+    let h = o.title_heading;
+    if h != NONE
+        && h != root
+        && is_within(o, h, root)
+        && !left_out.iter().any(|&l| is_within(o, h, l))
+    {
+        let at = out.partition_point(|&l| l < h);
+        out.insert(at, h);
+    }
+    out
 }
 
 /// True when `node` is `ancestor` or under it.

@@ -347,3 +347,35 @@ fn an_article_under_a_name_of_boilerplate_is_found_past_a_weak_block() {
     )));
     keeps_article_without(&g, &["Read more about"]);
 }
+
+#[test]
+fn the_heading_that_repeats_the_title_is_left_out_of_an_article() {
+    // As Readability's `_headerDuplicatesTitle`: the first h1 or h2 whose words are
+    // nearly all the title's is the headline, which the doc gives apart (`headline`).
+    let html = format!(
+        r#"<!doctype html><html><head><title>The lanterns of the north | Lamp Weekly</title></head>
+        <body><div class="site-menu"><a href="/">Home</a></div><div class="article">
+        <h1>The Lanterns of the North</h1>{}<h2>Kinds of lanterns</h2>{}</div></body></html>"#,
+        article(2),
+        (2..4)
+            .map(|i| prose(&format!("lantern {i}")))
+            .collect::<String>()
+    );
+    let g = both(&html);
+    keeps_article_without(&g, &["Lanterns of the North"]);
+    assert!(g.text.contains("Kinds of lanterns"), "{}", g.text);
+    let headings: Vec<&str> = g.headings.iter().map(|h| h.text.as_str()).collect();
+    assert_eq!(headings, ["Kinds of lanterns"]);
+    // A heading that says more than the title is kept, and so is a page's heading
+    // when the page is no article.
+    let g = both(&html.replace(
+        "<h1>The Lanterns of the North</h1>",
+        "<h1>Lanterns: how the north lit its long winter nights</h1>",
+    ));
+    assert!(g.text.contains("long winter nights"), "{}", g.text);
+    let g = both(
+        r#"<html><head><title>All items | Lamp Weekly</title></head><body><h1>All items</h1>
+        <ul><li><a href="/1">Item 1</a></li></ul></body></html>"#,
+    );
+    assert!(g.text.starts_with("All items"), "{}", g.text);
+}

@@ -156,6 +156,9 @@ pub(super) struct Outline {
     pub says_article: bool,
     /// A JSON-LD `<script>` is open.
     in_json_ld: bool,
+    /// The first `<h1>` or `<h2>` that repeats the page's `<title>` ([`NONE`]: none).
+    pub title_heading: u32,
+    title: TitleHeading,
 }
 
 impl Outline {
@@ -164,6 +167,7 @@ impl Outline {
             body: NONE,
             main: NONE,
             role_main: NONE,
+            title_heading: NONE,
             ..Self::default()
         }
     }
@@ -213,6 +217,86 @@ fn names_an_article(json: &str) -> bool {
     })
 }
 
+/// Finds the heading that repeats the page's title, as Readability's
+/// `_headerDuplicatesTitle`: the first `<h1>` or `<h2>` whose words are nearly all
+/// (over 75 % of its text) words of the `<title>`. The doc has the headline apart; the
+/// main content leaves that heading out.
+#[derive(Debug, Default)]
+struct TitleHeading {
+    /// The first `<title>`'s text.
+    title: String,
+    title_done: bool,
+    /// The element being read, and whether it is the `<title>` (else a heading).
+    reading: Option<(u32, bool)>,
+    heading: String,
+}
+
+/// At most this much of the title or a heading is read.
+const TITLE_BYTES: usize = 600;
+
+impl TitleHeading {
+    fn open(&mut self, tag: Tag, i: u32) {
+        if self.reading.is_some() {
+            return;
+        }
+        if tag == Tag::Title {
+            if !self.title_done {
+                self.reading = Some((i, true));
+            }
+        } else if self.title_done && !self.title.is_empty() {
+            self.reading = Some((i, false));
+            self.heading.clear();
+        }
+    }
+
+    fn text(&mut self, text: &str) {
+        let buf = match self.reading {
+            Some((_, true)) => &mut self.title,
+            Some((_, false)) => &mut self.heading,
+            None => return,
+        };
+        if buf.len() < TITLE_BYTES {
+            buf.push_str(text);
+        }
+    }
+
+    /// Element `i` closes: true when it is a heading that repeats the title.
+    fn close(&mut self, i: u32) -> bool {
+        match self.reading {
+            Some((r, is_title)) if r == i => {
+                self.reading = None;
+                if is_title {
+                    self.title_done = true;
+                    false
+                } else {
+                    repeats(&self.heading, &self.title)
+                }
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Readability's `textSimilarity(title, heading) > 0.75`: the heading's words that are
+/// not the title's make less than a quarter of its text.
+fn repeats(heading: &str, title: &str) -> bool {
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (h, t) = (words(heading), words(title));
+    if h.is_empty() || t.is_empty() {
+        return false;
+    }
+    let length =
+        |ws: &[&String]| ws.iter().map(|w| w.len()).sum::<usize>() + ws.len().saturating_sub(1);
+    let all: Vec<&String> = h.iter().collect();
+    let unique: Vec<&String> = h.iter().filter(|w| !t.contains(w)).collect();
+    1.0 - length(&unique) as f32 / length(&all) as f32 > 0.75
+}
+
 /// A paragraph of prose has more characters than this (not counting spaces).
 const PROSE: u32 = 120;
 
@@ -251,6 +335,12 @@ impl Visitor for Outline {
                     && el
                         .attr("content")
                         .is_some_and(|c| c.trim().eq_ignore_ascii_case("article"));
+            }
+            // The `<title>` is in the head, which is never seen; a heading must be.
+            Tag::Title | Tag::H1 | Tag::H2
+                if self.title_heading == NONE && (tag == Tag::Title || self.hidden == 0) =>
+            {
+                self.title.open(tag, i);
             }
             Tag::Script => {
                 self.in_json_ld = el
@@ -303,6 +393,7 @@ impl Visitor for Outline {
         if self.in_json_ld && !self.says_article {
             self.says_article = names_an_article(text);
         }
+        self.title.text(text);
         if self.hidden > 0 || self.stack.is_empty() {
             return;
         }
@@ -338,6 +429,9 @@ impl Visitor for Outline {
         }
         if n.tag == Tag::Script {
             self.in_json_ld = false;
+        }
+        if self.title.close(i) {
+            self.title_heading = i;
         }
         if matches!(n.tag, Tag::Pre | Tag::Code) {
             self.code = self.code.saturating_sub(1);
