@@ -294,9 +294,10 @@ fn boilerplate_under(o: &Outline, root: u32, top: u32, already: &[u32], links: b
 }
 
 /// Readability's conditional cleaning, roughly: a part of the content is boilerplate
-/// when its name says so, or it is mostly links, or a list of items with no prose
-/// (`links`: inside a page's own `<main>`, only when its name says so too). Headings
-/// are kept.
+/// when its name says so, or it is mostly links, or it holds over a hundred more list
+/// items than paragraphs and no prose (Readability's `li - 100 > p`: a block holding a
+/// short list is the article's) (`links`: inside a page's own `<main>`, only when its
+/// name says so too). Headings are kept.
 fn is_boilerplate(n: &Node, root: &Node, links: bool) -> bool {
     if n.info.out_of_sight() || n.text == 0 || n.info.heading().is_some() || n.code {
         return false;
@@ -320,7 +321,9 @@ fn is_boilerplate(n: &Node, root: &Node, links: bool) -> bool {
     weight + n.score < 0.0
         || (weight < 25.0 && ld > 0.2 && n.paras == 0)
         || ld > 0.5
-        || (n.items > n.paras && !matches!(n.tag, Tag::Ul | Tag::Ol) && n.paras == 0)
+        || (n.items > n.paras.saturating_add(100)
+            && !matches!(n.tag, Tag::Ul | Tag::Ol)
+            && n.paras == 0)
 }
 
 /// An element as `tag#id.class`, for `contentFrom` (its id and class as its hint

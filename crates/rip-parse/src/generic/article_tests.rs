@@ -379,3 +379,20 @@ fn the_heading_that_repeats_the_title_is_left_out_of_an_article() {
     );
     assert!(g.text.starts_with("All items"), "{}", g.text);
 }
+
+#[test]
+fn a_block_holding_a_list_of_things_is_kept() {
+    // Readability leaves out a block for its list items only past a hundred more items
+    // than paragraphs: a step's list of what you need, with no link, is the article's.
+    let g = both(&page(&format!(
+        r#"<div class="site-menu"><a href="/">Home</a> <a href="/news">News</a></div>
+        <div class="how-to">{}<div class="step"><h3>What you need</h3><ul><li>A brass lantern</li>
+        <li>Lamp oil</li><li>A cotton wick</li><li>Matches</li></ul></div>{}</div>"#,
+        article(2),
+        (2..4)
+            .map(|i| prose(&format!("lantern {i}")))
+            .collect::<String>()
+    )));
+    keeps_article_without(&g, &["Home"]);
+    assert!(g.text.contains("A cotton wick"), "{}", g.text);
+}
