@@ -538,3 +538,25 @@ fn a_byline_in_the_articles_header_is_the_articles() {
     ));
     assert_eq!(f["authors"], json!(["Μαρία Παπαδοπούλου"]));
 }
+
+#[test]
+fn of_the_bylines_above_the_article_the_nearest_is_its() {
+    // Teasers of other stories (each with its byline: more than the walk once kept)
+    // above the article, in a part not named as boilerplate; the article's byline in its
+    // header, outside its text.
+    let para = "Palabras del artículo, muchas palabras, y más todavía, para que lo sea. ".repeat(4);
+    let teaser = |n: u32| {
+        format!(
+            r#"<li><a href="/n/{n}">Otra historia {n}</a> <span class="byline">Juan Otro</span></li>"#
+        )
+    };
+    let teasers: String = (0..20).map(teaser).collect();
+    let f = fields(&format!(
+        r#"<html lang="es"><head><title>Título</title></head><body>
+        <ul class="teasers">{teasers}</ul>
+        <div class="nota"><div class="cabecera"><h2>Título</h2>
+        <p class="byline">Por Ana López</p></div></div>
+        <div class="cuerpo"><p>{para}</p><p>{para}</p><p>{para}</p></div></body></html>"#
+    ));
+    assert_eq!(f["authors"], json!(["Ana López"]));
+}

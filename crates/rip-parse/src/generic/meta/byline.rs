@@ -5,15 +5,17 @@
 //! element with `itemprop=author`, or a `rel=author` link. The walk keeps every such
 //! element whose text holds a name ([`byline_names`]), with its number in the page's
 //! [`Outline`]; once the main content is picked, the first byline inside it is the
-//! article's, else the first elsewhere that is not inside a part named as boilerplate
-//! (comments, related stories, a sidebar: a commenter's name is no author's). Failing
-//! those, a "By …" line at the top of the main content's text ([`by_line`]).
+//! article's, else the nearest above it, else the first after it, none inside a part
+//! named as boilerplate (comments, related stories, a sidebar: a commenter's name is no
+//! author's) ([`place`], [`pick`]). Failing those, a "By …" line at the top of the main
+//! content's text ([`by_line`]).
 
 use super::super::article::Selection;
 use super::super::outline::{NONE, Outline};
 
-/// The most bylines a page's walk keeps (a listing of teasers has one a teaser).
-pub const MAX_BYLINES: usize = 16;
+/// The most bylines a page's walk keeps: a listing of teasers has one a teaser, and the
+/// article's may come after dozens of them.
+pub const MAX_BYLINES: usize = 64;
 
 /// A byline the page shows: the element's number in the outline, and the names.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,13 +122,18 @@ pub fn by_line(text: &str) -> Option<String> {
 }
 
 /// Where a byline is on the page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
     /// In the main content.
     Content,
-    /// Elsewhere, not in a part named as boilerplate (a header above the article).
-    Elsewhere,
-    /// In comments, related stories, a sidebar, … or a part of the content left out.
+    /// In a part of the main content left out (little text, a block of links).
+    LeftOut,
+    /// Before the main content, not in a part named as boilerplate (a header above the
+    /// article).
+    Above,
+    /// After the main content, not in a part named as boilerplate.
+    Below,
+    /// In comments, related stories, a sidebar, …: a part named as boilerplate.
     Boilerplate,
 }
 
@@ -136,15 +143,15 @@ fn within(o: &Outline, node: u32, ancestor: u32) -> bool {
 }
 
 /// Where element `at` is, given the page's outline, its main content and its
-/// headline's `<h1>` (by its number): in a part named as boilerplate (an
-/// element whose `class` or `id` Readability calls unlikely content, `comments`,
-/// `related`, `sidebar`, …, that holds neither the main content nor the headline: the
-/// article's `<header>` holds its byline), in the main content (a part of it left out
-/// for its little text, as a byline is, included), or elsewhere.
+/// headline's `<h1>` (by its number): in a part named as boilerplate (an element whose
+/// `class` or `id` Readability calls unlikely content, `comments`, `related`,
+/// `sidebar`, …, that holds neither the main content nor the headline: the article's
+/// `<header>` holds its byline), in the main content or a part of it left out, or
+/// before or after it.
 pub fn place(o: &Outline, sel: &Selection, h1: Option<u32>, at: u32) -> Place {
     let h1 = h1.unwrap_or(NONE);
     if at as usize >= o.nodes.len() {
-        return Place::Elsewhere;
+        return Place::Below;
     }
     let mut p = at;
     while p != NONE {
@@ -154,23 +161,33 @@ pub fn place(o: &Outline, sel: &Selection, h1: Option<u32>, at: u32) -> Place {
         }
         p = n.parent;
     }
-    let in_root = sel.root == NONE || within(o, at, sel.root);
-    if in_root && !sel.left_out.iter().any(|&l| within(o, at, l) && l != at) {
-        Place::Content
+    if sel.root == NONE || within(o, at, sel.root) {
+        if sel.left_out.iter().any(|&l| within(o, at, l) && l != at) {
+            Place::LeftOut
+        } else {
+            Place::Content
+        }
+    } else if at < sel.root {
+        Place::Above
     } else {
-        Place::Elsewhere
+        Place::Below
     }
 }
 
-/// The article's byline: the first in the main content, else the first elsewhere but
-/// in boilerplate.
+/// The article's byline: the first in the main content, else the first in a part of it
+/// left out (a byline is little text), else the last before it (the nearest above the
+/// article), else the first after it; none in boilerplate.
 pub fn pick(bylines: &[Byline], place: impl Fn(u32) -> Place) -> Option<&str> {
-    bylines
+    let placed: Vec<(Place, &str)> = bylines
         .iter()
-        .map(|b| (place(b.at), b))
-        .filter(|(p, _)| *p != Place::Boilerplate)
-        .min_by_key(|(p, _)| *p)
-        .map(|(_, b)| b.names.as_str())
+        .map(|b| (place(b.at), b.names.as_str()))
+        .collect();
+    let first = |want: Place| placed.iter().find(|(p, _)| *p == want);
+    first(Place::Content)
+        .or_else(|| first(Place::LeftOut))
+        .or_else(|| placed.iter().rev().find(|(p, _)| *p == Place::Above))
+        .or_else(|| first(Place::Below))
+        .map(|(_, names)| *names)
 }
 
 #[cfg(test)]
