@@ -1,0 +1,1 @@
+//! Reading WARC files (being built for issue 39).

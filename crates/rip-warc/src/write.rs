@@ -1,0 +1,1 @@
+//! Writing WARC files (being built for issue 39).
