@@ -92,18 +92,21 @@ impl HeadAndLinks {
                 self.base_href = el.attr("href").map(str::to_owned);
             }
             Tag::Link => {
-                if self.canonical.is_none() && is_canonical(el.attr("rel")) {
+                let rel = el.attr("rel");
+                if self.canonical.is_none() && is_canonical(rel) {
                     self.canonical = el.attr("href").map(str::to_owned);
                 }
-                self.meta.link(el);
+                self.meta.link(el, rel);
             }
             Tag::Meta => {
                 self.head_meta(el);
                 self.meta.meta(el);
             }
             Tag::A => {
-                self.open_link(el);
-                self.meta.a(el);
+                // One look at the attributes for `rel`, the link's and the byline's.
+                let rel = el.attr("rel");
+                self.open_link(el, rel);
+                self.meta.a(rel);
             }
             Tag::H1 => self.meta.h1(),
             Tag::Span | Tag::Div | Tag::P | Tag::Address => self.meta.block(el),
@@ -112,14 +115,15 @@ impl HeadAndLinks {
         }
     }
 
-    /// An `<a>`: with an `href`, a link (left out when it does not resolve).
-    fn open_link(&mut self, el: &Elem<'_>) {
+    /// An `<a>` whose `rel` is `rel`: with an `href`, a link (left out when it does not
+    /// resolve).
+    fn open_link(&mut self, el: &Elem<'_>, rel: Option<&str>) {
         if let Some(href) = el.attr("href") {
             self.links_seen += 1;
             let base = &self.base;
             let slot = self
                 .links
-                .open_resolved(|buf| base.join_onto(href.trim(), buf), el.attr("rel"));
+                .open_resolved(|buf| base.join_onto(href.trim(), buf), rel);
             let text = self.spare_texts.pop().unwrap_or_default();
             self.open_links.push(OpenLink { slot, text });
         }

@@ -168,9 +168,9 @@ impl MetaWalk {
         }
     }
 
-    /// A `<link>`: the first `rel=image_src`.
-    pub(in crate::generic) fn link(&mut self, el: &Elem<'_>) {
-        if self.image_src.is_none() && has_token(el.attr("rel"), "image_src") {
+    /// A `<link>` whose `rel` is `rel`: the first `rel=image_src`.
+    pub(in crate::generic) fn link(&mut self, el: &Elem<'_>, rel: Option<&str>) {
+        if self.image_src.is_none() && has_token(rel, "image_src") {
             self.image_src = el.attr("href").map(|h| h.trim().to_owned());
         }
     }
@@ -188,9 +188,9 @@ impl MetaWalk {
         }
     }
 
-    /// An `<a>`: a byline when `rel=author`.
-    pub(in crate::generic) fn a(&mut self, el: &Elem<'_>) {
-        if has_token(el.attr("rel"), "author") {
+    /// An `<a>` whose `rel` is `rel`: a byline when it says `author`.
+    pub(in crate::generic) fn a(&mut self, rel: Option<&str>) {
+        if has_token(rel, "author") {
             self.byline();
         }
     }
