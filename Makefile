@@ -19,13 +19,12 @@ demo:
 	$(CARGO) build --locked --release --workspace --bins
 	scripts/demo
 
-lint:
+lint: modules
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 
-# One module style: `foo.rs` beside the folder `foo/`, never `foo/mod.rs`. Not yet a
-# prerequisite of `lint` and `test`: rip-parse and rip-discover still have theirs, being
-# converted by the engineers editing there; then `lint: modules`, `test: setup modules`.
+# One module style: `foo.rs` beside the folder `foo/`, never `foo/mod.rs`. A prerequisite
+# of `lint` and `test`.
 modules:
 	@found=$$(find bin crates -name mod.rs -not -path '*/target/*' | sort); \
 	if [ -n "$$found" ]; then \
@@ -45,7 +44,7 @@ modules:
 # then the test build 436 s). `make lint` is the same check on its own.
 CLIPPY = RUSTC_WORKSPACE_WRAPPER=clippy-driver CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__
 
-test: setup
+test: setup modules
 	$(CARGO) fmt --all --check
 	$(CLIPPY) $(CARGO) build --locked --workspace --all-targets
 	if $(CARGO) nextest --version >/dev/null 2>&1; then \
