@@ -7,7 +7,7 @@ export CARGO_TERM_COLOR ?= auto
 help:
 	@echo "make demo    build in release mode and scrape the bundled demo site"
 	@echo "make test    formatting, clippy, every test (what CI runs)"
-	@echo "make lint    formatting and clippy only"
+	@echo "make lint    formatting, clippy and rustdoc's lints (docs build, no broken links)"
 	@echo "make modules fail on a module file named mod.rs (one module style)"
 	@echo "make bench   the benchmarks under scripts/bench/ (see BENCHMARKS.md)"
 
@@ -22,6 +22,7 @@ demo:
 lint: modules
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS='-D warnings' $(CARGO) doc --locked --workspace --no-deps --quiet
 
 # One module style: `foo.rs` beside the folder `foo/`, never `foo/mod.rs`. A prerequisite
 # of `lint` and `test`.

@@ -280,7 +280,7 @@ fn by_tag(tag: Tag) -> (Flow, u16) {
     }
 }
 
-/// Which elements a text walk leaves out, besides the hidden ones ([`Info::hidden`]).
+/// Which elements a text walk leaves out, besides the hidden ones (`Info::hidden`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
     /// Only the hidden ones.

@@ -3,7 +3,7 @@
 //! Two walks over the tree. The first reads the head and every link: `<title>`,
 //! `<html lang>`, `<base href>`, `<link rel=canonical>`, `<meta name=description>`
 //! and `keywords`, and each `<a href>` with its text; it also outlines the page's
-//! elements ([`outline`]), from which [`article`] picks the main content, and the
+//! elements (`outline`), from which `article` picks the main content, and the
 //! metadata and structured data ([`meta`]: JSON-LD, OpenGraph, microdata, …). The second
 //! reads that content, giving the headings outline and the text: the article, or on
 //! a page that is none, the first `<main>` (or `[role=main]`) element, or else the

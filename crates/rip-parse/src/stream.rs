@@ -1,6 +1,6 @@
 //! Reading a page in one streaming pass, with no tree: a tokenizer
 //! ([`rip_html::Scanner`]) and the tree construction rules of ordinary pages run on a stack of
-//! open elements ([`build`]), giving a [`Visitor`] the same events a walk over
+//! open elements (`build`), giving a [`Visitor`] the same events a walk over
 //! html5ever's tree would give. On a page whose markup needs what the pass does not
 //! model (misnested formatting, content a table would move, framesets, MathML, a
 //! bogus comment…), [`walk`] stops with a [`Bail`] naming why, and the caller reads

@@ -1,6 +1,6 @@
 //! `rip-warc`: web archives (WARC/1.1, ISO 28500) as a boundary of the pipeline, both ways.
 //!
-//! - [`write`]: what a fetching stage sent and received, as WARC records, one gzip member
+//! - [`write`](mod@write): what a fetching stage sent and received, as WARC records, one gzip member
 //!   a record, in files that rotate at a size, are written as `.open` and renamed when
 //!   closed.
 //! - [`read`]: WARC, WARC.gz and WACZ files read record by record, bounded, a damaged
