@@ -9,4 +9,5 @@
 //! Issue 39 builds this crate; a module says what of it is there.
 
 pub mod read;
+pub mod record;
 pub mod write;
