@@ -396,3 +396,26 @@ fn a_block_holding_a_list_of_things_is_kept() {
     keeps_article_without(&g, &["Home"]);
     assert!(g.text.contains("A cotton wick"), "{}", g.text);
 }
+
+#[test]
+fn a_block_of_teasers_beside_the_article_is_left_out() {
+    // Short paragraphs beside the article stay, unless they are teasers: each under a
+    // heading that links to another story (other columns, a promotion's cards).
+    let teasers: String = (0..4)
+        .map(|i| {
+            format!(
+                r#"<div class="card"><h4><a href="/op/{i}">Column {i} on the lamps</a></h4>
+                <p>Teaser {i}: why the old lamps of the town still matter to us all today.</p></div>"#
+            )
+        })
+        .collect();
+    let g = both(&page(&format!(
+        r#"<div class="site-menu"><a href="/">Home</a> <a href="/news">News</a></div>
+        <div class="wrap"><div class="main-text">{}</div>
+        <p>A note from the editors: the fair takes place each year in the old market square of the town, in May.</p>
+        <div class="columns">{teasers}</div></div>"#,
+        article(4)
+    )));
+    keeps_article_without(&g, &["Teaser 0", "Teaser 3", "Column 1 on the lamps"]);
+    assert!(g.text.contains("A note from the editors"), "{}", g.text);
+}

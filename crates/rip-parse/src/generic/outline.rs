@@ -90,6 +90,8 @@ pub(super) struct Node {
     pub items: u16,
     /// `img` under it.
     pub images: u16,
+    /// Headings under it (itself too) with a link in them: the titles of teasers.
+    pub linked_headings: u16,
     /// It is code or inside code (`pre`, `code`): never left out, whatever its name.
     pub code: bool,
     /// The score the paragraphs under it gave it (Readability's content score).
@@ -380,6 +382,7 @@ impl Visitor for Outline {
             paras: 0,
             items: u16::from(tag == Tag::Li),
             images: u16::from(tag == Tag::Img),
+            linked_headings: 0,
             code: self.code > 0,
             score: 0.0,
             scored: false,
@@ -443,8 +446,12 @@ impl Visitor for Outline {
         if is_para {
             n.paras += 1;
         }
+        if n.link > 0 && n.info.heading().is_some() {
+            n.linked_headings += 1;
+        }
         let (text, link, commas, paras, items, images) =
             (n.text, n.link, n.commas, n.paras, n.items, n.images);
+        let linked_headings = n.linked_headings;
         if is_para && n.own >= 25 && self.hidden == 0 {
             self.score_paragraph(i);
         }
@@ -457,6 +464,7 @@ impl Visitor for Outline {
             p.paras = p.paras.saturating_add(paras);
             p.items = p.items.saturating_add(items);
             p.images = p.images.saturating_add(images);
+            p.linked_headings = p.linked_headings.saturating_add(linked_headings);
         }
     }
 }
