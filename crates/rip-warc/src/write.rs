@@ -1,1 +1,52 @@
-//! Writing WARC files (being built for issue 39).
+//! Writing WARC/1.1: what a fetching stage sent and received, as records, one gzip member a
+//! record, in files that rotate at a size.
+//!
+//! - [`Record`]: one record, its headers checked as they are set (a value holding CR, LF or
+//!   NUL, or longer than [`MAX_HEADER_VALUE`], is refused: it comes from hostile input, a URL
+//!   or a server's header, and would otherwise break the record), its `Content-Length` and
+//!   `WARC-Block-Digest` computed from the block when it is encoded.
+//! - [`http`]: the records of one HTTP exchange: `request` (as sent), `response` (status line,
+//!   headers and body), `metadata` (our fetch context, `application/warc-fields`), `revisit`.
+//! - [`WarcWriter`]: the files. Each is named
+//!   `{prefix}-{YYYYMMDDhhmmss}{millis}-{serial:05}-{pid}~{host}.warc.gz` (Heritrix's
+//!   convention, which wget and Browsertrix follow in spirit: sorted by time, and unique per
+//!   process, so that several processes write into one folder, each its own file), written
+//!   as `NAME.warc.gz.open` and renamed when closed, a `warcinfo` record first. A record is
+//!   encoded and compressed whole in memory, then written with one `write_all`: a closed file
+//!   never holds a torn record; a process killed mid-write leaves only its `.open` file torn.
+//!
+//! Digests are SHA-1 in base32 (`sha1:…`), as wget and warcio write them; the payload digest
+//! is over the HTTP entity body after transfer decoding, as warcio computes and checks it.
+
+mod file;
+pub mod http;
+mod member;
+
+use std::path::PathBuf;
+
+pub use file::{DEFAULT_MAX_FILE_SIZE, WarcWriter, WriterConfig};
+pub use member::{MAX_HEADER_VALUE, MAX_HEADERS, Record, RecordId};
+
+/// What went wrong writing WARC.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A header would break the record or is past the bounds.
+    #[error(
+        "WARC header {name:?}: {why} (hint: the value came from a URL or a server's header; it is refused, not written)"
+    )]
+    Header {
+        /// The header's name (or the first 64 bytes of it).
+        name: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// A file could not be created, written or renamed.
+    #[error("WARC file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+}

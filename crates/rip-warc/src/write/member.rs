@@ -1,0 +1,264 @@
+//! One record: its headers, checked as they are set, and its block; encoded as one gzip member.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use flate2::Compression;
+use flate2::write::GzEncoder;
+
+use super::Error;
+use crate::record::{RecordType, Sha1Digest, WARC_VERSION, field};
+
+/// Longest header value written, in bytes (a longer URL or value is refused).
+pub const MAX_HEADER_VALUE: usize = 16 * 1024;
+/// Most headers a record holds besides the ones every record has.
+pub const MAX_HEADERS: usize = 64;
+
+/// A record's id: `<urn:uuid:…>`, a random (version 4) UUID.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RecordId(String);
+
+impl RecordId {
+    /// A new random id.
+    #[must_use]
+    pub fn random() -> Self {
+        let mut b: [u8; 16] = fastrand::u128(..).to_be_bytes();
+        b[6] = (b[6] & 0x0f) | 0x40; // version 4
+        b[8] = (b[8] & 0x3f) | 0x80; // RFC 4122 variant
+        let h = data_encoding::HEXLOWER.encode(&b);
+        Self(format!(
+            "<urn:uuid:{}-{}-{}-{}-{}>",
+            &h[..8],
+            &h[8..12],
+            &h[12..16],
+            &h[16..20],
+            &h[20..]
+        ))
+    }
+
+    /// The id as written in headers, angle brackets included.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for RecordId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A WARC date: UTC, microseconds (WARC/1.1 allows a fraction of a second).
+#[must_use]
+pub fn warc_date(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Micros, true)
+}
+
+/// One WARC record, built then encoded.
+#[derive(Debug, Clone)]
+pub struct Record {
+    kind: RecordType,
+    id: RecordId,
+    date: String,
+    headers: Vec<(String, String)>,
+    block: Vec<u8>,
+}
+
+impl Record {
+    /// A record of `kind` holding `block`, with a new id and the current time.
+    #[must_use]
+    pub fn new(kind: RecordType, block: Vec<u8>) -> Self {
+        Self {
+            kind,
+            id: RecordId::random(),
+            date: warc_date(Utc::now()),
+            headers: Vec::new(),
+            block,
+        }
+    }
+
+    /// The record's type.
+    #[must_use]
+    pub fn kind(&self) -> RecordType {
+        self.kind
+    }
+
+    /// The record's id.
+    #[must_use]
+    pub fn id(&self) -> &RecordId {
+        &self.id
+    }
+
+    /// The record's `WARC-Date`.
+    #[must_use]
+    pub fn date(&self) -> &str {
+        &self.date
+    }
+
+    /// The block.
+    #[must_use]
+    pub fn block(&self) -> &[u8] {
+        &self.block
+    }
+
+    /// The value of header `name` set on the record (not the computed ones), if any.
+    #[must_use]
+    pub fn header_value(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Sets the date (`WARC-Date`) to `at`.
+    #[must_use]
+    pub fn at(mut self, at: DateTime<Utc>) -> Self {
+        self.date = warc_date(at);
+        self
+    }
+
+    /// Adds header `name: value`, refusing a name that is not a token, a value holding CR,
+    /// LF or NUL or longer than [`MAX_HEADER_VALUE`], and more than [`MAX_HEADERS`] headers.
+    pub fn header(mut self, name: &str, value: &str) -> Result<Self, Error> {
+        check_header(name, value)?;
+        if self.headers.len() >= MAX_HEADERS {
+            return Err(header_error(name, "too many headers on one record"));
+        }
+        self.headers
+            .push((name.to_owned(), value.trim().to_owned()));
+        Ok(self)
+    }
+
+    /// Sets `WARC-Target-URI`.
+    pub fn target_uri(self, uri: &str) -> Result<Self, Error> {
+        self.header(field::TARGET_URI, uri)
+    }
+
+    /// Sets `Content-Type` (of the block).
+    pub fn content_type(self, content_type: &str) -> Result<Self, Error> {
+        self.header(field::CONTENT_TYPE, content_type)
+    }
+
+    /// Ties this record to `other` (`WARC-Concurrent-To`).
+    pub fn concurrent_to(self, other: &RecordId) -> Result<Self, Error> {
+        self.header(field::CONCURRENT_TO, other.as_str())
+    }
+
+    /// The record as bytes: version line, headers, the computed `Content-Length` and
+    /// `WARC-Block-Digest`, `WARC-Warcinfo-ID` when given, a blank line, the block, and the
+    /// two CRLFs that end a record.
+    #[must_use]
+    pub fn encode(&self, warcinfo: Option<&RecordId>) -> Vec<u8> {
+        let mut head = String::with_capacity(512);
+        let mut line = |name: &str, value: &str| {
+            let _ = write!(head, "{name}: {value}\r\n");
+        };
+        line(field::TYPE, self.kind.as_str());
+        line(field::RECORD_ID, self.id.as_str());
+        line(field::DATE, &self.date);
+        for (name, value) in &self.headers {
+            line(name, value);
+        }
+        if let Some(info) = warcinfo.filter(|_| self.kind != RecordType::Warcinfo) {
+            line(field::WARCINFO_ID, info.as_str());
+        }
+        line(field::BLOCK_DIGEST, &Sha1Digest::of(&self.block));
+        line(field::CONTENT_LENGTH, &self.block.len().to_string());
+        let mut out = Vec::with_capacity(WARC_VERSION.len() + head.len() + self.block.len() + 8);
+        out.extend_from_slice(WARC_VERSION.as_bytes());
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(head.as_bytes());
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(&self.block);
+        out.extend_from_slice(b"\r\n\r\n");
+        out
+    }
+
+    /// The record as one gzip member ([`encode`](Self::encode) compressed).
+    #[must_use]
+    pub fn gzip_member(&self, warcinfo: Option<&RecordId>) -> Vec<u8> {
+        let plain = self.encode(warcinfo);
+        let mut gz = GzEncoder::new(
+            Vec::with_capacity(plain.len() / 3 + 64),
+            Compression::new(6),
+        );
+        // Writing to a Vec cannot fail.
+        let _ = gz.write_all(&plain);
+        gz.finish().unwrap_or_default()
+    }
+}
+
+fn header_error(name: &str, why: &'static str) -> Error {
+    Error::Header {
+        name: name.chars().take(64).collect(),
+        why,
+    }
+}
+
+/// A header name is a token (RFC 9110); a value holds no CR, LF or NUL and is bounded.
+pub(crate) fn check_header(name: &str, value: &str) -> Result<(), Error> {
+    let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+    if name.is_empty() || name.len() > 256 || !name.bytes().all(token) {
+        return Err(header_error(name, "the name is not a token"));
+    }
+    if value.len() > MAX_HEADER_VALUE {
+        return Err(header_error(name, "the value is longer than 16 KiB"));
+    }
+    if value.bytes().any(|b| matches!(b, b'\r' | b'\n' | 0)) {
+        return Err(header_error(name, "the value holds CR, LF or NUL"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_ids_are_v4_uuids() {
+        let id = RecordId::random();
+        let s = id.as_str();
+        assert_eq!(s.len(), "<urn:uuid:>".len() + 36, "{s}");
+        assert!(s.starts_with("<urn:uuid:") && s.ends_with('>'));
+        assert_eq!(&s[24..25], "4", "{s}");
+        assert_ne!(RecordId::random(), id);
+    }
+
+    #[test]
+    fn encoded_record_has_length_and_digest() {
+        let r = Record::new(RecordType::Resource, b"hello".to_vec())
+            .target_uri("http://example.com/")
+            .and_then(|r| r.content_type("text/plain"))
+            .expect("headers");
+        let text = String::from_utf8(r.encode(None)).expect("utf-8");
+        assert!(
+            text.starts_with("WARC/1.1\r\nWARC-Type: resource\r\n"),
+            "{text}"
+        );
+        assert!(text.contains("\r\nContent-Length: 5\r\n"), "{text}");
+        let digest = Sha1Digest::of(b"hello");
+        assert!(
+            text.contains(&format!("WARC-Block-Digest: {digest}\r\n")),
+            "{text}"
+        );
+        assert!(text.ends_with("\r\n\r\nhello\r\n\r\n"), "{text}");
+    }
+
+    #[test]
+    fn hostile_header_values_are_refused() {
+        let r = || Record::new(RecordType::Resource, Vec::new());
+        let crlf = r().target_uri("http://a/\r\nWARC-Type: response");
+        assert!(matches!(crlf, Err(Error::Header { .. })), "{crlf:?}");
+        assert!(r().header("Bad Name", "x").is_err());
+        assert!(r().header("X", &"a".repeat(MAX_HEADER_VALUE + 1)).is_err());
+        let mut many = r();
+        for i in 0..MAX_HEADERS {
+            many = many
+                .header("X-N", &i.to_string())
+                .expect("within the bound");
+        }
+        assert!(many.header("X-N", "one more").is_err());
+    }
+}
