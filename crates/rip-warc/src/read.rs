@@ -1,1 +1,17 @@
-//! Reading WARC files (being built for issue 39).
+//! Reading WARC files: WARC/1.0 and 1.1, plain or `.warc.gz` (gzip member by member),
+//! record by record, bounded ([`Limits`]), a damaged record reported with its offset
+//! ([`Damage`]) and the reading going on past it.
+//!
+//! The framing is our own (a header block, `Content-Length`, two CRLFs) over
+//! [`flate2`]'s one-member gzip decoder, rather than the `warc` crate's: that one reads a
+//! `.warc.gz` as one stream (`MultiGzDecoder`), so it knows no record's offset in the file
+//! and cannot go past a damaged member to the next one.
+
+mod archive;
+mod header;
+mod input;
+
+pub use archive::{Damage, Item, RawRecord, ReadError, read_archive};
+pub use header::{Header, HeaderError, Limits};
+mod http;
+pub use http::{HttpError, HttpResponse, parse_response};
