@@ -1,0 +1,5 @@
+//! rip-warc's integration tests: files written, then checked by the ecosystem's tools.
+
+mod killed;
+mod warcio;
+mod write;
