@@ -78,6 +78,8 @@ pub enum Exchange {
         body: Bytes,
         /// The body was cut at the limit.
         truncated: bool,
+        /// The server's address, when known.
+        remote: Option<std::net::IpAddr>,
     },
     /// No complete response.
     Transport {
@@ -158,6 +160,7 @@ impl Client {
         };
         let status = resp.status().as_u16();
         let headers = header_list(resp.headers());
+        let remote = resp.remote_addr().map(|a| a.ip());
         let limit = if (200..300).contains(&status) {
             limit
         } else {
@@ -169,9 +172,44 @@ impl Client {
                 headers,
                 body,
                 truncated,
+                remote,
             },
             Err(failed) => failed,
         }
+    }
+
+    /// The headers a request with `form` and `extra` is sent with, as the client is told to
+    /// send them (what the connection adds, cookies, is not known here), credentials
+    /// redacted: what an archive of the exchange records.
+    #[must_use]
+    pub fn sent_headers(
+        &self,
+        form: Option<&str>,
+        extra: &[(&str, String)],
+    ) -> Vec<(String, String)> {
+        let mut h = vec![("User-Agent".to_owned(), self.cfg.user_agent.clone())];
+        for (name, value) in &self.cfg.headers {
+            h.push((name.trim().to_owned(), value.trim().to_owned()));
+        }
+        h.push(("Accept".to_owned(), "*/*".to_owned()));
+        h.push((
+            "Accept-Encoding".to_owned(),
+            "gzip, br, zstd, deflate".to_owned(),
+        ));
+        if self.cfg.basic_auth.is_some() {
+            h.push(("Authorization".to_owned(), "Basic [redacted]".to_owned()));
+        }
+        if let Some(body) = form {
+            h.push((
+                "Content-Type".to_owned(),
+                "application/x-www-form-urlencoded".to_owned(),
+            ));
+            h.push(("Content-Length".to_owned(), body.len().to_string()));
+        }
+        for (name, value) in extra {
+            h.push(((*name).to_owned(), value.clone()));
+        }
+        h
     }
 
     /// The request: a GET, or a POST of `form`, with basic auth and `extra` headers.

@@ -52,6 +52,7 @@ struct Inner {
     cache: Option<DiskCache>,
     robots: Mutex<HashMap<String, Arc<OnceCell<robots::RobotsEntry>>>>,
     stats: Stats,
+    tap: std::sync::OnceLock<Arc<dyn crate::wire::WireTap>>,
 }
 
 /// The HTTP stack of a stage. Cheap to clone (shared state inside); use one per process.
@@ -139,9 +140,16 @@ impl Fetcher {
                 cache,
                 robots: Mutex::new(HashMap::new()),
                 stats: Stats::default(),
+                tap: std::sync::OnceLock::new(),
                 cfg,
             }),
         })
+    }
+
+    /// Tells `tap` of every request this fetcher (and its clones) sends from now on, and
+    /// what came back. One tap a fetcher: `false` (and `tap` unused) when one is set.
+    pub fn set_tap(&self, tap: Arc<dyn crate::wire::WireTap>) -> bool {
+        self.inner.tap.set(tap).is_ok()
     }
 
     /// How long requests to `host` (a [`host_key`]) are held from now: by a Retry-After, a

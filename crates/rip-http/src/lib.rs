@@ -21,6 +21,8 @@
 //! named by [`HttpConfig::stage`]), or for a cache hit the one stored with the entry, so
 //! that a stage reading pages another stage fetched still reports the site's story.
 //! [`Fetcher::stats`] sums them over the process.
+//! A [`WireTap`] set with [`Fetcher::set_tap`] is told of every request sent and what came
+//! back (an archive of the exchanges: `rip-fetch --warc`).
 //! [`records::record_for`] turns a `Fetched` into the `page` / `failure` / `expected`
 //! record for a [`rip_core::Ref`], decoding text ([`decode`]) and keeping the ref's context.
 //!
@@ -90,6 +92,7 @@ pub mod records;
 pub mod retry;
 pub mod robots;
 pub mod slots;
+pub mod wire;
 
 pub use classify::{Classification, Classifier, ClassifyRule, RuleError};
 pub use client::BuildError;
@@ -100,3 +103,4 @@ pub use config::{
 pub use fetcher::{FetchOptions, Fetcher, host_key};
 pub use outcome::{FetchFailure, Fetched, Outcome, RequestStats, Response, Skip, StatsSnapshot};
 pub use robots::{Robots, RobotsRules, Verdict};
+pub use wire::{WireAnswer, WireExchange, WireTap};

@@ -17,6 +17,7 @@ use crate::client::Exchange;
 use crate::config::{ClientConfig, RedirectScope};
 use crate::outcome::{FetchFailure, RequestStats, Response, Skip, Stats};
 use crate::politeness::Permit;
+use crate::wire::{WireAnswer, WireExchange};
 
 /// How one attempt ended.
 pub(super) enum Hop {
@@ -128,6 +129,7 @@ impl Fetcher {
             .send(url, form, &extra, self.inner.cfg.client.max_body)
             .await;
         stats.latency += sent.elapsed();
+        self.tap(url, form, &extra, stats.http_attempts, &exchange);
         stats.statuses.push(match &exchange {
             Exchange::Response { status, .. } => Some(*status),
             Exchange::Transport { .. } => None,
@@ -140,6 +142,7 @@ impl Fetcher {
                 headers,
                 body,
                 truncated,
+                ..
             } => Ok(Answer {
                 status,
                 headers,
@@ -154,6 +157,43 @@ impl Fetcher {
                 Err(f)
             }
         }
+    }
+
+    /// Tells the tap, if one is set, of the exchange with `url`.
+    fn tap(
+        &self,
+        url: &Url,
+        form: Option<&str>,
+        extra: &[(&str, String)],
+        request_number: u32,
+        exchange: &Exchange,
+    ) {
+        let Some(tap) = self.inner.tap.get() else {
+            return;
+        };
+        let answer = match exchange {
+            Exchange::Response {
+                status,
+                headers,
+                body,
+                truncated,
+                remote,
+            } => WireAnswer::Response {
+                status: *status,
+                headers,
+                body,
+                truncated: *truncated,
+                remote: *remote,
+            },
+            Exchange::Transport { code, message } => WireAnswer::Transport { code, message },
+        };
+        tap.exchange(&WireExchange {
+            url,
+            method: if form.is_some() { "POST" } else { "GET" },
+            request_headers: self.inner.client.sent_headers(form, extra),
+            request_number,
+            answer,
+        });
     }
 
     /// Waits for `host`'s politeness slot (counted as waited, and as a retry's wait after

@@ -10,6 +10,7 @@ mod missing_folder;
 mod politeness;
 mod robots;
 mod robots_fetch;
+mod tap;
 
 use std::time::Duration;
 
