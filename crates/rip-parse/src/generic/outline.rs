@@ -468,3 +468,21 @@ impl Visitor for Outline {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::repeats;
+
+    #[test]
+    fn a_heading_repeats_a_title_that_holds_nearly_all_its_words() {
+        let title = "Why rivers meander | The Daily Planet";
+        assert!(repeats("Why Rivers Meander", title));
+        assert!(repeats("Why rivers meander!", title));
+        assert!(repeats("川はなぜ蛇行するのか", "川はなぜ蛇行するのか - 日刊惑星"));
+        // A quarter of its text or more not in the title: its own heading.
+        assert!(!repeats("Why rivers meander, and lakes do not", title));
+        assert!(!repeats("Sections", title));
+        assert!(!repeats("", title));
+        assert!(!repeats("Why rivers meander", ""));
+    }
+}
