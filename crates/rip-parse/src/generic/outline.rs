@@ -478,7 +478,10 @@ mod tests {
         let title = "Why rivers meander | The Daily Planet";
         assert!(repeats("Why Rivers Meander", title));
         assert!(repeats("Why rivers meander!", title));
-        assert!(repeats("川はなぜ蛇行するのか", "川はなぜ蛇行するのか - 日刊惑星"));
+        assert!(repeats(
+            "川はなぜ蛇行するのか",
+            "川はなぜ蛇行するのか - 日刊惑星"
+        ));
         // A quarter of its text or more not in the title: its own heading.
         assert!(!repeats("Why rivers meander, and lakes do not", title));
         assert!(!repeats("Sections", title));
