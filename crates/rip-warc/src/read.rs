@@ -15,3 +15,8 @@ pub use archive::{Damage, Item, RawRecord, ReadError, read_archive};
 pub use header::{Header, HeaderError, Limits};
 mod http;
 pub use http::{HttpError, HttpResponse, parse_response};
+mod pages;
+pub use pages::{Made, Origin, STAGE, convert, damaged, target_uri};
+mod revisit;
+mod stage;
+pub use stage::{Config, StageError, run, summary_line};

@@ -131,9 +131,7 @@ fn read_one<R: Read>(input: &mut Input<R>, limits: &Limits) -> Result<Option<Raw
     let damage = |offset, error: ReadError, header: Option<&Header>| Damage {
         offset,
         error,
-        target_uri: header
-            .and_then(|h| h.get(field::TARGET_URI))
-            .map(|u| u.trim_matches(['<', '>']).to_owned()),
+        target_uri: header.and_then(page_uri),
     };
     let (skipped, header) = match read_header(input, limits) {
         Ok(Some(h)) => h,
@@ -177,6 +175,18 @@ fn read_one<R: Read>(input: &mut Input<R>, limits: &Limits) -> Result<Option<Raw
         header,
         block,
     }))
+}
+
+/// The URL of a damaged record that would have been a page (its response, resource or
+/// revisit): its failure is that URL's outcome. Other records' damage is the file's.
+fn page_uri(header: &Header) -> Option<String> {
+    let kind = header.get(field::TYPE)?;
+    ["response", "resource", "revisit"]
+        .iter()
+        .any(|k| k.eq_ignore_ascii_case(kind))
+        .then(|| header.get(field::TARGET_URI))
+        .flatten()
+        .map(|u| u.trim_matches(['<', '>']).to_owned())
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -299,7 +309,7 @@ fn read_member<R: Read>(
                 }
             }
             Err(e) => {
-                let target_uri = record.header.get(field::TARGET_URI).map(str::to_owned);
+                let target_uri = page_uri(&record.header);
                 let damage = Damage {
                     offset,
                     error: ReadError::Gzip(e),

@@ -17,7 +17,8 @@ pub struct Limits {
     /// The largest record block (`Content-Length`) read; a larger one is a failure, never
     /// an allocation.
     pub max_record: u64,
-    /// The largest page body after `Content-Encoding` is undone (a gzip bomb stops here).
+    /// The largest page body kept after `Content-Encoding` is undone: a longer one is cut
+    /// and marked `truncated`, as rip-fetch's `--max-body` (a gzip bomb stops here).
     pub max_body: u64,
 }
 
@@ -28,7 +29,7 @@ impl Default for Limits {
             max_headers: 256,
             max_header_bytes: 1024 * 1024,
             max_record: 256 * 1024 * 1024,
-            max_body: 64 * 1024 * 1024,
+            max_body: 16 * 1024 * 1024,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! A `response` record's block as an HTTP response: status line and headers parsed with
 //! `httparse`, the body de-chunked and its `Content-Encoding` (gzip, deflate) undone,
-//! bounded by [`Limits::max_body`](super::Limits) so that a bomb is an error, not memory.
+//! cut at [`Limits::max_body`](super::Limits) (and marked truncated, as rip-fetch cuts a
+//! body), so that a gzip bomb is a cut body, not memory.
 
 use std::io::Read;
 
@@ -13,8 +14,10 @@ pub struct HttpResponse {
     pub status: u16,
     /// The headers, names in lower case, in order.
     pub headers: Vec<(String, String)>,
-    /// The payload: de-chunked and decoded.
+    /// The payload: de-chunked and decoded, at most `max_body` bytes.
     pub body: Vec<u8>,
+    /// The payload was longer than `max_body` and was cut.
+    pub truncated: bool,
 }
 
 impl HttpResponse {
@@ -40,9 +43,6 @@ pub enum HttpError {
     /// A body that does not decompress.
     #[error("the {0} body does not decompress: {1}")]
     Decode(String, std::io::Error),
-    /// A body that decompresses past the limit.
-    #[error("the {0} body decompresses past {1} bytes (--max-body)")]
-    TooLarge(String, u64),
     /// A `Content-Encoding` this reader does not undo.
     #[error("Content-Encoding `{0}` is not supported (gzip, deflate)")]
     Encoding(String),
@@ -72,6 +72,7 @@ pub fn parse_response(block: &[u8], max_body: u64) -> Result<HttpResponse, HttpE
         status,
         headers,
         body: Vec::new(),
+        truncated: false,
     };
     let payload = &block[head..];
     let chunked = response
@@ -87,7 +88,7 @@ pub fn parse_response(block: &[u8], max_body: u64) -> Result<HttpResponse, HttpE
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    response.body = decode(&encoding, payload, max_body)?;
+    (response.body, response.truncated) = decode(&encoding, payload, max_body)?;
     Ok(response)
 }
 
@@ -116,9 +117,14 @@ fn dechunk(mut data: &[u8]) -> Result<Vec<u8>, HttpError> {
     }
 }
 
-fn decode(encoding: &str, payload: Vec<u8>, max_body: u64) -> Result<Vec<u8>, HttpError> {
+fn decode(encoding: &str, payload: Vec<u8>, max_body: u64) -> Result<(Vec<u8>, bool), HttpError> {
     let reader: Box<dyn Read + '_> = match encoding {
-        "" | "identity" => return Ok(payload),
+        "" | "identity" => {
+            let mut payload = payload;
+            let cut = payload.len() as u64 > max_body;
+            payload.truncate(max_body as usize);
+            return Ok((payload, cut));
+        }
         "gzip" | "x-gzip" => Box::new(GzDecoder::new(payload.as_slice())),
         "deflate" if payload.first().is_some_and(|b| b & 0x0f == 8) => {
             Box::new(ZlibDecoder::new(payload.as_slice()))
@@ -131,10 +137,9 @@ fn decode(encoding: &str, payload: Vec<u8>, max_body: u64) -> Result<Vec<u8>, Ht
         .take(max_body + 1)
         .read_to_end(&mut out)
         .map_err(|e| HttpError::Decode(encoding.to_owned(), e))?;
-    if out.len() as u64 > max_body {
-        return Err(HttpError::TooLarge(encoding.to_owned(), max_body));
-    }
-    Ok(out)
+    let cut = out.len() as u64 > max_body;
+    out.truncate(max_body as usize);
+    Ok((out, cut))
 }
 
 #[cfg(test)]
@@ -155,10 +160,8 @@ mod tests {
         block.extend(b"\r\n0\r\n\r\n");
         let r = parse_response(&block, 1000).unwrap();
         assert_eq!((r.status, r.body.as_slice()), (200, &b"<p>hello</p>"[..]));
-        assert!(matches!(
-            parse_response(&block, 5),
-            Err(HttpError::TooLarge(..))
-        ));
+        let cut = parse_response(&block, 5).unwrap();
+        assert_eq!((cut.body.as_slice(), cut.truncated), (&b"<p>he"[..], true));
     }
 
     #[test]

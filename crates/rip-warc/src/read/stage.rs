@@ -1,0 +1,305 @@
+//! The `rip-warc read` stage: archives in, the contract's records out. One `page` per
+//! `response` record with a 2xx status (and per `resource` record of HTML), a `failure`
+//! per error status and per damaged record, an `expected` per revisit whose original is
+//! not in the input; every URL written enters the `ledger`, and a `summary` ends the
+//! output, as every stage's.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::hash::{BuildHasher, RandomState};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use rip_core::{Books, NdjsonWriter, PipeError, PipeOptions, Record, Summary};
+
+use super::archive::{Item, RawRecord, read_archive};
+use super::header::Limits;
+use super::pages::{Made, Origin, convert, damaged, target_uri};
+use super::revisit;
+use crate::record::field;
+
+/// What `rip-warc read` is asked to do.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The archives to read, in order; `-` is stdin.
+    pub inputs: Vec<PathBuf>,
+    /// Only records whose `WARC-Target-URI` this matches.
+    pub url: Option<Regex>,
+    /// Only records whose media type starts with one of these (`text/html`); all when empty.
+    pub mime: Vec<String>,
+    /// The bounds of a record.
+    pub limits: Limits,
+    /// The stage's name, strictness and stop flag.
+    pub pipe: PipeOptions,
+}
+
+/// What stops the stage.
+#[derive(Debug, thiserror::Error)]
+pub enum StageError {
+    /// An input that cannot be opened (checked before any is read).
+    #[error("cannot open {path}: {source} (hint: a WARC, WARC.gz file, or - for stdin)")]
+    Open {
+        /// The input as named.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The output could not be written.
+    #[error(transparent)]
+    Pipe(#[from] PipeError),
+}
+
+/// One input, opened.
+enum Opened {
+    Stdin,
+    File(PathBuf, File),
+}
+
+/// Reads every input (stdin is `stdin`), writing records to `out`.
+pub fn run<W: Write>(config: Config, stdin: impl Read, out: W) -> Result<Summary, StageError> {
+    let mut opened = Vec::with_capacity(config.inputs.len());
+    for path in &config.inputs {
+        if path.as_os_str() == "-" {
+            opened.push(Opened::Stdin);
+        } else {
+            let file = File::open(path).map_err(|source| StageError::Open {
+                path: path.clone(),
+                source,
+            })?;
+            opened.push(Opened::File(path.clone(), file));
+        }
+    }
+    let mut books = Books::new(&config.pipe, NdjsonWriter::new(out));
+    let mut stdin = Some(stdin);
+    for input in opened {
+        let mut reading = Reading::new(&config, &mut books);
+        match input {
+            Opened::Stdin => match stdin.take() {
+                Some(r) => reading.input(stdin_origin(), None, r)?,
+                None => continue,
+            },
+            Opened::File(path, file) => {
+                let origin = file_origin(&path);
+                reading.input(origin, Some(path), file)?;
+            }
+        }
+        books.count("files", 1);
+        if books.stop_asked() {
+            break;
+        }
+    }
+    Ok(books.finish(None)?)
+}
+
+fn stdin_origin() -> Origin {
+    Origin {
+        name: "-".to_owned(),
+        url: "file:///dev/stdin".to_owned(),
+    }
+}
+
+fn file_origin(path: &Path) -> Origin {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let url = url::Url::from_file_path(&abs)
+        .map_or_else(|()| format!("file://{}", abs.display()), String::from);
+    Origin {
+        name: path.display().to_string(),
+        url,
+    }
+}
+
+/// One input being read: where the records it made go, and where its pages are, for
+/// the revisits that refer to them.
+struct Reading<'a, W: Write> {
+    config: &'a Config,
+    books: &'a mut Books<W>,
+    hasher: RandomState,
+    /// Record ids and payload digests of its responses → their offsets.
+    originals: HashMap<u64, u64>,
+}
+
+impl<'a, W: Write> Reading<'a, W> {
+    fn new(config: &'a Config, books: &'a mut Books<W>) -> Self {
+        Self {
+            config,
+            books,
+            hasher: RandomState::new(),
+            originals: HashMap::new(),
+        }
+    }
+
+    fn input(
+        &mut self,
+        origin: Origin,
+        path: Option<PathBuf>,
+        r: impl Read,
+    ) -> Result<(), PipeError> {
+        let mut result = Ok(());
+        let limits = self.config.limits;
+        let read = read_archive(r, &limits, &mut |item| {
+            if self.books.stop_asked() {
+                return false;
+            }
+            result = self.item(item, &origin, path.as_deref());
+            result.is_ok()
+        });
+        result?;
+        if let Err(e) = read {
+            let damage = super::archive::Damage {
+                offset: 0,
+                error: super::archive::ReadError::Gzip(e),
+                target_uri: None,
+            };
+            let mut failure = damaged(&damage, &origin);
+            failure.url = origin.url.clone();
+            failure.errors[0].message =
+                format!("{}: cannot read on: {}", origin.name, damage.error);
+            self.emit(Record::Failure(failure))?;
+        }
+        self.books.flush()
+    }
+
+    fn item(&mut self, item: Item, origin: &Origin, path: Option<&Path>) -> Result<(), PipeError> {
+        self.books.count("records", 1);
+        let record = match item {
+            Item::Damaged(damage) => {
+                self.books.count("damaged", 1);
+                return self.emit(Record::Failure(damaged(&damage, origin)));
+            }
+            Item::Record(record) => record,
+        };
+        if let Some(re) = &self.config.url
+            && !target_uri(&record).is_some_and(|u| re.is_match(u))
+        {
+            self.books.count("filtered", 1);
+            return Ok(());
+        }
+        let made = match convert(&record, origin, &self.config.limits) {
+            Made::Revisit => revisit::resolve(
+                &record,
+                origin,
+                path,
+                &self.originals,
+                &self.hasher,
+                &self.config.limits,
+            ),
+            made => {
+                self.remember(&record);
+                made
+            }
+        };
+        match made {
+            Made::Record(r) if self.wanted(&r) => self.emit(*r),
+            Made::Record(_) => {
+                self.books.count("filtered", 1);
+                Ok(())
+            }
+            Made::Skip(what) => {
+                self.books.count(what, 1);
+                Ok(())
+            }
+            Made::Revisit => Ok(()),
+        }
+    }
+
+    /// Notes a response's id and payload digest, for the revisits after it.
+    fn remember(&mut self, record: &RawRecord) {
+        if record.header.get(field::TYPE) != Some("response") {
+            return;
+        }
+        for name in [field::RECORD_ID, field::PAYLOAD_DIGEST] {
+            if let Some(key) = record.header.get(name) {
+                self.originals
+                    .insert(self.hasher.hash_one(key), record.offset);
+            }
+        }
+    }
+
+    fn wanted(&self, record: &Record) -> bool {
+        if self.config.mime.is_empty() {
+            return true;
+        }
+        let ct = match record {
+            Record::Page(p) => p.content_type.as_deref(),
+            Record::Failure(f) => f.content_type.as_deref(),
+            _ => return true,
+        };
+        let essence = ct
+            .unwrap_or("")
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        self.config
+            .mime
+            .iter()
+            .any(|m| essence.starts_with(&m.to_ascii_lowercase()))
+    }
+
+    fn emit(&mut self, record: Record) -> Result<(), PipeError> {
+        if let Some(url) = record.url() {
+            let url = url.to_owned();
+            self.books.enter(&url)?;
+        }
+        if matches!(record, Record::Failure(_)) {
+            self.books.mark_partial();
+        }
+        self.books.emit(&record)
+    }
+}
+
+/// Reads the one record at `offset` of the file at `path`.
+pub(super) fn record_at(path: &Path, offset: u64, limits: &Limits) -> Option<RawRecord> {
+    let mut file = File::open(path).ok()?;
+    file.seek(SeekFrom::Start(offset)).ok()?;
+    let mut found = None;
+    read_archive(file, limits, &mut |item| {
+        if let Item::Record(mut r) = item {
+            r.offset += offset;
+            found = Some(r);
+        }
+        false
+    })
+    .ok()?;
+    found
+}
+
+/// The line `rip-warc read` says on stderr at the end:
+/// `rip-warc: 2 files, 1204 records: 400 pages, 3 failed (1 damaged), 0 expected; skipped 800 (…); 1.2s, 1003 records/s`.
+#[must_use]
+pub fn summary_line(s: &Summary) -> String {
+    let c = |k: &str| s.counters.get(k).copied().unwrap_or(0);
+    let records = c("records");
+    let secs = (s.ended_at - s.started_at).num_milliseconds().max(1) as f64 / 1000.0;
+    let skipped: Vec<String> = [
+        "warcinfo",
+        "requests",
+        "redirects",
+        "informational",
+        "resources",
+        "notHttp",
+        "otherRecords",
+        "filtered",
+    ]
+    .iter()
+    .filter(|k| c(k) > 0)
+    .map(|k| format!("{} {k}", c(k)))
+    .collect();
+    format!(
+        "{}: {} files, {records} records: {} pages, {} failed ({} damaged), {} expected; skipped {}; {secs:.1}s, {:.0} records/s",
+        s.stage,
+        c("files"),
+        s.made("page"),
+        s.made("failure"),
+        c("damaged"),
+        s.made("expected"),
+        if skipped.is_empty() {
+            "none".to_owned()
+        } else {
+            skipped.join(", ")
+        },
+        records as f64 / secs,
+    )
+}
