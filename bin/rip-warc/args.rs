@@ -39,13 +39,13 @@ pub struct ReadArgs {
     #[arg(long, value_name = "TYPE")]
     pub mime: Vec<String>,
 
-    /// Largest record block read (a size: 256MiB, 500k); a larger one is a failure
-    /// (`warc.tooLarge`), never an allocation.
+    /// Largest record block read (a size: 256MiB, 500k; a bare number is bytes); a larger
+    /// one is a failure (`warc.tooLarge`), never an allocation.
     #[arg(long, default_value = "256MiB", value_parser = rip_cli::parse_size, value_name = "SIZE")]
     pub max_record: usize,
 
-    /// Largest page body kept after its Content-Encoding is undone; a longer one is cut
-    /// and marked `truncated`, as rip-fetch's --max-body.
+    /// Largest page body kept, after its Content-Encoding is undone (a size: 16MiB, 500k;
+    /// a bare number is bytes); a longer one is cut and marked `truncated`, as rip-fetch's.
     #[arg(long, default_value = "16MiB", value_parser = rip_cli::parse_size, value_name = "SIZE")]
     pub max_body: usize,
 

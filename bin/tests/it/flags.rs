@@ -119,6 +119,7 @@ pub(crate) const PROGRAMS: &[(&str, &str)] = &[
     ("rip-render", env!("CARGO_BIN_EXE_rip-render")),
     ("rip-route", env!("CARGO_BIN_EXE_rip-route")),
     ("rip-testserver", env!("CARGO_BIN_EXE_rip-testserver")),
+    ("rip-warc", env!("CARGO_BIN_EXE_rip-warc")),
     ("rip-write", env!("CARGO_BIN_EXE_rip-write")),
     ("ripperoni", env!("CARGO_BIN_EXE_ripperoni")),
 ];

@@ -69,6 +69,12 @@ const PROGRAMS: &[(&str, &str, &str)] = &[
         "A fault-injecting HTTP/1.1 test server",
     ),
     (
+        "rip-warc",
+        env!("CARGO_BIN_EXE_rip-warc"),
+        "Reads WARC and WARC.gz archives into page records (rip-fetch's contract): `rip-warc \
+         read crawl.warc.gz | rip-parse`.",
+    ),
+    (
         "rip-write",
         env!("CARGO_BIN_EXE_rip-write"),
         "A pass-through stage persisting docs and error documents to an output folder, \
