@@ -20,3 +20,6 @@ pub use pages::{Made, Origin, STAGE, convert, damaged, target_uri};
 mod revisit;
 mod stage;
 pub use stage::{Config, StageError, run, summary_line};
+
+#[cfg(test)]
+mod tests;

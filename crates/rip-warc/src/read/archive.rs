@@ -283,6 +283,13 @@ fn read_member<R: Read>(
             Err(mut damage) => {
                 damage.offset = offset;
                 let quiet = resyncing && records == 0 && member.position() < 512;
+                // Bytes that do not parse may be a member that does not decompress: the
+                // rest of it (bounded) says which, so the damage is named for its cause.
+                if !matches!(damage.error, ReadError::Gzip(_))
+                    && let Err(e) = io::copy(&mut member, &mut io::sink())
+                {
+                    damage.error = ReadError::Gzip(e);
+                }
                 if !quiet && !on(Item::Damaged(damage)) {
                     return MemberEnd::Stop;
                 }
