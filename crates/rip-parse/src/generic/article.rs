@@ -252,8 +252,9 @@ fn with_siblings(o: &Outline, top: u32, region: u32) -> (u32, Vec<u32>) {
     while c <= o.nodes[parent as usize].end {
         let n = &o.nodes[c as usize];
         if c != top && n.text > 0 {
-            let prose = n.link_density() < 0.25
-                && ((n.tag == Tag::P && n.text > 80) || (n.paras >= 3 && n.linked_headings < 2));
+            let prose = (n.link_density() < 0.25
+                && ((n.tag == Tag::P && n.text > 80) || (n.paras >= 3 && n.linked_headings < 2)))
+                || (n.tag == Tag::P && n.link == 0 && n.sentence);
             if !n.hint.unlikely && ((n.scored && n.candidate_score() >= threshold) || prose) {
                 kept = true;
             } else {

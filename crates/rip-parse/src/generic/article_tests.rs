@@ -419,3 +419,17 @@ fn a_block_of_teasers_beside_the_article_is_left_out() {
     keeps_article_without(&g, &["Teaser 0", "Teaser 3", "Column 1 on the lamps"]);
     assert!(g.text.contains("A note from the editors"), "{}", g.text);
 }
+
+#[test]
+fn a_short_paragraph_beside_the_article_that_ends_a_sentence_is_kept() {
+    // Readability joins a sibling <p> under 80 characters when it has no link and ends a
+    // sentence (`/\.( |$)/`); a short label with no full stop stays out.
+    let g = both(&page(&format!(
+        r#"<div class="site-menu"><a href="/">Home</a> <a href="/news">News</a></div>
+        <div class="wrap"><p>That said, the lamps work.</p><div class="main-text">{}</div>
+        <p>Share this page</p></div>"#,
+        article(4)
+    )));
+    keeps_article_without(&g, &["Home", "Share this page"]);
+    assert!(g.text.contains("That said, the lamps work."), "{}", g.text);
+}

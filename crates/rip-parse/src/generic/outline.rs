@@ -94,6 +94,8 @@ pub(super) struct Node {
     pub linked_headings: u16,
     /// It is code or inside code (`pre`, `code`): never left out, whatever its name.
     pub code: bool,
+    /// A `<p>` whose text ends a sentence somewhere: a `.` before a space or at its end.
+    pub sentence: bool,
     /// The score the paragraphs under it gave it (Readability's content score).
     pub score: f32,
     /// A paragraph has scored it: it is a candidate.
@@ -299,6 +301,12 @@ fn repeats(heading: &str, title: &str) -> bool {
     1.0 - length(&unique) as f32 / length(&all) as f32 > 0.75
 }
 
+/// Readability's `/\.( |$)/`: a full stop before a space or at the end of the text (of
+/// one text node: one split across two is not seen, as seldom matters).
+fn ends_a_sentence(text: &str) -> bool {
+    text.trim_end().ends_with('.') || text.contains(". ")
+}
+
 /// A paragraph of prose has more characters than this (not counting spaces).
 const PROSE: u32 = 120;
 
@@ -384,6 +392,7 @@ impl Visitor for Outline {
             images: u16::from(tag == Tag::Img),
             linked_headings: 0,
             code: self.code > 0,
+            sentence: false,
             score: 0.0,
             scored: false,
             own: 0,
@@ -416,6 +425,9 @@ impl Visitor for Outline {
             let b = &mut self.nodes[b as usize];
             b.own += chars;
             b.own_commas += commas;
+            if b.tag == Tag::P && !b.sentence {
+                b.sentence = ends_a_sentence(text);
+            }
         }
     }
 
