@@ -41,6 +41,12 @@
 //! many pages per request) and carried on the page as `wikiExpansions`; the summary counts
 //! `wikiExpandRequests`, `wikiExpandedCalls` and `wikiUnexpandedPages`.
 //!
+//! # Archiving: `--warc`
+//!
+//! With [`Config::warc`], every request sent and what came back is written as WARC records
+//! (request, response, metadata) by `rip_warc`'s writer, through rip-http's wire tap; see
+//! the `warc` module and docs/guide/rip-fetch.md.
+//!
 //! # Refs scheduled for later
 //!
 //! A ref's `notBefore` is waited for, at most as long as the longest Retry-After honoured
@@ -53,6 +59,7 @@ pub mod not_before;
 mod spill;
 mod stage;
 mod summary;
+mod warc;
 pub mod wiki;
 
 use std::io::{Read, Write};
@@ -68,6 +75,7 @@ use tokio::sync::mpsc;
 
 use stage::{Input, Stage};
 
+pub use rip_warc::write::WriterConfig as WarcConfig;
 pub use summary::summary_line;
 
 /// The stage name in records.
@@ -99,6 +107,10 @@ pub struct Config {
     pub pipe: PipeOptions,
     /// Called about ten times a second with the counters so far (for a progress bar).
     pub on_progress: Option<ProgressFn>,
+    /// Write every exchange on the wire as WARC records into these files (`--warc DIR`;
+    /// see the `warc` module's docs: request, response and metadata records per request
+    /// sent, retries and redirect hops included).
+    pub warc: Option<WarcConfig>,
 }
 
 impl std::fmt::Debug for Config {
@@ -109,6 +121,7 @@ impl std::fmt::Debug for Config {
             .field("queue_memory", &self.queue_memory)
             .field("ordered", &self.ordered)
             .field("wiki_expand", &self.wiki_expand)
+            .field("warc", &self.warc)
             .finish_non_exhaustive()
     }
 }
@@ -123,6 +136,7 @@ impl Default for Config {
             wiki_expand: true,
             pipe: PipeOptions::new(STAGE),
             on_progress: None,
+            warc: None,
         }
     }
 }
@@ -164,6 +178,9 @@ pub enum FetchError {
     /// file.
     #[error("cannot read back queued refs: {0}")]
     Spill(std::io::Error),
+    /// The WARC folder or a WARC file could not be created or closed (`--warc`).
+    #[error("--warc: {0}")]
+    Warc(#[from] rip_warc::write::Error),
 }
 
 /// Fetches one ref and returns its record.
@@ -197,10 +214,25 @@ where
         stage: STAGE.into(),
         ..config.http.clone()
     })?;
+    let tap = match &config.warc {
+        Some(cfg) => {
+            let tap = Arc::new(warc::WarcTap::new(cfg.clone())?);
+            fetcher.set_tap(tap.clone());
+            Some(tap)
+        }
+        None => None,
+    };
     let mut input = read_lines(&config, input)?;
     let mut stage = Stage::new(&config, fetcher, output, started);
     stage.pump(&mut input).await?;
-    stage.finish()
+    let summary = stage.finish()?;
+    if let Some(tap) = tap {
+        let failed = tap.close()?;
+        if failed > 0 {
+            tracing::warn!("--warc: {failed} exchanges could not be archived");
+        }
+    }
+    Ok(summary)
 }
 
 /// The lines of `input`, read on a thread of their own, at most a window ahead.

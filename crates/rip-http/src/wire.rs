@@ -10,6 +10,8 @@ use std::net::IpAddr;
 
 use url::Url;
 
+use crate::Classification;
+
 /// Told of each exchange, in the task that made it: keep it short (no waiting on I/O that
 /// may stall), it is on the fetch's path.
 pub trait WireTap: Send + Sync + std::fmt::Debug {
@@ -33,6 +35,9 @@ pub struct WireExchange<'a> {
     pub request_number: u32,
     /// What came back.
     pub answer: WireAnswer<'a>,
+    /// How the fetcher classifies it, when it is a failure (a status of 400 or more, or
+    /// no response): category, retryability, code.
+    pub failure: Option<Classification>,
 }
 
 /// What came back for one request.

@@ -7,6 +7,7 @@ mod not_before;
 mod plain_urls;
 mod robots;
 mod sharing;
+mod warc;
 mod wiki;
 
 use std::io::Write;

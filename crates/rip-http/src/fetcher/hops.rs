@@ -171,6 +171,31 @@ impl Fetcher {
         let Some(tap) = self.inner.tap.get() else {
             return;
         };
+        let failure = match exchange {
+            Exchange::Response {
+                status, headers, ..
+            } if *status >= 400 => {
+                let retry_after = headers
+                    .iter()
+                    .find(|(k, _)| k == "retry-after")
+                    .map(|(_, v)| v.as_str());
+                Some(self.classify(
+                    url,
+                    &Observation::Status {
+                        status: *status,
+                        retry_after,
+                    },
+                ))
+            }
+            Exchange::Response { .. } => None,
+            Exchange::Transport { code, message } => Some(self.classify(
+                url,
+                &Observation::Transport {
+                    code,
+                    message: message.clone(),
+                },
+            )),
+        };
         let answer = match exchange {
             Exchange::Response {
                 status,
@@ -193,6 +218,7 @@ impl Fetcher {
             request_headers: self.inner.client.sent_headers(form, extra),
             request_number,
             answer,
+            failure,
         });
     }
 

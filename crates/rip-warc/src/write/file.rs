@@ -9,8 +9,9 @@ use chrono::Utc;
 
 use super::{Error, Record, RecordId, http};
 
-/// The size at which a file is closed and the next one opened: 1 GB, as Heritrix and wget.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 1_000_000_000;
+/// The size at which a file is closed and the next one opened: 1 GiB (Heritrix's 1 GB, in
+/// the binary units of the programs' `SIZE` arguments).
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 1 << 30;
 
 /// Where and how the files are written.
 #[derive(Debug, Clone)]

@@ -1,0 +1,103 @@
+//! `--warc DIR`: each request sent (retries too) archived as request, response and metadata
+//! records, checked by warcio.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rip_testserver::{Fault, Rule};
+
+use super::{fetch_stage, refs, server};
+
+fn warcio(args: &[&str], file: &Path) -> String {
+    let prog =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-tools/venv/bin/warcio");
+    assert!(
+        prog.exists(),
+        "{} is missing (hint: run `scripts/setup test`)",
+        prog.display()
+    );
+    let out = Command::new(prog)
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("warcio runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "warcio {args:?}: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+fn files(dir: &Path, ending: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(ending))
+        .collect();
+    v.sort();
+    v
+}
+
+/// `(type, target)` of each record warcio indexes, for targets ending in `path`.
+fn index_for(file: &Path, path: &str) -> Vec<String> {
+    warcio(&["index", "-f", "warc-type,warc-target-uri"], file)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"))
+        .filter(|v| {
+            v["warc-target-uri"]
+                .as_str()
+                .is_some_and(|u| u.ends_with(path))
+        })
+        .map(|v| v["warc-type"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn every_attempt_is_archived_and_warcio_accepts_the_file() {
+    let server = server(1)
+        .rule(Rule::path("/flaky").once(Fault::status(500)))
+        .file("/flaky", "<p>flaky</p>")
+        .rule(Rule::path("/reset").once(Fault::reset()))
+        .file("/reset", "<p>reset</p>")
+        .start_background()
+        .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let warc = tempfile::tempdir().unwrap();
+    let input = refs(&[
+        server.url("/p0"),
+        server.url("/flaky"),
+        server.url("/reset"),
+    ]);
+    let dir = warc.path().join("archive");
+    let out = fetch_stage(&["--warc", dir.to_str().unwrap()], cache.path(), &input).run();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(files(&dir, ".open").is_empty(), "every file closed");
+    let closed = files(&dir, ".warc.gz");
+    assert_eq!(closed.len(), 1, "{closed:?}");
+    let file = &closed[0];
+    let report = warcio(&["check", "-v"], file);
+    assert!(!report.contains("fail"), "{report}");
+    let trio = ["request", "response", "metadata"];
+    assert_eq!(index_for(file, "/p0"), trio);
+    assert_eq!(index_for(file, "/flaky"), [trio, trio].concat());
+    assert_eq!(
+        index_for(file, "/reset"),
+        [&["request", "metadata"][..], &trio].concat()
+    );
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(file).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    assert!(
+        text.contains("HTTP/1.1 500 Internal Server Error\r\n"),
+        "the 500 stored"
+    );
+    assert!(text.contains("failure-category: TRANSIENT\r\n"), "{text}");
+    assert!(text.contains("failure-code: network.reset\r\n"), "{text}");
+    assert!(text.contains("request: 2\r\n"), "the retry numbered");
+    assert!(text.contains("WARC-IP-Address: 127.0.0.1\r\n"));
+}
