@@ -6,23 +6,39 @@
 //! retryability. `request` and `metadata` are tied to the `response` by
 //! `WARC-Concurrent-To` (to the `request` when no response came).
 //!
+//! A `2xx` whose body (its SHA-1) was already stored in this run is written as a `revisit`
+//! (`identical-payload-digest`, referring to the first record), and a `304` to a
+//! revalidation as a `revisit` (`server-not-modified`): no body is stored twice by one
+//! process. The payloads remembered are at most [`MAX_REMEMBERED`] (the first ones; later
+//! ones are stored whole), about 150 bytes each.
+//!
 //! The body stored is the one the client decoded (chunked and `Content-Encoding`
 //! removed); the headers that described the wire are kept as `X-Crawler-*` (see
 //! [`rip_warc::write::http`]). A record the writer refuses (a header past its bounds) or
 //! cannot write (disk full) is said on stderr and counted; the fetch goes on.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rip_http::{WireAnswer, WireExchange, WireTap};
-use rip_warc::write::http::{self, HttpRequest, HttpResponse};
-use rip_warc::write::{Error, Record, WarcWriter, WriterConfig};
+use rip_warc::record::field;
+use rip_warc::write::http::{self, HttpRequest, HttpResponse, RefersTo};
+use rip_warc::write::{Error, Record, RecordId, WarcWriter, WriterConfig};
+
+/// Payload digests remembered for revisits, at most (about 15 MB).
+pub(crate) const MAX_REMEMBERED: usize = 100_000;
+
+/// The first record that stored a payload: id, target URI, date.
+type Stored = (RecordId, String, String);
 
 /// The tap writing WARC files.
 #[derive(Debug)]
 pub(crate) struct WarcTap {
     writer: Mutex<WarcWriter>,
     failed: AtomicU64,
+    /// Payload digest → the record that stored it.
+    stored: Mutex<HashMap<String, Stored>>,
 }
 
 impl WarcTap {
@@ -31,6 +47,7 @@ impl WarcTap {
         Ok(Self {
             writer: Mutex::new(WarcWriter::new(cfg)?),
             failed: AtomicU64::new(0),
+            stored: Mutex::new(HashMap::new()),
         })
     }
 
@@ -56,7 +73,7 @@ impl WarcTap {
 
 impl WireTap for WarcTap {
     fn exchange(&self, ex: &WireExchange<'_>) {
-        let written = records(ex).and_then(|r| self.write(&r));
+        let written = self.records(ex).and_then(|r| self.write(&r));
         if let Err(e) = written
             && self.failed.fetch_add(1, Ordering::Relaxed) < 10
         {
@@ -65,50 +82,122 @@ impl WireTap for WarcTap {
     }
 }
 
-/// The records of one exchange: request, response (when one came), metadata.
-fn records(ex: &WireExchange<'_>) -> Result<Vec<Record>, Error> {
-    let request = http::request(&HttpRequest {
-        url: ex.url,
-        method: ex.method,
-        headers: &ex.request_headers,
-    })?;
-    let number = ex.request_number.to_string();
-    let mut fields = vec![("via", crate::STAGE), ("request", number.as_str())];
-    let status;
-    let retryable;
-    if let Some(f) = &ex.failure {
-        retryable = f.retryable.to_string();
-        fields.push(("failure-category", f.category.as_str()));
-        fields.push(("failure-code", &f.code));
-        fields.push(("failure-retryable", &retryable));
-    }
-    match &ex.answer {
-        WireAnswer::Response {
-            status: code,
+impl WarcTap {
+    /// The records of one exchange: request, response or revisit (when an answer came),
+    /// metadata.
+    fn records(&self, ex: &WireExchange<'_>) -> Result<Vec<Record>, Error> {
+        let request = http::request(&HttpRequest {
+            url: ex.url,
+            method: ex.method,
+            headers: &ex.request_headers,
+        })?;
+        let mut fields = Fields::of(ex);
+        let WireAnswer::Response {
+            status,
             headers,
             body,
             truncated,
             remote,
-        } => {
-            status = code.to_string();
-            fields.push(("status", &status));
-            let response = http::response(&HttpResponse {
-                url: ex.url,
-                status: *code,
-                headers,
-                body,
-                decoded: true,
-                truncated: *truncated,
-                ip: *remote,
-            })?;
-            let request = request.concurrent_to(response.id())?;
-            let meta = http::metadata(ex.url, response.id(), &fields)?;
-            Ok(vec![request, response, meta])
+        } = &ex.answer
+        else {
+            let meta = http::metadata(ex.url, request.id(), &fields.list())?;
+            return Ok(vec![request, meta]);
+        };
+        fields.status = Some(status.to_string());
+        let res = HttpResponse {
+            url: ex.url,
+            status: *status,
+            headers,
+            body,
+            decoded: true,
+            truncated: *truncated,
+            ip: *remote,
+        };
+        let response = self.response_or_revisit(&res)?;
+        let request = request.concurrent_to(response.id())?;
+        let meta = http::metadata(ex.url, response.id(), &fields.list())?;
+        Ok(vec![request, response, meta])
+    }
+
+    /// The response record, or a revisit when the payload was stored before in this run
+    /// or the answer is a 304.
+    fn response_or_revisit(&self, res: &HttpResponse<'_>) -> Result<Record, Error> {
+        if res.status == 304 {
+            let refers = RefersTo {
+                id: None,
+                uri: res.url.as_str(),
+                date: None,
+            };
+            return http::revisit(res, &refers, "");
         }
-        WireAnswer::Transport { message, .. } => {
-            fields.push(("failure-message", message));
-            let meta = http::metadata(ex.url, request.id(), &fields)?;
-            Ok(vec![request, meta])
+        let response = http::response(res)?;
+        if !(200..300).contains(&res.status) || res.truncated || res.body.is_empty() {
+            return Ok(response);
         }
+        let Some(digest) = response.header_value(field::PAYLOAD_DIGEST) else {
+            return Ok(response);
+        };
+        let mut stored = self
+            .stored
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((id, uri, date)) = stored.get(digest) {
+            let refers = RefersTo {
+                id: Some(id),
+                uri,
+                date: Some(date),
+            };
+            return http::revisit(res, &refers, digest);
+        }
+        if stored.len() < MAX_REMEMBERED {
+            let first = (
+                response.id().clone(),
+                res.url.to_string(),
+                response.date().to_owned(),
+            );
+            stored.insert(digest.to_owned(), first);
+        }
+        Ok(response)
+    }
+}
+
+/// The `metadata` record's fields.
+struct Fields {
+    request: String,
+    status: Option<String>,
+    failure: Option<(&'static str, String, String)>,
+    message: Option<String>,
+}
+
+impl Fields {
+    fn of(ex: &WireExchange<'_>) -> Self {
+        Self {
+            request: ex.request_number.to_string(),
+            status: None,
+            failure: ex
+                .failure
+                .as_ref()
+                .map(|f| (f.category.as_str(), f.code.clone(), f.retryable.to_string())),
+            message: match &ex.answer {
+                WireAnswer::Transport { message, .. } => Some((*message).to_owned()),
+                WireAnswer::Response { .. } => None,
+            },
+        }
+    }
+
+    fn list(&self) -> Vec<(&str, &str)> {
+        let mut v = vec![("via", crate::STAGE), ("request", self.request.as_str())];
+        if let Some(s) = &self.status {
+            v.push(("status", s));
+        }
+        if let Some((category, code, retryable)) = &self.failure {
+            v.push(("failure-category", category));
+            v.push(("failure-code", code));
+            v.push(("failure-retryable", retryable));
+        }
+        if let Some(m) = &self.message {
+            v.push(("failure-message", m));
+        }
+        v
     }
 }

@@ -101,3 +101,62 @@ fn every_attempt_is_archived_and_warcio_accepts_the_file() {
     assert!(text.contains("request: 2\r\n"), "the retry numbered");
     assert!(text.contains("WARC-IP-Address: 127.0.0.1\r\n"));
 }
+
+#[test]
+fn a_payload_stored_once_then_revisits_identical_and_not_modified() {
+    let server = server(2).start_background().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let warc = tempfile::tempdir().unwrap();
+    let dir = warc.path().to_str().unwrap();
+    let input = refs(&[server.url("/p0"), server.url("/p1")]);
+    let args = [
+        "--warc",
+        dir,
+        "--concurrency",
+        "1",
+        "--ordered",
+        "--ttl",
+        "1ms",
+    ];
+    let first = fetch_stage(&args, cache.path(), &input).run();
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    // The cache entries are stale now: the second run revalidates them (a 304 each).
+    let second = fetch_stage(&args, cache.path(), &input).run();
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    let closed = files(warc.path(), ".warc.gz");
+    assert_eq!(closed.len(), 2, "a file per process: {closed:?}");
+    for f in &closed {
+        let report = warcio(&["check", "-v"], f);
+        assert!(!report.contains("fail"), "{report}");
+    }
+    // /p0 and /p1 serve the same page: stored once, then a revisit.
+    assert_eq!(
+        index_for(&closed[0], "/p0"),
+        ["request", "response", "metadata"]
+    );
+    assert_eq!(
+        index_for(&closed[0], "/p1"),
+        ["request", "revisit", "metadata"]
+    );
+    assert_eq!(
+        index_for(&closed[1], "/p0"),
+        ["request", "revisit", "metadata"]
+    );
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(&closed[1]).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    assert!(text.contains("revisit/server-not-modified\r\n"), "{text}");
+    assert!(text.contains("HTTP/1.1 304 Not Modified\r\n"), "{text}");
+    let mut first_text = String::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(&closed[0]).unwrap())
+        .read_to_string(&mut first_text)
+        .unwrap();
+    assert!(first_text.contains("revisit/identical-payload-digest\r\n"));
+    assert_eq!(
+        first_text.matches("<p>hello</p>").count(),
+        1,
+        "the body stored once"
+    );
+}

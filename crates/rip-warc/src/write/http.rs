@@ -94,8 +94,9 @@ pub struct RefersTo<'a> {
     pub id: Option<&'a RecordId>,
     /// The earlier record's target URI.
     pub uri: &'a str,
-    /// The earlier record's `WARC-Date`.
-    pub date: &'a str,
+    /// The earlier record's `WARC-Date`, when known (a 304 answers a request whose
+    /// validators came from a cache that may not know it).
+    pub date: Option<&'a str>,
 }
 
 /// A `revisit` record for `res` (whose body is not stored): `identical-payload-digest`, or
@@ -114,8 +115,10 @@ pub fn revisit(
         .target_uri(res.url.as_str())?
         .content_type("application/http;msgtype=response")?
         .header(field::PROFILE, profile)?
-        .header(field::REFERS_TO_TARGET_URI, refers.uri)?
-        .header(field::REFERS_TO_DATE, refers.date)?;
+        .header(field::REFERS_TO_TARGET_URI, refers.uri)?;
+    if let Some(date) = refers.date {
+        r = r.header(field::REFERS_TO_DATE, date)?;
+    }
     if profile == PROFILE_IDENTICAL_PAYLOAD {
         r = r.header(field::PAYLOAD_DIGEST, payload_digest)?;
     }

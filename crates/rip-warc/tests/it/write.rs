@@ -69,7 +69,7 @@ fn write_every_kind(dir: &Path) -> (PathBuf, Vec<(RecordType, u64)>) {
     let refers = RefersTo {
         id: Some(res.id()),
         uri: url.as_str(),
-        date: res.date(),
+        date: Some(res.date()),
     };
     let digest = res
         .header_value("WARC-Payload-Digest")
