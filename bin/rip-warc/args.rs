@@ -26,8 +26,8 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ReadArgs {
-    /// WARC files, plain or gzip (`.warc.gz`, one gzip member per record or several);
-    /// `-` or none reads stdin.
+    /// WARC files, plain or gzip (`.warc.gz`, one gzip member per record or several), or
+    /// WACZ files (`.wacz`: the WARCs under `archive/`); `-` or none reads stdin.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 

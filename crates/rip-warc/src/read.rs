@@ -1,6 +1,7 @@
-//! Reading WARC files: WARC/1.0 and 1.1, plain or `.warc.gz` (gzip member by member),
-//! record by record, bounded ([`Limits`]), a damaged record reported with its offset
-//! ([`Damage`]) and the reading going on past it.
+//! Reading WARC files: WARC/1.0 and 1.1, plain or `.warc.gz` (gzip member by member), or
+//! the WARCs of a WACZ (with the `zip` crate), record by record, bounded ([`Limits`]), a
+//! damaged record reported with its offset ([`Damage`]) and the reading going on past it;
+//! and [`run`], the `rip-warc read` stage that turns them into the contract's records.
 //!
 //! The framing is our own (a header block, `Content-Length`, two CRLFs) over
 //! [`flate2`]'s one-member gzip decoder, rather than the `warc` crate's: that one reads a
@@ -19,6 +20,7 @@ mod pages;
 pub use pages::{Made, Origin, STAGE, convert, damaged, target_uri};
 mod revisit;
 mod stage;
+mod wacz;
 pub use stage::{Config, StageError, run, summary_line};
 
 #[cfg(test)]

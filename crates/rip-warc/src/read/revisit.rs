@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
-use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use rip_core::{Expected, ExpectedSource, Phase, Record};
@@ -14,14 +13,14 @@ use rip_core::{Expected, ExpectedSource, Phase, Record};
 use super::archive::RawRecord;
 use super::header::Limits;
 use super::pages::{Made, Origin, convert, target_uri};
-use super::stage::record_at;
+use super::stage::{Reread, record_at};
 use crate::record::field;
 
 /// What the revisit `record` makes, given the offsets of the responses read before it.
 pub(super) fn resolve(
     record: &RawRecord,
     origin: &Origin,
-    path: Option<&Path>,
+    reread: Option<&Reread>,
     originals: &HashMap<u64, u64>,
     hasher: &RandomState,
     limits: &Limits,
@@ -29,7 +28,7 @@ pub(super) fn resolve(
     let url = target_uri(record).unwrap_or_default().to_owned();
     let refers_to = record.header.get(field::REFERS_TO);
     let digest = record.header.get(field::PAYLOAD_DIGEST);
-    let found = path.and_then(|path| {
+    let found = reread.and_then(|reread| {
         let keys = [
             (field::RECORD_ID, refers_to),
             (field::PAYLOAD_DIGEST, digest),
@@ -37,12 +36,12 @@ pub(super) fn resolve(
         keys.into_iter().find_map(|(name, key)| {
             let key = key?;
             let offset = *originals.get(&hasher.hash_one(key))?;
-            let original = record_at(path, offset, limits)?;
+            let original = record_at(reread, offset, limits)?;
             (original.header.get(name) == Some(key)).then_some(original)
         })
     });
     let Some(original) = found else {
-        return unresolved(&url, refers_to.or(digest), path.is_none());
+        return unresolved(&url, refers_to.or(digest), reread.is_none());
     };
     let date = record
         .header

@@ -16,7 +16,7 @@ use rip_core::{Books, NdjsonWriter, PipeError, PipeOptions, Record, Summary};
 use super::archive::{Item, RawRecord, read_archive};
 use super::header::Limits;
 use super::pages::{Made, Origin, convert, damaged, target_uri};
-use super::revisit;
+use super::{revisit, wacz};
 use crate::record::field;
 
 /// What `rip-warc read` is asked to do.
@@ -73,15 +73,18 @@ pub fn run<W: Write>(config: Config, stdin: impl Read, out: W) -> Result<Summary
     let mut books = Books::new(&config.pipe, NdjsonWriter::new(out));
     let mut stdin = Some(stdin);
     for input in opened {
-        let mut reading = Reading::new(&config, &mut books);
         match input {
             Opened::Stdin => match stdin.take() {
-                Some(r) => reading.input(stdin_origin(), None, r)?,
+                Some(r) => Reading::new(&config, &mut books).input(stdin_origin(), None, r)?,
                 None => continue,
             },
+            Opened::File(path, file) if is_wacz(&path) => {
+                wacz::read(&config, &mut books, &path, file)?;
+            }
             Opened::File(path, file) => {
                 let origin = file_origin(&path);
-                reading.input(origin, Some(path), file)?;
+                let reread = Some(Reread { path, base: 0 });
+                Reading::new(&config, &mut books).input(origin, reread, file)?;
             }
         }
         books.count("files", 1);
@@ -99,7 +102,22 @@ fn stdin_origin() -> Origin {
     }
 }
 
-fn file_origin(path: &Path) -> Origin {
+fn is_wacz(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("wacz"))
+}
+
+/// Where the records of an input can be read again (a revisit's original): the file,
+/// and where the WARC starts in it (a WACZ's stored entry starts past its zip header).
+#[derive(Debug, Clone)]
+pub(super) struct Reread {
+    /// The file.
+    pub path: PathBuf,
+    /// Where the WARC starts in it.
+    pub base: u64,
+}
+
+pub(super) fn file_origin(path: &Path) -> Origin {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
     let url = url::Url::from_file_path(&abs)
         .map_or_else(|()| format!("file://{}", abs.display()), String::from);
@@ -111,7 +129,7 @@ fn file_origin(path: &Path) -> Origin {
 
 /// One input being read: where the records it made go, and where its pages are, for
 /// the revisits that refer to them.
-struct Reading<'a, W: Write> {
+pub(super) struct Reading<'a, W: Write> {
     config: &'a Config,
     books: &'a mut Books<W>,
     hasher: RandomState,
@@ -120,7 +138,7 @@ struct Reading<'a, W: Write> {
 }
 
 impl<'a, W: Write> Reading<'a, W> {
-    fn new(config: &'a Config, books: &'a mut Books<W>) -> Self {
+    pub(super) fn new(config: &'a Config, books: &'a mut Books<W>) -> Self {
         Self {
             config,
             books,
@@ -129,10 +147,11 @@ impl<'a, W: Write> Reading<'a, W> {
         }
     }
 
-    fn input(
+    /// Reads the archive `r`, named by `origin`, re-readable from `reread`.
+    pub(super) fn input(
         &mut self,
         origin: Origin,
-        path: Option<PathBuf>,
+        reread: Option<Reread>,
         r: impl Read,
     ) -> Result<(), PipeError> {
         let mut result = Ok(());
@@ -141,7 +160,7 @@ impl<'a, W: Write> Reading<'a, W> {
             if self.books.stop_asked() {
                 return false;
             }
-            result = self.item(item, &origin, path.as_deref());
+            result = self.item(item, &origin, reread.as_ref());
             result.is_ok()
         });
         result?;
@@ -160,7 +179,12 @@ impl<'a, W: Write> Reading<'a, W> {
         self.books.flush()
     }
 
-    fn item(&mut self, item: Item, origin: &Origin, path: Option<&Path>) -> Result<(), PipeError> {
+    fn item(
+        &mut self,
+        item: Item,
+        origin: &Origin,
+        reread: Option<&Reread>,
+    ) -> Result<(), PipeError> {
         self.books.count("records", 1);
         let record = match item {
             Item::Damaged(damage) => {
@@ -179,7 +203,7 @@ impl<'a, W: Write> Reading<'a, W> {
             Made::Revisit => revisit::resolve(
                 &record,
                 origin,
-                path,
+                reread,
                 &self.originals,
                 &self.hasher,
                 &self.config.limits,
@@ -250,10 +274,10 @@ impl<'a, W: Write> Reading<'a, W> {
     }
 }
 
-/// Reads the one record at `offset` of the file at `path`.
-pub(super) fn record_at(path: &Path, offset: u64, limits: &Limits) -> Option<RawRecord> {
-    let mut file = File::open(path).ok()?;
-    file.seek(SeekFrom::Start(offset)).ok()?;
+/// Reads the one record at `offset` of the archive `reread` names.
+pub(super) fn record_at(reread: &Reread, offset: u64, limits: &Limits) -> Option<RawRecord> {
+    let mut file = File::open(&reread.path).ok()?;
+    file.seek(SeekFrom::Start(reread.base + offset)).ok()?;
     let mut found = None;
     read_archive(file, limits, &mut |item| {
         if let Item::Record(mut r) = item {

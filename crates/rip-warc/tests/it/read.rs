@@ -218,3 +218,38 @@ fn an_input_that_is_not_there_is_an_error_naming_it() {
         ran.stderr
     );
 }
+
+#[test]
+fn a_wacz_reads_as_the_warc_files_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let warc = warcio_file(dir.path(), true);
+    let wacz = dir.path().join("crawl.wacz");
+    // Stored, as WACZ writers store their .warc.gz: the revisit's original is read again.
+    let script = "import sys, zipfile\n\
+                  with zipfile.ZipFile(sys.argv[1], 'w') as z:\n\
+                  \x20   z.writestr('datapackage.json', '{}')\n\
+                  \x20   z.write(sys.argv[2], 'archive/data.warc.gz', compress_type=zipfile.ZIP_STORED)\n";
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .args([&wacz, &warc])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let from_warc = read(&[warc.to_str().unwrap()]);
+    let from_wacz = read(&[wacz.to_str().unwrap()]);
+    assert_eq!(from_wacz.code, 2, "{}", from_wacz.stderr);
+    assert_eq!(pages(&from_wacz), pages(&from_warc));
+    assert_eq!(pages(&from_wacz).len(), 3);
+
+    std::fs::write(&wacz, b"PK\x03\x04 not really a zip").unwrap();
+    let broken = read(&[wacz.to_str().unwrap()]);
+    let Some(Record::Failure(f)) = broken.records().first() else {
+        panic!("{:?}", broken.records())
+    };
+    assert_eq!(f.errors[0].code, "warc.wacz");
+    assert!(f.errors[0].message.contains("crawl.wacz"), "{f:?}");
+}
