@@ -22,6 +22,26 @@ pub enum Command {
     /// One `page` per archived response (and HTML resource), a `failure` per error status
     /// or damaged record (naming the file and offset), then on to the next record.
     Read(ReadArgs),
+    /// A CDXJ index of WARC files on stdout, as pywb reads it: one sorted line per
+    /// response, revisit and resource record (SURT key, timestamp, JSON with url, mime,
+    /// status, digest, length, offset, filename).
+    Index(IndexArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct IndexArgs {
+    /// WARC files, plain or gzip.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Largest record block read (a size: 256MiB, 500k; a bare number is bytes); a larger
+    /// one is a damaged record (`warc.tooLarge`), never an allocation.
+    #[arg(long, default_value = "256MiB", value_parser = rip_cli::parse_size, value_name = "SIZE")]
+    pub max_record: usize,
+
+    /// Only errors on stderr: no summary line.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -40,7 +60,7 @@ pub struct ReadArgs {
     pub mime: Vec<String>,
 
     /// Largest record block read (a size: 256MiB, 500k; a bare number is bytes); a larger
-    /// one is a failure (`warc.tooLarge`), never an allocation.
+    /// one is a damaged record (`warc.tooLarge`), never an allocation.
     #[arg(long, default_value = "256MiB", value_parser = rip_cli::parse_size, value_name = "SIZE")]
     pub max_record: usize,
 

@@ -4,7 +4,7 @@ mod args;
 
 use std::process::ExitCode;
 
-use args::{Cli, Command, ReadArgs};
+use args::{Cli, Command, IndexArgs, ReadArgs};
 
 fn main() -> ExitCode {
     let cli: Cli = rip_cli::parse();
@@ -12,6 +12,10 @@ fn main() -> ExitCode {
         Command::Read(read) => {
             rip_cli::init_logging(read.verbose, read.quiet);
             rip_cli::exit_with("rip-warc", run_read(read))
+        }
+        Command::Index(index) => {
+            rip_cli::init_logging(0, index.quiet);
+            rip_cli::exit_with("rip-warc", run_index(index))
         }
     }
 }
@@ -41,4 +45,27 @@ fn run_read(args: ReadArgs) -> anyhow::Result<rip_core::Status> {
         rip_core::stderr::say(rip_warc::read::summary_line(&summary));
     }
     Ok(summary.status)
+}
+
+fn run_index(args: IndexArgs) -> anyhow::Result<rip_core::Status> {
+    let config = rip_warc::index::IndexConfig {
+        inputs: args.files,
+        limits: rip_warc::read::Limits {
+            max_record: args.max_record as u64,
+            ..Default::default()
+        },
+    };
+    let say = |what: &str| rip_core::stderr::say(format!("rip-warc index: {what}"));
+    let summary = rip_warc::index::index(&config, rip_cli::stdout(), say)?;
+    if !args.quiet {
+        say(&format!(
+            "{} records, {} indexed, {} damaged",
+            summary.records, summary.indexed, summary.damaged
+        ));
+    }
+    Ok(if summary.damaged > 0 {
+        rip_core::Status::Partial
+    } else {
+        rip_core::Status::Complete
+    })
 }

@@ -5,9 +5,11 @@
 //!   closed.
 //! - [`read`]: WARC, WARC.gz and WACZ files read record by record, bounded, a damaged
 //!   record reported with its file and offset and the reading going on past it.
+//! - [`index`](mod@index): a CDXJ index of WARC files, as pywb reads it.
 //!
 //! Issue 39 builds this crate; a module says what of it is there.
 
+pub mod index;
 pub mod read;
 pub mod record;
 pub mod write;

@@ -15,7 +15,7 @@ mod input;
 pub use archive::{Damage, Item, RawRecord, ReadError, read_archive};
 pub use header::{Header, HeaderError, Limits};
 mod http;
-pub use http::{HttpError, HttpResponse, parse_response};
+pub use http::{HttpError, HttpHead, HttpResponse, parse_head, parse_response};
 mod pages;
 pub use pages::{Made, Origin, STAGE, convert, damaged, target_uri};
 mod revisit;

@@ -48,8 +48,19 @@ pub enum HttpError {
     Encoding(String),
 }
 
-/// Parses `block` (a `response` record's block, `application/http; msgtype=response`).
-pub fn parse_response(block: &[u8], max_body: u64) -> Result<HttpResponse, HttpError> {
+/// The status line and headers of an archived response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpHead {
+    /// Where the payload starts in the block.
+    pub payload_start: usize,
+    /// The status code.
+    pub status: u16,
+    /// The headers, names in lower case, in order.
+    pub headers: Vec<(String, String)>,
+}
+
+/// The status line and headers of `block`.
+pub fn parse_head(block: &[u8]) -> Result<HttpHead, HttpError> {
     let mut raw = [httparse::EMPTY_HEADER; 128];
     let mut resp = httparse::Response::new(&mut raw);
     let head = match resp.parse(block) {
@@ -59,8 +70,7 @@ pub fn parse_response(block: &[u8], max_body: u64) -> Result<HttpResponse, HttpE
         }
         Err(e) => return Err(HttpError::Parse(e.to_string())),
     };
-    let status = resp.code.unwrap_or(0);
-    let headers: Vec<(String, String)> = resp
+    let headers = resp
         .headers
         .iter()
         .map(|h| {
@@ -68,6 +78,20 @@ pub fn parse_response(block: &[u8], max_body: u64) -> Result<HttpResponse, HttpE
             (h.name.to_ascii_lowercase(), value)
         })
         .collect();
+    Ok(HttpHead {
+        payload_start: head,
+        status: resp.code.unwrap_or(0),
+        headers,
+    })
+}
+
+/// Parses `block` (a `response` record's block, `application/http; msgtype=response`).
+pub fn parse_response(block: &[u8], max_body: u64) -> Result<HttpResponse, HttpError> {
+    let HttpHead {
+        payload_start: head,
+        status,
+        headers,
+    } = parse_head(block)?;
     let mut response = HttpResponse {
         status,
         headers,

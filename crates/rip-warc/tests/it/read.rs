@@ -28,7 +28,7 @@ fn read(args: &[&str]) -> Ran {
     Stage::new("rip-warc").arg("read").args(args).run()
 }
 
-fn wget_warc(url: &str, dir: &Path) -> std::path::PathBuf {
+pub(crate) fn wget_warc(url: &str, dir: &Path) -> std::path::PathBuf {
     let out = Command::new("wget")
         .args([
             "-q",
@@ -100,7 +100,7 @@ with open(sys.argv[1], 'wb') as out:
     w.write_record(w.create_revisit_record('http://t.test/again', digest=first.rec_headers.get_header('WARC-Payload-Digest'), refers_to_uri='http://t.test/plain', refers_to_date=first.rec_headers.get_header('WARC-Date'), http_headers=h))
 "#;
 
-fn warcio_file(dir: &Path, gz: bool) -> std::path::PathBuf {
+pub(crate) fn warcio_file(dir: &Path, gz: bool) -> std::path::PathBuf {
     let python =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-tools/venv/bin/python");
     crate::warcio::program();
