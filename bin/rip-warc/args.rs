@@ -64,6 +64,11 @@ pub struct ReadArgs {
     #[arg(long, default_value = "256MiB", value_parser = rip_cli::parse_size, value_name = "SIZE")]
     pub max_record: usize,
 
+    /// Write every capture of a URL the archives hold more than once (a recrawl), not
+    /// only the first.
+    #[arg(long)]
+    pub every_capture: bool,
+
     /// Largest page body kept, after its Content-Encoding is undone (a size: 16MiB, 500k;
     /// a bare number is bytes); a longer one is cut and marked `truncated`, as rip-fetch's.
     #[arg(long, default_value = "16MiB", value_parser = rip_cli::parse_size, value_name = "SIZE")]

@@ -38,6 +38,7 @@ fn run_read(args: ReadArgs) -> anyhow::Result<rip_core::Status> {
         url: args.url,
         mime: args.mime,
         limits,
+        every_capture: args.every_capture,
         pipe,
     };
     let summary = rip_warc::read::run(config, std::io::stdin(), rip_cli::stdout())?;

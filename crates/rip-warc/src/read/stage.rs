@@ -4,7 +4,7 @@
 //! not in the input; every URL written enters the `ledger`, and a `summary` ends the
 //! output, as every stage's.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -30,8 +30,25 @@ pub struct Config {
     pub mime: Vec<String>,
     /// The bounds of a record.
     pub limits: Limits,
+    /// Write every capture of a URL archived more than once (a recrawl), not only the
+    /// first: the URL then enters the ledger once a capture.
+    pub every_capture: bool,
     /// The stage's name, strictness and stop flag.
     pub pipe: PipeOptions,
+}
+
+/// The URLs written so far (hashes), so that a URL archived twice gives one outcome.
+#[derive(Debug, Default)]
+pub(super) struct Seen {
+    hasher: RandomState,
+    urls: HashSet<u64>,
+}
+
+impl Seen {
+    /// True the first time `url` is offered.
+    fn first(&mut self, url: &str) -> bool {
+        self.urls.insert(self.hasher.hash_one(url))
+    }
 }
 
 /// What stops the stage.
@@ -71,20 +88,23 @@ pub fn run<W: Write>(config: Config, stdin: impl Read, out: W) -> Result<Summary
         }
     }
     let mut books = Books::new(&config.pipe, NdjsonWriter::new(out));
+    let mut seen = Seen::default();
     let mut stdin = Some(stdin);
     for input in opened {
         match input {
             Opened::Stdin => match stdin.take() {
-                Some(r) => Reading::new(&config, &mut books).input(stdin_origin(), None, r)?,
+                Some(r) => {
+                    Reading::new(&config, &mut books, &mut seen).input(stdin_origin(), None, r)?
+                }
                 None => continue,
             },
             Opened::File(path, file) if is_wacz(&path) => {
-                wacz::read(&config, &mut books, &path, file)?;
+                wacz::read(&config, &mut books, &mut seen, &path, file)?;
             }
             Opened::File(path, file) => {
                 let origin = file_origin(&path);
                 let reread = Some(Reread { path, base: 0 });
-                Reading::new(&config, &mut books).input(origin, reread, file)?;
+                Reading::new(&config, &mut books, &mut seen).input(origin, reread, file)?;
             }
         }
         books.count("files", 1);
@@ -135,15 +155,17 @@ pub(super) struct Reading<'a, W: Write> {
     hasher: RandomState,
     /// Record ids and payload digests of its responses → their offsets.
     originals: HashMap<u64, u64>,
+    seen: &'a mut Seen,
 }
 
 impl<'a, W: Write> Reading<'a, W> {
-    pub(super) fn new(config: &'a Config, books: &'a mut Books<W>) -> Self {
+    pub(super) fn new(config: &'a Config, books: &'a mut Books<W>, seen: &'a mut Seen) -> Self {
         Self {
             config,
             books,
             hasher: RandomState::new(),
             originals: HashMap::new(),
+            seen,
         }
     }
 
@@ -214,11 +236,15 @@ impl<'a, W: Write> Reading<'a, W> {
             }
         };
         match made {
-            Made::Record(r) if self.wanted(&r) => self.emit(*r),
-            Made::Record(_) => {
+            Made::Record(r) if !self.wanted(&r) => {
                 self.books.count("filtered", 1);
                 Ok(())
             }
+            Made::Record(r) if !self.config.every_capture && !self.first_capture(&r) => {
+                self.books.count("duplicates", 1);
+                Ok(())
+            }
+            Made::Record(r) => self.emit(*r),
             Made::Skip(what) => {
                 self.books.count(what, 1);
                 Ok(())
@@ -238,6 +264,11 @@ impl<'a, W: Write> Reading<'a, W> {
                     .insert(self.hasher.hash_one(key), record.offset);
             }
         }
+    }
+
+    /// True when `record` is its URL's first capture.
+    fn first_capture(&mut self, record: &Record) -> bool {
+        record.url().is_none_or(|url| self.seen.first(url))
     }
 
     fn wanted(&self, record: &Record) -> bool {
@@ -306,6 +337,7 @@ pub fn summary_line(s: &Summary) -> String {
         "notHttp",
         "otherRecords",
         "filtered",
+        "duplicates",
     ]
     .iter()
     .filter(|k| c(k) > 0)

@@ -12,12 +12,13 @@ use rip_core::{Books, ErrorCategory, ErrorEntry, Failure, Phase, PipeError, Reco
 use zip::{CompressionMethod, ZipArchive};
 
 use super::pages::{Origin, STAGE};
-use super::stage::{Config, Reading, Reread, file_origin};
+use super::stage::{Config, Reading, Reread, Seen, file_origin};
 
 /// Reads every WARC of the WACZ `file` (at `path`).
 pub(super) fn read<W: Write>(
     config: &Config,
     books: &mut Books<W>,
+    seen: &mut Seen,
     path: &Path,
     file: File,
 ) -> Result<(), PipeError> {
@@ -55,7 +56,7 @@ pub(super) fn read<W: Write>(
                 path: path.to_owned(),
                 base,
             });
-        Reading::new(config, books).input(entry_origin, reread, entry)?;
+        Reading::new(config, books, seen).input(entry_origin, reread, entry)?;
         if books.stop_asked() {
             break;
         }

@@ -253,3 +253,29 @@ fn a_wacz_reads_as_the_warc_files_it_holds() {
     assert_eq!(f.errors[0].code, "warc.wacz");
     assert!(f.errors[0].message.contains("crawl.wacz"), "{f:?}");
 }
+
+#[test]
+fn a_url_archived_twice_has_one_outcome_unless_every_capture_is_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = warcio_file(dir.path(), true);
+    let twice = dir.path().join("twice.warc.gz");
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&twice, [bytes.clone(), bytes].concat()).unwrap();
+    let once = read(&[twice.to_str().unwrap()]);
+    let urls = |ran: &Ran| {
+        let mut v: Vec<String> = ran
+            .records()
+            .iter()
+            .filter_map(|r| match r {
+                Record::Page(_) | Record::Failure(_) => r.url().map(str::to_owned),
+                _ => None,
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(urls(&once).len(), 4, "{:?}", urls(&once));
+    assert_eq!(once.summary().counters.get("duplicates"), Some(&4));
+    let every = read(&["--every-capture", twice.to_str().unwrap()]);
+    assert_eq!(urls(&every).len(), 8);
+}
