@@ -3,24 +3,25 @@
 //! cut at [`Limits::max_body`](super::Limits) (and marked truncated, as rip-fetch cuts a
 //! body), so that a gzip bomb is a cut body, not memory.
 
+use std::borrow::Cow;
 use std::io::Read;
 
 use flate2::read::{DeflateDecoder, GzDecoder, ZlibDecoder};
 
 /// An archived HTTP response.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HttpResponse {
+pub struct HttpResponse<'a> {
     /// The status code.
     pub status: u16,
     /// The headers, names in lower case, in order.
     pub headers: Vec<(String, String)>,
     /// The payload: de-chunked and decoded, at most `max_body` bytes.
-    pub body: Vec<u8>,
+    pub body: Cow<'a, [u8]>,
     /// The payload was longer than `max_body` and was cut.
     pub truncated: bool,
 }
 
-impl HttpResponse {
+impl HttpResponse<'_> {
     /// The first header named `name` (lower case).
     #[must_use]
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -86,7 +87,7 @@ pub fn parse_head(block: &[u8]) -> Result<HttpHead, HttpError> {
 }
 
 /// Parses `block` (a `response` record's block, `application/http; msgtype=response`).
-pub fn parse_response(block: &[u8], max_body: u64) -> Result<HttpResponse, HttpError> {
+pub fn parse_response(block: &[u8], max_body: u64) -> Result<HttpResponse<'_>, HttpError> {
     let HttpHead {
         payload_start: head,
         status,
@@ -95,7 +96,7 @@ pub fn parse_response(block: &[u8], max_body: u64) -> Result<HttpResponse, HttpE
     let mut response = HttpResponse {
         status,
         headers,
-        body: Vec::new(),
+        body: Cow::Borrowed(&[]),
         truncated: false,
     };
     let payload = &block[head..];
@@ -103,9 +104,9 @@ pub fn parse_response(block: &[u8], max_body: u64) -> Result<HttpResponse, HttpE
         .header("transfer-encoding")
         .is_some_and(|te| te.to_ascii_lowercase().contains("chunked"));
     let payload = if chunked {
-        dechunk(payload)?
+        Cow::Owned(dechunk(payload)?)
     } else {
-        payload.to_vec()
+        Cow::Borrowed(payload)
     };
     let encoding = response
         .header("content-encoding")
@@ -141,19 +142,28 @@ fn dechunk(mut data: &[u8]) -> Result<Vec<u8>, HttpError> {
     }
 }
 
-fn decode(encoding: &str, payload: Vec<u8>, max_body: u64) -> Result<(Vec<u8>, bool), HttpError> {
+fn decode<'a>(
+    encoding: &str,
+    payload: Cow<'a, [u8]>,
+    max_body: u64,
+) -> Result<(Cow<'a, [u8]>, bool), HttpError> {
     let reader: Box<dyn Read + '_> = match encoding {
         "" | "identity" => {
-            let mut payload = payload;
             let cut = payload.len() as u64 > max_body;
-            payload.truncate(max_body as usize);
+            let payload = match payload {
+                Cow::Borrowed(b) => Cow::Borrowed(&b[..b.len().min(max_body as usize)]),
+                Cow::Owned(mut v) => {
+                    v.truncate(max_body as usize);
+                    Cow::Owned(v)
+                }
+            };
             return Ok((payload, cut));
         }
-        "gzip" | "x-gzip" => Box::new(GzDecoder::new(payload.as_slice())),
+        "gzip" | "x-gzip" => Box::new(GzDecoder::new(&payload[..])),
         "deflate" if payload.first().is_some_and(|b| b & 0x0f == 8) => {
-            Box::new(ZlibDecoder::new(payload.as_slice()))
+            Box::new(ZlibDecoder::new(&payload[..]))
         }
-        "deflate" => Box::new(DeflateDecoder::new(payload.as_slice())),
+        "deflate" => Box::new(DeflateDecoder::new(&payload[..])),
         other => return Err(HttpError::Encoding(other.to_owned())),
     };
     let mut out = Vec::new();
@@ -163,7 +173,7 @@ fn decode(encoding: &str, payload: Vec<u8>, max_body: u64) -> Result<(Vec<u8>, b
         .map_err(|e| HttpError::Decode(encoding.to_owned(), e))?;
     let cut = out.len() as u64 > max_body;
     out.truncate(max_body as usize);
-    Ok((out, cut))
+    Ok((Cow::Owned(out), cut))
 }
 
 #[cfg(test)]
@@ -183,9 +193,9 @@ mod tests {
         block.extend(&gz);
         block.extend(b"\r\n0\r\n\r\n");
         let r = parse_response(&block, 1000).unwrap();
-        assert_eq!((r.status, r.body.as_slice()), (200, &b"<p>hello</p>"[..]));
+        assert_eq!((r.status, &r.body[..]), (200, &b"<p>hello</p>"[..]));
         let cut = parse_response(&block, 5).unwrap();
-        assert_eq!((cut.body.as_slice(), cut.truncated), (&b"<p>he"[..], true));
+        assert_eq!((&cut.body[..], cut.truncated), (&b"<p>he"[..], true));
     }
 
     #[test]

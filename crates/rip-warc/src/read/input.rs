@@ -7,11 +7,15 @@ use std::io::{self, BufRead, Read};
 const CHUNK: usize = 64 * 1024;
 
 /// A buffered reader over `R` that counts the bytes consumed.
+///
+/// The buffer is filled memory kept between reads (`buf[pos..end]` is what is ahead), so a
+/// read does not clear it first.
 #[derive(Debug)]
 pub struct Input<R> {
     inner: R,
     buf: Vec<u8>,
     pos: usize,
+    end: usize,
     consumed: u64,
     eof: bool,
 }
@@ -23,6 +27,7 @@ impl<R: Read> Input<R> {
             inner,
             buf: Vec::new(),
             pos: 0,
+            end: 0,
             consumed: 0,
             eof: false,
         }
@@ -45,34 +50,33 @@ impl<R: Read> Input<R> {
 
     /// At least `n` bytes ahead, unless the stream ends first (then what is left).
     pub fn peek(&mut self, n: usize) -> io::Result<&[u8]> {
-        while self.buf.len() - self.pos < n && !self.eof {
+        while self.end - self.pos < n && !self.eof {
             self.compact();
-            let have = self.buf.len();
-            self.buf.resize(have + CHUNK.max(n), 0);
-            let got = match self.inner.read(&mut self.buf[have..]) {
-                Ok(got) => got,
-                Err(e) => {
-                    self.buf.truncate(have);
-                    return Err(e);
-                }
-            };
-            self.buf.truncate(have + got);
+            let want = self.end + CHUNK.max(n);
+            if self.buf.len() < want {
+                self.buf.resize(want, 0);
+            }
+            let got = self.inner.read(&mut self.buf[self.end..])?;
+            self.end += got;
             self.eof = got == 0;
         }
-        let end = self.buf.len().min(self.pos + n);
+        let end = self.end.min(self.pos + n);
         Ok(&self.buf[self.pos..end])
     }
 
     /// Puts `bytes` back in front of what is left to read (the position goes back).
     pub fn unread(&mut self, bytes: &[u8]) {
         self.compact();
+        self.buf.truncate(self.end);
         self.buf.splice(0..0, bytes.iter().copied());
+        self.end += bytes.len();
         self.consumed -= bytes.len() as u64;
     }
 
     fn compact(&mut self) {
         if self.pos > 0 {
-            self.buf.drain(..self.pos);
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
             self.pos = 0;
         }
     }
@@ -93,18 +97,18 @@ impl<R: Read> Read for Input<R> {
 
 impl<R: Read> BufRead for Input<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.pos == self.buf.len() {
-            self.buf.clear();
+        if self.pos == self.end {
             self.pos = 0;
+            self.end = 0;
             if !self.eof {
                 self.peek(1)?;
             }
         }
-        Ok(&self.buf[self.pos..])
+        Ok(&self.buf[self.pos..self.end])
     }
 
     fn consume(&mut self, n: usize) {
-        let n = n.min(self.buf.len() - self.pos);
+        let n = n.min(self.end - self.pos);
         self.pos += n;
         self.consumed += n as u64;
     }
