@@ -279,3 +279,59 @@ fn a_url_archived_twice_has_one_outcome_unless_every_capture_is_asked() {
     let every = read(&["--every-capture", twice.to_str().unwrap()]);
     assert_eq!(urls(&every).len(), 8);
 }
+
+#[test]
+fn stdin_is_read_and_a_revisit_there_is_an_expected_gap() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = warcio_file(dir.path(), true);
+    let ran = Stage::new("rip-warc")
+        .args(["read", "-"])
+        .stdin(std::fs::read(&file).unwrap())
+        .run();
+    assert_eq!(ran.code, 2, "the 404: {}", ran.stderr);
+    assert_eq!(pages(&ran).len(), 2, "{:?}", ran.records());
+    let expected = ran.records().iter().find_map(|r| match r {
+        Record::Expected(e) => Some(e),
+        _ => None,
+    });
+    let expected = expected.expect("the revisit, as expected");
+    assert_eq!(expected.url, "http://t.test/again");
+    assert_eq!(expected.rule.as_deref(), Some("warc.revisit"));
+    assert!(expected.reason.contains("stdin"), "{expected:?}");
+}
+
+#[test]
+fn rip_warc_read_pipes_into_rip_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = warcio_file(dir.path(), true);
+    let script = format!(
+        "rip-warc read -q --mime text/html {} | rip-parse -q | rip-check -q",
+        file.display()
+    );
+    let out = rip_testkit::run_shell(&script, Some(dir.path()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let docs: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains(r#""_type":"doc""#))
+        .collect();
+    assert_eq!(
+        docs.len(),
+        3,
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(r#""stage":"rip-warc""#),
+        "rip-warc's summary passes through"
+    );
+    // Every record rip-warc writes keeps the contract (rip-check exits 0).
+    let check = rip_testkit::run_shell(
+        &format!("rip-warc read -q {} | rip-check", file.display()),
+        None,
+    );
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
