@@ -185,3 +185,10 @@ fn a_gzip_bomb_is_damage_bounded_by_the_limits() {
     assert_eq!(got[2..], [uri(2), uri(3), uri(4)]);
     let _ = ReadError::NotGzip;
 }
+
+#[test]
+fn a_whole_file_gzipped_as_one_member_is_read_record_by_record() {
+    let plain: Vec<u8> = (0..3).flat_map(record).collect();
+    let got = read(&gz(&plain), &Limits::default());
+    assert_eq!(got, [uri(0), uri(1), uri(2)]);
+}
