@@ -62,12 +62,21 @@ impl WarcTap {
         Ok(self.failed.load(Ordering::Relaxed))
     }
 
+    /// Writes `records`, compressed outside the lock (the file they are for is asked
+    /// first; when it was closed meanwhile, they are written again for the next one).
     fn write(&self, records: &[Record]) -> Result<(), Error> {
-        let mut w = self
-            .writer
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        w.write(records)
+        let lock = || {
+            self.writer
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let warcinfo = lock().warcinfo()?;
+        let members = rip_warc::write::encode(records, &warcinfo);
+        let mut w = lock();
+        if !w.write_encoded(&warcinfo, &members)? {
+            w.write(records)?;
+        }
+        Ok(())
     }
 }
 

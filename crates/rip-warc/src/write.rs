@@ -24,7 +24,7 @@ mod member;
 
 use std::path::PathBuf;
 
-pub use file::{DEFAULT_MAX_FILE_SIZE, WarcWriter, WriterConfig};
+pub use file::{DEFAULT_MAX_FILE_SIZE, WarcWriter, WriterConfig, encode};
 pub use member::{MAX_HEADER_VALUE, MAX_HEADERS, Record, RecordId};
 
 /// What went wrong writing WARC.

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 
+use super::member::gzip;
 use super::{Error, Record, RecordId, http};
 
 /// The size at which a file is closed and the next one opened: 1 GiB (Heritrix's 1 GB, in
@@ -80,6 +81,16 @@ impl WarcWriter {
     /// Writes `records` one after the other into one file (a file past its size is closed
     /// before them, not between them, so the records of one exchange stay together).
     pub fn write(&mut self, records: &[Record]) -> Result<(), Error> {
+        let warcinfo = self.warcinfo()?;
+        let members = encode(records, &warcinfo);
+        self.write_encoded(&warcinfo, &members).map(|_| ())
+    }
+
+    /// The `WARC-Warcinfo-ID` records written next carry: the file being written's, once
+    /// a file past its size is closed and the next opened. With
+    /// [`write_encoded`](Self::write_encoded), writers sharing this one behind a lock
+    /// compress outside it (`encode` the records for this id, then write them).
+    pub fn warcinfo(&mut self) -> Result<RecordId, Error> {
         if self
             .current
             .as_ref()
@@ -87,17 +98,23 @@ impl WarcWriter {
         {
             self.close()?;
         }
-        if self.current.is_none() {
-            self.current = Some(self.open()?);
-        }
-        let Some(f) = self.current.as_mut() else {
-            return Ok(());
+        let f = match self.current.take() {
+            Some(f) => f,
+            None => self.open()?,
         };
-        let mut buf = Vec::new();
-        for r in records {
-            buf.extend_from_slice(&r.gzip_member(Some(&f.warcinfo)));
+        let id = f.warcinfo.clone();
+        self.current = Some(f);
+        Ok(id)
+    }
+
+    /// Writes `members` ([`encode`]d for `warcinfo`) with one `write_all`; `false`, writing
+    /// nothing, when the file of `warcinfo` is no longer the one being written (encode them
+    /// again for [`warcinfo`](Self::warcinfo)).
+    pub fn write_encoded(&mut self, warcinfo: &RecordId, members: &[u8]) -> Result<bool, Error> {
+        match self.current.as_mut() {
+            Some(f) if &f.warcinfo == warcinfo => write_whole(f, members).map(|()| true),
+            _ => Ok(false),
         }
-        write_whole(f, &buf)
     }
 
     /// The path of the file being written (ending `.open`), if one is.
@@ -170,7 +187,9 @@ impl WarcWriter {
             size: 0,
             warcinfo: info.id().clone(),
         };
-        write_whole(&mut f, &info.gzip_member(None))?;
+        let mut member = Vec::new();
+        gzip(&info.encode(None), &mut member);
+        write_whole(&mut f, &member)?;
         Ok(f)
     }
 }
@@ -181,6 +200,16 @@ impl Drop for WarcWriter {
             tracing::warn!("{e}");
         }
     }
+}
+
+/// `records` as gzip members, one after the other, for the file whose `warcinfo` this is.
+#[must_use]
+pub fn encode(records: &[Record], warcinfo: &RecordId) -> Vec<u8> {
+    let mut out = Vec::new();
+    for r in records {
+        gzip(&r.encode(Some(warcinfo)), &mut out);
+    }
+    out
 }
 
 /// Writes `buf` with one `write_all` (a record is never split over several writes the
