@@ -3,12 +3,12 @@
 //! error status or a block that is not a response, and a [`Made::Skip`] for what is not
 //! a page (requests, metadata, redirects, DNS records).
 
-use base64::Engine as _;
+use bytes::Bytes;
 use chrono::{DateTime, Utc};
-use rip_core::{BodyEncoding, Context, ErrorCategory, ErrorEntry, Failure, Page, Phase, Record};
+use rip_core::{Context, ErrorCategory, ErrorEntry, Failure, Page, Phase, Record, Ref};
 use rip_http::classify::{Classifier, Observation};
-use rip_http::decode::{BodyText, decode_body};
-use rip_http::records::KEPT_HEADERS;
+use rip_http::records::page_record;
+use rip_http::{RequestStats, Response};
 
 use super::archive::{Damage, RawRecord};
 use super::header::Limits;
@@ -105,16 +105,9 @@ fn response(record: &RawRecord, url: &str, origin: &Origin, limits: &Limits) -> 
             return Made::Record(Box::new(Record::Failure(failure)));
         }
     }
-    let headers = resp
-        .headers
-        .iter()
-        .filter(|(k, _)| KEPT_HEADERS.contains(&k.as_str()))
-        .cloned()
-        .collect();
-    let mut page = page(url, content_type, &resp.body, at);
-    page.status = resp.status;
-    page.headers = headers;
-    page.truncated = resp.truncated || record.header.get(field::TRUNCATED).is_some();
+    let truncated = resp.truncated || record.header.get(field::TRUNCATED).is_some();
+    let body = Bytes::from(resp.body.into_owned());
+    let page = page(url, resp.status, resp.headers, body, truncated, at);
     Made::Record(Box::new(Record::Page(page)))
 }
 
@@ -137,60 +130,45 @@ fn resource(record: &RawRecord, url: &str, origin: &Origin, limits: &Limits) -> 
     };
     let cut = record.block.len() as u64 > limits.max_body;
     let body = &record.block[..record.block.len().min(limits.max_body as usize)];
-    let mut page = page(url, content_type, body, at);
-    page.truncated = cut || record.header.get(field::TRUNCATED).is_some();
+    let truncated = cut || record.header.get(field::TRUNCATED).is_some();
+    let headers = content_type
+        .map(|ct| vec![("content-type".to_owned(), ct)])
+        .unwrap_or_default();
+    let page = page(
+        url,
+        200,
+        headers,
+        Bytes::copy_from_slice(body),
+        truncated,
+        at,
+    );
     Made::Record(Box::new(Record::Page(page)))
 }
 
-/// A `page` of `body`, decoded as rip-fetch decodes it (status 200 until told).
-fn page(url: &str, content_type: Option<String>, body: &[u8], at: DateTime<Utc>) -> Page {
-    let (body, body_encoding, charset, charset_source) =
-        match decode_body(content_type.as_deref(), body) {
-            BodyText::Text {
-                text,
-                charset,
-                source,
-            } => (text, BodyEncoding::Text, Some(charset), Some(source)),
-            BodyText::Binary => (
-                base64::engine::general_purpose::STANDARD.encode(body),
-                BodyEncoding::Base64,
-                None,
-                None,
-            ),
-        };
-    Page {
-        url: url.to_owned(),
+/// The `page` rip-fetch would write for this response: rip-http's own page builder
+/// (body decoding, kept headers), no request made, nothing from a cache.
+fn page(
+    url: &str,
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Bytes,
+    truncated: bool,
+    at: DateTime<Utc>,
+) -> Page {
+    let response = Response {
         final_url: url.to_owned(),
-        status: 200,
-        content_type,
-        charset,
-        charset_source,
-        fetched_at: at,
-        from_cache: false,
-        revalidated: false,
-        http_attempts: 0,
-        elapsed_ms: 0,
-        site_fetch: None,
-        redirects: Vec::new(),
-        headers: Default::default(),
+        status,
+        headers,
         body,
-        body_encoding,
-        truncated: false,
-        pageid: None,
-        revid: None,
-        wiki_title: None,
-        wiki_expansions: Default::default(),
-        wiki_expansion_error: None,
-        render: None,
-        context: Context::default(),
-        attempt: 0,
-        errors: Vec::new(),
-        extra: Default::default(),
-    }
+        truncated,
+        redirects: Vec::new(),
+        fetched_at: at,
+    };
+    page_record(&Ref::new(url), &response, &RequestStats::default())
 }
 
 /// A first-round `failure` of `url`, phase `fetch`, not retryable.
-fn failure(url: &str, category: ErrorCategory, code: &str, message: &str) -> Failure {
+pub(super) fn failure(url: &str, category: ErrorCategory, code: &str, message: &str) -> Failure {
     let mut entry = ErrorEntry::new(code, message, STAGE);
     entry.attempt = Some(1);
     Failure {

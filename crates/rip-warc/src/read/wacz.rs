@@ -8,10 +8,10 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
-use rip_core::{Books, ErrorCategory, ErrorEntry, Failure, Phase, PipeError, Record};
+use rip_core::{Books, ErrorCategory, PipeError, Record};
 use zip::{CompressionMethod, ZipArchive};
 
-use super::pages::{Origin, STAGE};
+use super::pages::{Origin, failure};
 use super::stage::{Config, Reading, Reread, Seen, file_origin};
 
 /// Reads every WARC of the WACZ `file` (at `path`).
@@ -70,31 +70,13 @@ fn unreadable<W: Write>(
     origin: &Origin,
     what: &str,
 ) -> Result<(), PipeError> {
-    let mut entry = ErrorEntry::new(
+    let message = format!("{}: not a readable WACZ: {what}", origin.name);
+    let failure = failure(
+        &origin.url,
+        ErrorCategory::Validation,
         "warc.wacz",
-        format!("{}: not a readable WACZ: {what}", origin.name),
-        STAGE,
+        &message,
     );
-    entry.attempt = Some(1);
-    let failure = Failure {
-        url: origin.url.clone(),
-        status: None,
-        category: ErrorCategory::Validation,
-        retryable: false,
-        attempt: 1,
-        http_attempts: 0,
-        phase: Phase::Fetch,
-        context: Default::default(),
-        retry_after_ms: None,
-        errors: vec![entry],
-        final_url: None,
-        content_type: None,
-        body: None,
-        elapsed_ms: None,
-        failed_at: Some(chrono::Utc::now()),
-        resolving: Vec::new(),
-        extra: Default::default(),
-    };
     books.enter(&failure.url)?;
     books.mark_partial();
     books.emit(&Record::Failure(failure))
