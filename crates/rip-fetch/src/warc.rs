@@ -99,6 +99,7 @@ impl WarcTap {
             url: ex.url,
             method: ex.method,
             headers: &ex.request_headers,
+            body: ex.request_body,
         })?;
         let mut fields = Fields::of(ex);
         let WireAnswer::Response {

@@ -30,6 +30,9 @@ pub struct WireExchange<'a> {
     /// itself, such as cookies from the cookie store, are not known here); credentials are
     /// redacted.
     pub request_headers: Vec<(String, String)>,
+    /// The body sent: an API call's form (`application/x-www-form-urlencoded`), else
+    /// empty.
+    pub request_body: &'a [u8],
     /// Which request of this fetch this is (1 for the first; retries and redirect hops
     /// count up).
     pub request_number: u32,

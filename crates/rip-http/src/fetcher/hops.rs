@@ -216,6 +216,7 @@ impl Fetcher {
             url,
             method: if form.is_some() { "POST" } else { "GET" },
             request_headers: self.inner.client.sent_headers(form, extra),
+            request_body: form.map(str::as_bytes).unwrap_or_default(),
             request_number,
             answer,
             failure,

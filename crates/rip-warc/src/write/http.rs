@@ -25,6 +25,8 @@ pub struct HttpRequest<'a> {
     pub method: &'a str,
     /// The headers sent (a `Host` is added from the URL when absent).
     pub headers: &'a [(String, String)],
+    /// The body sent (a POST's form), empty for a GET.
+    pub body: &'a [u8],
 }
 
 /// A response as received.
@@ -65,6 +67,7 @@ pub fn request(req: &HttpRequest<'_>) -> Result<Record, Error> {
         push_header(&mut block, name, value);
     }
     block.extend_from_slice(b"\r\n");
+    block.extend_from_slice(req.body);
     Record::new(RecordType::Request, block)
         .target_uri(req.url.as_str())?
         .content_type("application/http;msgtype=request")

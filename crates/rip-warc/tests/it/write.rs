@@ -46,6 +46,7 @@ fn exchange(url: &Url, status: u16, body: &[u8]) -> Vec<Record> {
         url,
         method: "GET",
         headers: &sent,
+        body: b"",
     })
     .and_then(|r| r.concurrent_to(res.id()))
     .expect("request");
@@ -191,4 +192,31 @@ fn warcio_check_catches_a_wrong_payload_digest() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+#[test]
+fn a_post_request_record_holds_the_form_it_sent() {
+    let url = Url::parse("http://127.0.0.1/w/api.php").expect("url");
+    let sent = headers(&[("Content-Type", "application/x-www-form-urlencoded")]);
+    let req = http::request(&HttpRequest {
+        url: &url,
+        method: "POST",
+        headers: &sent,
+        body: b"action=query&titles=A|B",
+    })
+    .expect("request");
+    let block = String::from_utf8(req.block().to_vec()).expect("utf-8");
+    assert!(
+        block.starts_with("POST /w/api.php HTTP/1.1\r\nHost: 127.0.0.1\r\n"),
+        "{block}"
+    );
+    assert!(
+        block.ends_with("\r\n\r\naction=query&titles=A|B"),
+        "{block}"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut w = WarcWriter::new(WriterConfig::new(dir.path())).expect("writer");
+    w.write(&[req]).expect("write");
+    let path = w.close().expect("close").expect("file");
+    assert!(!warcio::check(&path).contains("fail"));
 }
