@@ -283,13 +283,7 @@ fn read_member<R: Read>(
             Err(mut damage) => {
                 damage.offset = offset;
                 let quiet = resyncing && records == 0 && member.position() < 512;
-                // Bytes that do not parse may be a member that does not decompress: the
-                // rest of it (bounded) says which, so the damage is named for its cause.
-                if !matches!(damage.error, ReadError::Gzip(_))
-                    && let Err(e) = io::copy(&mut member, &mut io::sink())
-                {
-                    damage.error = ReadError::Gzip(e);
-                }
+                damage.error = gzip_cause(damage.error, &mut member);
                 if !quiet && !on(Item::Damaged(damage)) {
                     return MemberEnd::Stop;
                 }
@@ -328,6 +322,20 @@ fn read_member<R: Read>(
                 return MemberEnd::Damaged;
             }
         }
+    }
+}
+
+/// The cause of damage inside a gzip member: a read error there is the member's (its
+/// data or checksum), wherever the header parser met it; bytes that do not parse may be a
+/// member that does not decompress, which the rest of it (bounded) tells.
+fn gzip_cause<R: Read>(error: ReadError, member: &mut Input<R>) -> ReadError {
+    match error {
+        ReadError::Header(HeaderError::Io(e)) => ReadError::Gzip(e),
+        ReadError::Gzip(e) => ReadError::Gzip(e),
+        other => match io::copy(member, &mut io::sink()) {
+            Err(e) => ReadError::Gzip(e),
+            Ok(_) => other,
+        },
     }
 }
 
