@@ -44,8 +44,8 @@
 //! # Archiving: `--warc`
 //!
 //! With [`Config::warc`], every request sent and what came back is written as WARC records
-//! (request, response, metadata) by `rip_warc`'s writer, through rip-http's wire tap; see
-//! the `warc` module and docs/guide/rip-fetch.md.
+//! (request, response, metadata) by `rip_warc::write::tap`, through rip-http's wire tap;
+//! see docs/guide/rip-fetch.md.
 //!
 //! # Refs scheduled for later
 //!
@@ -59,7 +59,6 @@ pub mod not_before;
 mod spill;
 mod stage;
 mod summary;
-mod warc;
 pub mod wiki;
 
 use std::io::{Read, Write};
@@ -108,7 +107,7 @@ pub struct Config {
     /// Called about ten times a second with the counters so far (for a progress bar).
     pub on_progress: Option<ProgressFn>,
     /// Write every exchange on the wire as WARC records into these files (`--warc DIR`;
-    /// see the `warc` module's docs: request, response and metadata records per request
+    /// see `rip_warc::write::tap`: request, response and metadata records per request
     /// sent, retries and redirect hops included).
     pub warc: Option<WarcConfig>,
 }
@@ -216,7 +215,7 @@ where
     })?;
     let tap = match &config.warc {
         Some(cfg) => {
-            let tap = Arc::new(warc::WarcTap::new(cfg.clone())?);
+            let tap = Arc::new(rip_warc::write::tap::WarcTap::new(cfg.clone(), STAGE)?);
             fetcher.set_tap(tap.clone());
             Some(tap)
         }

@@ -7,6 +7,7 @@
 //!   `WARC-Block-Digest` computed from the block when it is encoded.
 //! - [`http`]: the records of one HTTP exchange: `request` (as sent), `response` (status line,
 //!   headers and body), `metadata` (our fetch context, `application/warc-fields`), `revisit`.
+//! - [`tap`]: those records for every exchange a [`rip_http::Fetcher`] makes (`--warc`).
 //! - [`WarcWriter`]: the files. Each is named
 //!   `{prefix}-{YYYYMMDDhhmmss}{millis}-{serial:05}-{pid}~{host}.warc.gz` (Heritrix's
 //!   convention, which wget and Browsertrix follow in spirit: sorted by time, and unique per
@@ -27,6 +28,7 @@
 mod file;
 pub mod http;
 mod member;
+pub mod tap;
 
 use std::path::PathBuf;
 

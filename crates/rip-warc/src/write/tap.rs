@@ -1,5 +1,6 @@
-//! `--warc DIR`: every exchange on the wire as WARC records (issue 39), through rip-http's
-//! [`WireTap`]. Each request sent (each retry and redirect hop too, so the archive is the
+//! Every exchange on the wire as WARC records, through rip-http's [`WireTap`]: what a
+//! fetching stage's `--warc DIR` sets on its fetcher (`rip-fetch`; `rip-discover` and
+//! `rip-render` fetch through the same [`rip_http::Fetcher`]). Each request sent (each retry and redirect hop too, so the archive is the
 //! true network story) becomes a `request` record and, when a response came, a `response`
 //! record; then a `metadata` record with our context (`application/warc-fields`): the
 //! stage, which request of the fetch it was, and for a failure its category, code and
@@ -14,27 +15,29 @@
 //!
 //! The body stored is the one the client decoded (chunked and `Content-Encoding`
 //! removed); the headers that described the wire are kept as `X-Crawler-*` (see
-//! [`rip_warc::write::http`]). A record the writer refuses (a header past its bounds) or
+//! [`http`]). A record the writer refuses (a header past its bounds) or
 //! cannot write (disk full) is said on stderr and counted; the fetch goes on.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::http::{self, HttpRequest, HttpResponse, RefersTo};
+use super::{Error, Record, RecordId, WarcWriter, WriterConfig};
+use crate::record::field;
 use rip_http::{WireAnswer, WireExchange, WireTap};
-use rip_warc::record::field;
-use rip_warc::write::http::{self, HttpRequest, HttpResponse, RefersTo};
-use rip_warc::write::{Error, Record, RecordId, WarcWriter, WriterConfig};
 
 /// Payload digests remembered for revisits, at most (about 15 MB).
-pub(crate) const MAX_REMEMBERED: usize = 100_000;
+pub const MAX_REMEMBERED: usize = 100_000;
 
 /// The first record that stored a payload: id, target URI, date.
 type Stored = (RecordId, String, String);
 
-/// The tap writing WARC files.
+/// The tap writing WARC files: set it on a fetcher with
+/// [`Fetcher::set_tap`](rip_http::Fetcher::set_tap), [`close`](Self::close) it at the end.
 #[derive(Debug)]
-pub(crate) struct WarcTap {
+pub struct WarcTap {
+    via: String,
     writer: Mutex<WarcWriter>,
     failed: AtomicU64,
     /// Payload digest → the record that stored it.
@@ -42,9 +45,11 @@ pub(crate) struct WarcTap {
 }
 
 impl WarcTap {
-    /// A tap writing into `cfg.dir` (created when missing).
-    pub(crate) fn new(cfg: WriterConfig) -> Result<Self, Error> {
+    /// A tap writing into `cfg.dir` (created when missing), its metadata records naming
+    /// `via` (the stage).
+    pub fn new(cfg: WriterConfig, via: &str) -> Result<Self, Error> {
         Ok(Self {
+            via: via.to_owned(),
             writer: Mutex::new(WarcWriter::new(cfg)?),
             failed: AtomicU64::new(0),
             stored: Mutex::new(HashMap::new()),
@@ -53,7 +58,7 @@ impl WarcTap {
 
     /// Closes the file being written (renamed without `.open`); the exchanges that could
     /// not be written, counted.
-    pub(crate) fn close(&self) -> Result<u64, Error> {
+    pub fn close(&self) -> Result<u64, Error> {
         let mut w = self
             .writer
             .lock()
@@ -71,7 +76,7 @@ impl WarcTap {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
         let warcinfo = lock().warcinfo()?;
-        let members = rip_warc::write::encode(records, &warcinfo);
+        let members = super::encode(records, &warcinfo);
         let mut w = lock();
         if !w.write_encoded(&warcinfo, &members)? {
             w.write(records)?;
@@ -101,7 +106,7 @@ impl WarcTap {
             headers: &ex.request_headers,
             body: ex.request_body,
         })?;
-        let mut fields = Fields::of(ex);
+        let mut fields = Fields::of(ex, &self.via);
         let WireAnswer::Response {
             status,
             headers,
@@ -173,6 +178,7 @@ impl WarcTap {
 
 /// The `metadata` record's fields.
 struct Fields {
+    via: String,
     request: String,
     status: Option<String>,
     failure: Option<(&'static str, String, String)>,
@@ -180,8 +186,9 @@ struct Fields {
 }
 
 impl Fields {
-    fn of(ex: &WireExchange<'_>) -> Self {
+    fn of(ex: &WireExchange<'_>, via: &str) -> Self {
         Self {
+            via: via.to_owned(),
             request: ex.request_number.to_string(),
             status: None,
             failure: ex
@@ -196,7 +203,10 @@ impl Fields {
     }
 
     fn list(&self) -> Vec<(&str, &str)> {
-        let mut v = vec![("via", crate::STAGE), ("request", self.request.as_str())];
+        let mut v = vec![
+            ("via", self.via.as_str()),
+            ("request", self.request.as_str()),
+        ];
         if let Some(s) = &self.status {
             v.push(("status", s));
         }
