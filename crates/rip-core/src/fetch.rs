@@ -8,6 +8,17 @@ use std::collections::BTreeMap;
 use crate::category::{BodyEncoding, CharsetSource, ErrorCategory, Phase};
 use crate::context::{Context, ErrorEntry};
 
+/// The media type of a `Content-Type` value (its essence): lower case, parameters dropped.
+/// `text/HTML; charset=UTF-8` → `text/html`.
+pub fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }

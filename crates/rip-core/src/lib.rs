@@ -41,7 +41,7 @@ pub use cache_mode::{CacheMode, UnknownCacheMode};
 pub use category::{BodyEncoding, CharsetSource, ErrorCategory, ExpectedSource, Phase};
 pub use context::{Context, ErrorEntry};
 pub use exit::Status;
-pub use fetch::{ConsoleError, FailedRequest, Failure, Page, Ref, Rendered, SiteFetch};
+pub use fetch::{ConsoleError, FailedRequest, Failure, Page, Ref, Rendered, SiteFetch, media_type};
 pub use ndjson::{
     DecodeError, Line, LineError, NdjsonReader, NdjsonWriter, ReadError, is_broken_pipe,
 };

@@ -37,12 +37,7 @@ pub fn header_charset(content_type: &str) -> Option<&str> {
 
 /// True when a `Content-Type` names text (HTML, XML, JSON, JavaScript, CSS, `text/*`).
 pub fn is_textual(content_type: &str) -> bool {
-    let mime = content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let mime = rip_core::media_type(content_type);
     mime.starts_with("text/")
         || mime.ends_with("+xml")
         || mime.ends_with("+json")

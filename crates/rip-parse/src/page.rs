@@ -47,15 +47,7 @@ pub enum BodyError {
     },
 }
 
-/// The media type of a `Content-Type` value: lower case, parameters dropped.
-pub fn media_type(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
-}
+pub use rip_core::media_type;
 
 fn is_html_type(media_type: &str) -> bool {
     matches!(media_type, "text/html" | "application/xhtml+xml")

@@ -127,11 +127,17 @@ fn line(record: &RawRecord, filename: &str) -> Option<String> {
                 Some("warc/revisit".to_owned())
             } else {
                 head.and_then(|h| h.headers.into_iter().find(|(k, _)| k == "content-type"))
-                    .map(|(_, v)| essence(&v))
+                    .map(|(_, v)| rip_core::media_type(&v))
             };
             (mime, status)
         }
-        "resource" | "metadata" => (record.header.get(field::CONTENT_TYPE).map(essence), None),
+        "resource" | "metadata" => (
+            record
+                .header
+                .get(field::CONTENT_TYPE)
+                .map(rip_core::media_type),
+            None,
+        ),
         _ => return None,
     };
     let entry = Entry {
@@ -149,15 +155,6 @@ fn line(record: &RawRecord, filename: &str) -> Option<String> {
     let json = serde_json::to_string(&entry).ok()?;
     let date = timestamp(record.header.get(field::DATE)?)?;
     Some(format!("{} {date} {json}", surt(url)))
-}
-
-fn essence(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
 }
 
 /// `2026-12-01T09:00:00.125Z` → `20261201090000`.

@@ -744,14 +744,7 @@ const RAW_EXTENSIONS: &[&str] = &[
 
 /// A file extension for a page body, by `Content-Type`.
 fn extension(content_type: Option<&Value>) -> &'static str {
-    let ct = content_type
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let ct = rip_core::media_type(content_type.and_then(Value::as_str).unwrap_or(""));
     match ct.as_str() {
         "text/html" | "application/xhtml+xml" => "html",
         "application/json" => "json",

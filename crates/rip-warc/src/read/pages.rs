@@ -114,12 +114,7 @@ fn response(record: &RawRecord, url: &str, origin: &Origin, limits: &Limits) -> 
 fn resource(record: &RawRecord, url: &str, origin: &Origin, limits: &Limits) -> Made {
     let content_type = record.header.get(field::CONTENT_TYPE).map(str::to_owned);
     let html = content_type.as_deref().is_some_and(|ct| {
-        let essence = ct
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
+        let essence = rip_core::media_type(ct);
         essence == "text/html" || essence == "application/xhtml+xml"
     });
     if !html {

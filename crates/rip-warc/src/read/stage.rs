@@ -280,13 +280,7 @@ impl<'a, W: Write> Reading<'a, W> {
             Record::Failure(f) => f.content_type.as_deref(),
             _ => return true,
         };
-        let essence = ct
-            .unwrap_or("")
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
+        let essence = rip_core::media_type(ct.unwrap_or(""));
         self.config
             .mime
             .iter()
