@@ -40,6 +40,31 @@ pub fn testdata(rel: &str) -> PathBuf {
     repo().join("testdata").join(rel)
 }
 
+/// A tool from PyPI that `scripts/setup test` installs into `target/test-tools/venv/bin/`
+/// (warcio, cdxj-indexer, the venv's python): its path. Panics, naming the command that
+/// installs it, when it is missing.
+pub fn test_tool(name: &str) -> PathBuf {
+    let p = repo().join("target/test-tools/venv/bin").join(name);
+    assert!(
+        p.exists(),
+        "{} is missing (hint: run `scripts/setup test`, which installs it from PyPI)",
+        p.display()
+    );
+    p
+}
+
+/// The files in `dir` whose names end in `ending`, sorted.
+pub fn files_ending(dir: &Path, ending: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(ending))
+        .collect();
+    v.sort();
+    v
+}
+
 /// The directory holding the workspace binaries of the running test's profile. Panics,
 /// naming the command to run, when one of [`programs`] is missing or older than its sources
 /// (see [`check_all_fresh`]): a program run from here runs other programs from here.

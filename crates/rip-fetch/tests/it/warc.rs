@@ -2,22 +2,16 @@
 //! records, checked by warcio.
 
 use std::io::Read as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use rip_testkit::files_ending;
 use rip_testserver::{Fault, Rule};
 
 use super::{fetch_stage, refs, server};
 
 fn warcio(args: &[&str], file: &Path) -> String {
-    let prog =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-tools/venv/bin/warcio");
-    assert!(
-        prog.exists(),
-        "{} is missing (hint: run `scripts/setup test`)",
-        prog.display()
-    );
-    let out = Command::new(prog)
+    let out = Command::new(rip_testkit::test_tool("warcio"))
         .args(args)
         .arg(file)
         .output()
@@ -29,17 +23,6 @@ fn warcio(args: &[&str], file: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     text
-}
-
-fn files(dir: &Path, ending: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("dir")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().ends_with(ending))
-        .collect();
-    v.sort();
-    v
 }
 
 /// `(type, target)` of each record warcio indexes, for targets ending in `path`.
@@ -75,8 +58,8 @@ fn every_attempt_is_archived_and_warcio_accepts_the_file() {
     let dir = warc.path().join("archive");
     let out = fetch_stage(&["--warc", dir.to_str().unwrap()], cache.path(), &input).run();
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(files(&dir, ".open").is_empty(), "every file closed");
-    let closed = files(&dir, ".warc.gz");
+    assert!(files_ending(&dir, ".open").is_empty(), "every file closed");
+    let closed = files_ending(&dir, ".warc.gz");
     assert_eq!(closed.len(), 1, "{closed:?}");
     let file = &closed[0];
     let report = warcio(&["check", "-v"], file);
@@ -124,7 +107,7 @@ fn a_payload_stored_once_then_revisits_identical_and_not_modified() {
     // The cache entries are stale now: the second run revalidates them (a 304 each).
     let second = fetch_stage(&args, cache.path(), &input).run();
     assert_eq!(second.code, 0, "{}", second.stderr);
-    let closed = files(warc.path(), ".warc.gz");
+    let closed = files_ending(warc.path(), ".warc.gz");
     assert_eq!(closed.len(), 2, "a file per process: {closed:?}");
     for f in &closed {
         let report = warcio(&["check", "-v"], f);

@@ -26,13 +26,7 @@ fn lines(text: &str) -> Vec<(String, String, serde_json::Value)> {
 }
 
 fn cdxj_indexer(file: &Path) -> String {
-    let prog =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-tools/venv/bin/cdxj-indexer");
-    assert!(
-        prog.exists(),
-        "{} is missing (hint: run `scripts/setup test`, which installs it from PyPI)",
-        prog.display()
-    );
+    let prog = rip_testkit::test_tool("cdxj-indexer");
     let out = Command::new(prog).arg("--sort").arg(file).output().unwrap();
     assert!(
         out.status.success(),

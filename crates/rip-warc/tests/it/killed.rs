@@ -1,7 +1,7 @@
 //! A process writing WARC killed with SIGKILL: every closed file is whole, the torn one is
 //! the `.open` file and is named so.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -10,6 +10,7 @@ use rip_warc::write::{WarcWriter, WriterConfig};
 use url::Url;
 
 use crate::warcio;
+use rip_testkit::files_ending;
 
 const CHILD_DIR: &str = "RIP_WARC_TEST_CHILD_DIR";
 
@@ -44,17 +45,6 @@ fn child_writes_until_killed() {
     }
 }
 
-fn files(dir: &Path, ending: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("dir")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().ends_with(ending))
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn a_killed_writer_leaves_whole_closed_files_and_one_open_file() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -69,7 +59,7 @@ fn a_killed_writer_leaves_whole_closed_files_and_one_open_file() {
         .spawn()
         .expect("child starts");
     let deadline = Instant::now() + Duration::from_secs(120);
-    while files(dir.path(), ".warc.gz").len() < 2 {
+    while files_ending(dir.path(), ".warc.gz").len() < 2 {
         assert!(
             Instant::now() < deadline,
             "the child closed no two files in 120 s"
@@ -83,14 +73,14 @@ fn a_killed_writer_leaves_whole_closed_files_and_one_open_file() {
     std::thread::sleep(Duration::from_millis(fastrand::u64(0..200)));
     child.kill().expect("SIGKILL"); // std's kill is SIGKILL on Unix
     child.wait().expect("reaped");
-    let closed = files(dir.path(), ".warc.gz");
+    let closed = files_ending(dir.path(), ".warc.gz");
     for f in &closed {
         warcio::check(f);
         let index = warcio::index(f);
         assert_eq!(index[0].kind, "warcinfo", "{}", f.display());
         assert!(index.len() >= 2, "{}: {index:?}", f.display());
     }
-    let open = files(dir.path(), ".warc.gz.open");
+    let open = files_ending(dir.path(), ".warc.gz.open");
     assert!(open.len() <= 1, "{open:?}");
     let pid = child.id();
     for f in &open {

@@ -101,8 +101,7 @@ with open(sys.argv[1], 'wb') as out:
 "#;
 
 pub(crate) fn warcio_file(dir: &Path, gz: bool) -> std::path::PathBuf {
-    let python =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-tools/venv/bin/python");
+    let python = rip_testkit::test_tool("python");
     crate::warcio::program();
     let file = dir.join(if gz { "t.warc.gz" } else { "t.warc" });
     let out = Command::new(python)

@@ -5,13 +5,7 @@ use std::process::{Command, Output};
 
 /// The `warcio` program; a test fails naming the command to install it when it is missing.
 pub fn program() -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-tools/venv/bin/warcio");
-    assert!(
-        p.exists(),
-        "{} is missing (hint: run `scripts/setup test`, which installs warcio from PyPI)",
-        p.display()
-    );
-    p
+    rip_testkit::test_tool("warcio")
 }
 
 /// Runs `warcio ARGS…` and returns its output.
