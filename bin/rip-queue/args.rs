@@ -134,8 +134,10 @@ pub struct WorkArgs {
     #[arg(long, value_name = "DURATION", default_value = "200ms", value_parser = humantime::parse_duration)]
     pub linger: Duration,
     /// How long the broker waits for a worker's acknowledgement before delivering its
-    /// records to another worker.
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = humantime::parse_duration)]
+    /// records to another worker: the records of a killed worker, and a delivery lost with a
+    /// broker that restarted, come back after this. A running batch keeps its records (it
+    /// says it is still working every third of this).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
     pub ack_wait: Duration,
     /// Deliveries of a record the program keeps failing on before it becomes a `failure`
     /// (`queue.workFailed`). A record delivered more than twice runs alone; past this (its
