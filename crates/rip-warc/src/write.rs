@@ -7,6 +7,8 @@
 //!   `WARC-Block-Digest` computed from the block when it is encoded.
 //! - [`http`]: the records of one HTTP exchange: `request` (as sent), `response` (status line,
 //!   headers and body), `metadata` (our fetch context, `application/warc-fields`), `revisit`.
+//! - [`resource`]: `resource` records, content got without an exchange of its own: a page's
+//!   DOM rendered by rip-render (`urn:dom:` and the page's URL).
 //! - [`tap`]: those records for every exchange a [`rip_http::Fetcher`] makes (`--warc`).
 //! - [`WarcWriter`]: the files. Each is named
 //!   `{prefix}-{YYYYMMDDhhmmss}{millis}-{serial:05}-{pid}~{host}.warc.gz` (Heritrix's
@@ -28,6 +30,7 @@
 mod file;
 pub mod http;
 mod member;
+pub mod resource;
 pub mod tap;
 
 use std::path::PathBuf;

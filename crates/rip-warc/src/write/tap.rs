@@ -33,6 +33,10 @@ pub const MAX_REMEMBERED: usize = 100_000;
 /// The first record that stored a payload: id, target URI, date.
 type Stored = (RecordId, String, String);
 
+/// Response records' ids remembered by URL at most, when asked
+/// ([`WarcTap::remembering_responses`]); past it the memory starts again empty.
+pub const MAX_RESPONSE_IDS: usize = 10_000;
+
 /// The tap writing WARC files: set it on a fetcher with
 /// [`Fetcher::set_tap`](rip_http::Fetcher::set_tap), [`close`](Self::close) it at the end.
 #[derive(Debug)]
@@ -42,6 +46,8 @@ pub struct WarcTap {
     failed: AtomicU64,
     /// Payload digest → the record that stored it.
     stored: Mutex<HashMap<String, Stored>>,
+    /// URL → the id of its last `response` or `revisit` record, when asked.
+    responses: Option<Mutex<HashMap<String, RecordId>>>,
 }
 
 impl WarcTap {
@@ -53,7 +59,47 @@ impl WarcTap {
             writer: Mutex::new(WarcWriter::new(cfg)?),
             failed: AtomicU64::new(0),
             stored: Mutex::new(HashMap::new()),
+            responses: None,
         })
+    }
+
+    /// This tap, remembering the id of the last `response` (or `revisit`) record of each
+    /// URL (at most [`MAX_RESPONSE_IDS`]), for [`response_id`](Self::response_id): a stage
+    /// writing records of its own about a response (rip-render's rendered DOM) ties them
+    /// to it.
+    #[must_use]
+    pub fn remembering_responses(mut self) -> Self {
+        self.responses = Some(Mutex::new(HashMap::new()));
+        self
+    }
+
+    /// The id of the last `response` or `revisit` record written for `url`, when this tap
+    /// remembers them and one was (none for a cache hit: nothing went over the wire).
+    pub fn response_id(&self, url: &url::Url) -> Option<RecordId> {
+        let responses = self.responses.as_ref()?;
+        let map = responses
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        map.get(url.as_str()).cloned()
+    }
+
+    /// Writes `records` of the stage's own (a `resource`) into the file being written,
+    /// beside the exchanges' records.
+    pub fn write_records(&self, records: &[Record]) -> Result<(), Error> {
+        self.write(records)
+    }
+
+    fn remember_response(&self, url: &url::Url, id: &RecordId) {
+        let Some(responses) = &self.responses else {
+            return;
+        };
+        let mut map = responses
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if map.len() >= MAX_RESPONSE_IDS {
+            map.clear();
+        }
+        map.insert(url.as_str().to_owned(), id.clone());
     }
 
     /// Closes the file being written (renamed without `.open`); the exchanges that could
@@ -129,6 +175,7 @@ impl WarcTap {
             ip: *remote,
         };
         let response = self.response_or_revisit(&res)?;
+        self.remember_response(ex.url, response.id());
         let request = request.concurrent_to(response.id())?;
         let meta = http::metadata(ex.url, response.id(), &fields.list())?;
         Ok(vec![request, response, meta])
