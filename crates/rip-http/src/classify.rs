@@ -246,6 +246,15 @@ fn builtin(obs: &Observation<'_>, now: SystemTime) -> Classification {
                 retry_after: hint,
             }
         }
+        Observation::Transport { code, message } if *code == crate::network::DENIED_CODE => {
+            Classification {
+                category: ErrorCategory::Permanent,
+                retryable: false,
+                code: (*code).to_owned(),
+                message: message.clone(),
+                retry_after: None,
+            }
+        }
         Observation::Transport { code, message } => {
             let category = match code.split('.').next() {
                 Some("network") => ErrorCategory::Network,
@@ -282,6 +291,9 @@ pub fn transport_code(err: &reqwest::Error) -> &'static str {
     let mut source: Option<&(dyn StdError + 'static)> = Some(err);
     let mut text = String::new();
     while let Some(e) = source {
+        if e.is::<crate::network::Denied>() {
+            return crate::network::DENIED_CODE;
+        }
         if let Some(io) = e.downcast_ref::<io::Error>()
             && let Some(code) = io_code(io)
         {

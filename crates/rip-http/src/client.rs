@@ -4,8 +4,10 @@
 //!
 //! Redirects are not followed here (the client's policy is `none`): the fetcher follows
 //! them itself, so it can record the chain, check each hop's scheme, scope and robots.txt,
-//! and give each hop its host's politeness slot.
+//! and give each hop its host's politeness slot; each hop is a request of its own, so the
+//! network policy ([`crate::network`]) checks every hop's address.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -14,6 +16,7 @@ use tokio::time::{Instant, timeout, timeout_at};
 
 use crate::classify::{describe, transport_code};
 use crate::config::ClientConfig;
+use crate::network::{Denied, NetworkPolicy, PolicyResolver, ResolveError};
 
 /// Bodies of non-2xx responses are kept up to this size.
 pub const MAX_ERROR_BODY: usize = 64 << 10;
@@ -95,6 +98,7 @@ pub enum Exchange {
 pub struct Client {
     inner: reqwest::Client,
     cfg: ClientConfig,
+    policy: Arc<NetworkPolicy>,
 }
 
 impl Client {
@@ -132,11 +136,42 @@ impl Client {
         } else {
             b = b.no_proxy();
         }
+        let policy = Arc::new(NetworkPolicy::new(cfg.network.clone()));
+        if !cfg.network.is_open() {
+            // The only resolver of the client: the connector connects to what it returns.
+            let exempt = (cfg.proxy.as_deref())
+                .and_then(|p| url::Url::parse(p).ok())
+                .and_then(|u| u.host_str().map(str::to_owned));
+            b = b.dns_resolver(Arc::new(PolicyResolver {
+                policy: policy.clone(),
+                exempt,
+            }));
+        }
         let inner = b.build().map_err(BuildError::Client)?;
         Ok(Self {
             inner,
             cfg: cfg.clone(),
+            policy,
         })
+    }
+
+    /// The network policy of this client (start URLs are admitted through it).
+    pub fn policy(&self) -> &Arc<NetworkPolicy> {
+        &self.policy
+    }
+
+    /// Whether the policy lets `url` be requested, as far as can be told before
+    /// connecting: an IP literal (no resolver sees it), and, through a proxy (which
+    /// resolves names itself), the name's addresses. Names are checked by the resolver.
+    async fn admissible(&self, url: &url::Url) -> Result<(), Denied> {
+        self.policy.check_url(url)?;
+        if let (Some(_), Some(url::Host::Domain(name))) = (&self.cfg.proxy, url.host())
+            && !self.cfg.network.is_open()
+            && let Err(ResolveError::Denied(d)) = self.policy.resolve(name).await
+        {
+            return Err(d);
+        }
+        Ok(())
     }
 
     /// One GET of `url` with `extra` headers; the body is read up to `limit` bytes.
@@ -154,13 +189,22 @@ impl Client {
         limit: usize,
     ) -> Exchange {
         let deadline = Instant::now() + self.cfg.total_timeout;
+        if let Err(d) = self.admissible(url).await {
+            return denied(&d);
+        }
         let resp = match self.head(self.request(url, form, extra), deadline).await {
             Ok(resp) => resp,
             Err(failed) => return failed,
         };
+        let remote = resp.remote_addr().map(|a| a.ip());
+        // The peer of the connection used, checked again: no body is read from a refused one.
+        if let Some(ip) = remote
+            && let Err(d) = self.policy.check(url.host_str().unwrap_or_default(), ip)
+        {
+            return denied(&d);
+        }
         let status = resp.status().as_u16();
         let headers = header_list(resp.headers());
-        let remote = resp.remote_addr().map(|a| a.ip());
         let limit = if (200..300).contains(&status) {
             limit
         } else {
@@ -323,8 +367,23 @@ fn total_timeout(d: Duration) -> Exchange {
 }
 
 fn transport(e: &reqwest::Error) -> Exchange {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(d) = s.downcast_ref::<Denied>() {
+            return denied(d);
+        }
+        source = s.source();
+    }
     Exchange::Transport {
         code: transport_code(e),
         message: describe(e),
+    }
+}
+
+/// The failure of a connection the network policy refused.
+fn denied(d: &Denied) -> Exchange {
+    Exchange::Transport {
+        code: crate::network::DENIED_CODE,
+        message: d.to_string(),
     }
 }

@@ -85,6 +85,9 @@ pub struct ClientConfig {
     pub redirect_scope: RedirectScope,
     /// Idle connections kept per host in the pool.
     pub pool_idle_per_host: usize,
+    /// Which addresses requests may connect to ([`crate::network`]; open by default,
+    /// programs guard it).
+    pub network: crate::network::NetworkConfig,
 }
 
 impl Default for ClientConfig {
@@ -105,6 +108,7 @@ impl Default for ClientConfig {
             max_redirects: 10,
             redirect_scope: RedirectScope::Any,
             pool_idle_per_host: 32,
+            network: crate::network::NetworkConfig::default(),
         }
     }
 }

@@ -186,6 +186,18 @@ impl Fetcher {
         &self.inner.cfg
     }
 
+    /// Lets the crawl into the networks of start URL `url` (see [`crate::network`]): a
+    /// crawl of `http://127.0.0.1:8080/` may go on within loopback, one of public start
+    /// URLs never leaves the public internet. Nothing happens unless the policy is guarded.
+    pub async fn admit_start(&self, url: &Url) {
+        self.inner.client.policy().admit_start(url).await;
+    }
+
+    /// The network policy requests are held to.
+    pub fn network(&self) -> &crate::network::NetworkPolicy {
+        self.inner.client.policy()
+    }
+
     /// Counters over every fetch so far.
     pub fn stats(&self) -> StatsSnapshot {
         self.inner.stats.snapshot()

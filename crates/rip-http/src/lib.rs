@@ -58,8 +58,9 @@
 //!    host whose circuit is open fails at once (`circuit.open`, retryable, with the time
 //!    left as its Retry-After hint). Slots are kept in `<cache dir>/hosts/` when there is a
 //!    cache folder, so every process sharing it shares each host's budget ([`slots`]).
-//! 6. **Request** ([`client`]): connect, read-idle and total timeouts; body limit after
-//!    decompression; redirects followed by hand (http(s) only, `max_redirects` hops, loops
+//! 6. **Request** ([`client`]): the address connected to checked by the network policy
+//!    ([`network`]: a refused one is `network.denied`, `PERMANENT`, never retried);
+//!    connect, read-idle and total timeouts; body limit after decompression; redirects followed by hand (http(s) only, `max_redirects` hops, loops
 //!    detected, scope checked, robots.txt checked per hop, each hop polite).
 //! 7. **Classification** ([`classify`]): user rules first, then 429 → `THROTTLED`, 5xx →
 //!    `TRANSIENT`, 4xx → `PERMANENT`, resets → `NETWORK`, timeouts → `TIMEOUT`, …
@@ -86,6 +87,7 @@ pub mod client;
 pub mod config;
 pub mod decode;
 mod fetcher;
+pub mod network;
 pub mod outcome;
 pub mod politeness;
 pub mod records;
@@ -101,6 +103,7 @@ pub use config::{
     RetryConfig, UnknownCacheMode,
 };
 pub use fetcher::{FetchOptions, Fetcher, host_key};
+pub use network::{Denied, IpNet, NetworkConfig, NetworkPolicy};
 pub use outcome::{FetchFailure, Fetched, Outcome, RequestStats, Response, Skip, StatsSnapshot};
 pub use robots::{Robots, RobotsRules, Verdict};
 pub use wire::{WireAnswer, WireExchange, WireTap};

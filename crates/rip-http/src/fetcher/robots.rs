@@ -13,9 +13,10 @@ use super::{Fetcher, host_key};
 use crate::outcome::{FetchFailure, Outcome, Skip};
 use crate::robots::{Robots, RobotsRules, Verdict, robots_target};
 
-/// The codes of a request that reached no server (or whose host rests): the host is down
-/// or unreachable, whatever the URL.
-const NO_CONNECTION: [&str; 7] = [
+/// The codes of a request that reached no server (or whose host rests, or the network
+/// policy refused): the host is down or unreachable, whatever the URL.
+const NO_CONNECTION: [&str; 8] = [
+    crate::network::DENIED_CODE,
     "network.refused",
     "network.connect",
     "network.dns",
@@ -123,7 +124,10 @@ impl Fetcher {
             // so its failure is the host's (`network.refused`, `network.dns`, …), not
             // robots.txt's.
             Outcome::Failure(mut f) if no_connection(&f) => {
-                f.class.message = format!("{} did not answer: {}", host_key(url), f.class.message);
+                if f.class.code != crate::network::DENIED_CODE {
+                    let host = host_key(url);
+                    f.class.message = format!("{host} did not answer: {}", f.class.message);
+                }
                 RobotsEntry::Unreachable(f, Instant::now())
             }
             Outcome::Failure(mut f) => {

@@ -7,6 +7,7 @@ mod cache_limits;
 mod faults;
 mod maintain;
 mod missing_folder;
+mod network;
 mod politeness;
 mod robots;
 mod robots_fetch;
