@@ -121,6 +121,14 @@ pub struct Cli {
     /// within this much for its queue.
     #[arg(help_heading = "Budgets", long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::parse_size)]
     frontier_memory: usize,
+    /// Write every request sent (pages, robots.txt, sitemaps, a render's requests) and its
+    /// response as WARC/1.1 records into files in DIR, as rip-fetch --warc does (cache hits
+    /// are not archived: nothing went over the wire).
+    #[arg(help_heading = "Output and resume", long, value_name = "DIR")]
+    warc: Option<PathBuf>,
+    /// Close a WARC file and start the next once it holds this much (compressed).
+    #[arg(help_heading = "Output and resume", long, value_name = "SIZE", default_value = "1GB", value_parser = rip_cli::parse_size)]
+    warc_max_size: usize,
 
     /// Crawl nothing: say, for each of these URLs, what this crawl would do with it and
     /// which rule decides (canonicalisation, --domain or the start URLs' origins, --follow,
@@ -202,6 +210,10 @@ impl Cli {
             frontier_memory: self.frontier_memory,
             concurrency: self.http.concurrency.max(1),
             render: self.render.settings()?,
+            warc: self.warc.as_ref().map(|dir| rip_warc::write::WriterConfig {
+                max_file_size: self.warc_max_size as u64,
+                ..rip_warc::write::WriterConfig::new(dir)
+            }),
             ..Default::default()
         })
     }

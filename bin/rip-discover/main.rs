@@ -77,6 +77,12 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
 /// `--mediawiki`: list the wiki's pages (no crawl, no input).
 fn run_wiki(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let config = cli.config()?;
+    if config.warc.is_some() {
+        anyhow::bail!(
+            "--warc is not written in MediaWiki mode (hint: archive the pages with \
+             `rip-fetch --warc DIR` on the refs this writes)"
+        );
+    }
     let mut wiki = cli.wiki.config(config.max_pages);
     wiki.state_dir = config.state_dir.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()

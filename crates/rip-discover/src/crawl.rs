@@ -60,6 +60,8 @@ struct Crawl<W: Write> {
     exhausted: Option<String>,
     /// Records written since the last commit.
     uncommitted: usize,
+    /// `--warc`: the tap archiving every exchange of the fetcher, closed at the end.
+    warc: Option<Arc<rip_warc::write::tap::WarcTap>>,
 }
 
 /// Records written between two commits at most. Output reaches stdout only at commits
@@ -324,6 +326,14 @@ impl<W: Write> Crawl<W> {
             r.make_room(&mut http);
         }
         let fetcher = Fetcher::new(http)?;
+        let warc = match &cfg.warc {
+            Some(w) => {
+                let tap = Arc::new(rip_warc::write::tap::WarcTap::new(w.clone(), STAGE)?);
+                fetcher.set_tap(tap.clone());
+                Some(tap)
+            }
+            None => None,
+        };
         let max_body = cfg.http.client.max_body;
         let renderer =
             (cfg.render.as_ref()).map(|r| rip_render::Renderer::new(r, fetcher.clone(), max_body));
@@ -360,6 +370,7 @@ impl<W: Write> Crawl<W> {
             notes: Vec::new(),
             exhausted: None,
             uncommitted: 0,
+            warc,
             cfg,
         })
     }
@@ -497,6 +508,12 @@ impl<W: Write> Crawl<W> {
         while self.tasks.join_next().await.is_some() {}
         if let Some(renderer) = &self.shared.renderer {
             renderer.close().await;
+        }
+        if let Some(tap) = &self.warc {
+            let failed = tap.close()?;
+            if failed > 0 {
+                tracing::warn!("--warc: {failed} exchanges could not be archived");
+            }
         }
         self.leave_share().await?;
         if self.cfg.sorted {

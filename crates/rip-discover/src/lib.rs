@@ -176,6 +176,10 @@ pub struct Config {
     pub render: Option<rip_render::RenderSettings>,
     /// Share the crawl with other processes through a broker (`None`: not shared).
     pub shared: Option<SharedConfig>,
+    /// `--warc DIR`: write every exchange on the wire (pages, robots.txt, sitemaps, a
+    /// render's requests) as WARC records, as `rip-fetch --warc` does (see
+    /// `rip_warc::write::tap`); cache hits are not archived (nothing went over the wire).
+    pub warc: Option<rip_warc::write::WriterConfig>,
 }
 
 /// A crawl shared by processes on any number of machines through a NATS JetStream broker:
@@ -207,6 +211,7 @@ impl std::fmt::Debug for Config {
             .field("max_depth", &self.max_depth)
             .field("sitemaps", &self.sitemaps)
             .field("state_dir", &self.state_dir)
+            .field("warc", &self.warc)
             .finish_non_exhaustive()
     }
 }
@@ -235,6 +240,7 @@ impl Default for Config {
             on_progress: None,
             render: None,
             shared: None,
+            warc: None,
         }
     }
 }
@@ -280,6 +286,9 @@ pub enum DiscoverError {
     /// The output could not be written (a broken pipe among others).
     #[error("cannot write output: {0}")]
     Write(#[from] std::io::Error),
+    /// The WARC folder or a WARC file could not be created or closed (`--warc`).
+    #[error("--warc: {0}")]
+    Warc(#[from] rip_warc::write::Error),
 }
 
 /// The parameters that define a crawl, for the state folder: budgets, concurrency and

@@ -12,6 +12,7 @@ mod resume;
 mod shared;
 mod sitemaps;
 mod streaming;
+mod warc;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::Path;
