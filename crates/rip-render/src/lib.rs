@@ -50,6 +50,20 @@
 //! cookies and storage carry over (a sign-in done once), and each page still has a tab of
 //! its own, closed after it.
 
+//!
+//! # Archiving: `--warc`
+//!
+//! With [`Config::warc`], the stage's fetcher has `rip_warc`'s WARC tap, as `rip-fetch
+//! --warc` has: every exchange on the wire (the document, and each subresource the pages
+//! were given: scripts, stylesheets, XHR and `fetch()` data, images when allowed; each retry
+//! too) is written as `request`, `response` and `metadata` records. Chromium asks the network
+//! for nothing itself (every request is answered through the fetcher, see [`intercept`]), so
+//! these are the responses the browser received, recorded where they came in, rather than
+//! read back from the browser (`Network.getResponseBody`) as Browsertrix and brozzler must.
+//! Cache hits are not archived (nothing went over the wire). The DOM of each page rendered
+//! is then written as a `resource` record, `urn:dom:` and the page's URL, tied to the page's
+//! `response` by `WARC-Concurrent-To` (`rip_warc::write::resource` says why a resource).
+
 pub mod browser;
 pub mod intercept;
 pub mod record;
@@ -87,6 +101,10 @@ pub struct Config {
     /// Render only refs marked `needsBrowser` (sent by a `rip-route` render rule) and pass
     /// the others through, for a `rip-fetch` after (`--only-marked`).
     pub only_marked: bool,
+    /// Write every exchange on the wire (the documents and the subresources the pages were
+    /// given) and each rendered DOM as WARC records into these files (`--warc DIR`; see
+    /// the crate's "Archiving").
+    pub warc: Option<rip_warc::write::WriterConfig>,
     /// The input's name, strictness and stop flag.
     pub pipe: PipeOptions,
 }
@@ -99,6 +117,7 @@ impl Default for Config {
             threads: 2,
             only: None,
             only_marked: false,
+            warc: None,
             pipe: PipeOptions::new(STAGE),
         }
     }
@@ -113,6 +132,9 @@ pub enum RenderError {
     /// No browser to render with.
     #[error(transparent)]
     Launch(#[from] LaunchError),
+    /// The WARC folder or a WARC file could not be created or closed (`--warc`).
+    #[error("--warc: {0}")]
+    Warc(#[from] rip_warc::write::Error),
     /// The async runtime could not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),

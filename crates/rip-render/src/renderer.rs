@@ -10,6 +10,8 @@ use std::time::Duration;
 use rip_core::{ErrorCategory, Phase, Record, Ref};
 use rip_http::records::record_for;
 use rip_http::{FetchOptions, Fetcher, Outcome, RequestStats, Response};
+use rip_warc::write::resource::{RenderedDom, rendered_dom};
+use rip_warc::write::tap::WarcTap;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
@@ -78,6 +80,8 @@ pub struct Renderer {
     browser_retries: u32,
     js_heap_mib: u32,
     counters: Counters,
+    /// The WARC tap on the fetcher, when archiving: each rendered DOM is written there too.
+    warc: Option<Arc<WarcTap>>,
 }
 
 impl std::fmt::Debug for Renderer {
@@ -144,6 +148,8 @@ struct Counters {
     subrequests: AtomicU64,
     blocked: AtomicU64,
     console_errors: AtomicU64,
+    dom_archived: AtomicU64,
+    dom_not_archived: AtomicU64,
 }
 
 fn add(c: &AtomicU64, n: u64) {
@@ -177,6 +183,43 @@ impl Renderer {
             browser_retries: settings.browser_retries,
             js_heap_mib: settings.browser.js_heap_mib,
             counters: Counters::default(),
+            warc: None,
+        }
+    }
+
+    /// This renderer, archiving: `tap` is set on its fetcher (every exchange, documents and
+    /// subresources, as request, response and metadata records), and the DOM of each page
+    /// rendered is written through it as a `resource` record (`urn:dom:` and the page's
+    /// URL) tied to the page's response. Give a tap
+    /// [remembering responses](WarcTap::remembering_responses), or the DOM records are
+    /// tied to nothing. A fetcher that has a tap already keeps it (a stage sharing its
+    /// fetcher with the renderer, as `rip-discover --render`, sets the same tap on it).
+    #[must_use]
+    pub fn with_warc(mut self, tap: Arc<WarcTap>) -> Self {
+        self.fetcher.set_tap(tap.clone());
+        self.warc = Some(tap);
+        self
+    }
+
+    /// Writes the DOM of the page `doc` as a `resource` record, when archiving (a record
+    /// that cannot be written is said on stderr; the page is written all the same).
+    fn archive_dom(&self, doc: &Response, html: &str, truncated: bool) {
+        let Some(tap) = &self.warc else { return };
+        let Ok(page) = url::Url::parse(&doc.final_url) else {
+            return;
+        };
+        let response = tap.response_id(&page);
+        let dom = RenderedDom {
+            page: &page,
+            html,
+            response: response.as_ref(),
+            truncated,
+        };
+        if let Err(e) = rendered_dom(&dom).and_then(|r| tap.write_records(&[r])) {
+            add(&self.counters.dom_not_archived, 1);
+            tracing::warn!("--warc: the DOM of {page} not archived: {e}");
+        } else {
+            add(&self.counters.dom_archived, 1);
         }
     }
 
@@ -209,6 +252,9 @@ impl Renderer {
     /// `rip-fetch` writes it).
     pub async fn page(&self, r: &Ref) -> Record {
         let start = Instant::now();
+        // The network policy's start URLs: a ref without a parent, or a link's page. Its
+        // subresources go through the same fetcher, so the same policy.
+        self.fetcher.admit_ref(r);
         if let Some(page) = self.cached(r).await {
             return page;
         }
@@ -352,6 +398,7 @@ impl Renderer {
                 info,
             } => {
                 add(&c.rendered, 1);
+                self.archive_dom(doc, &html, truncated);
                 let page = record::rendered_page(r, doc, stats, html, truncated, info_of(info));
                 record::remember(&self.fetcher, r, doc, stats, &page).await;
                 return Record::Page(page);
@@ -427,6 +474,8 @@ impl Renderer {
             ("subrequests", c.subrequests.load(Ordering::Relaxed)),
             ("blockedRequests", c.blocked.load(Ordering::Relaxed)),
             ("consoleErrors", c.console_errors.load(Ordering::Relaxed)),
+            ("warcDoms", c.dom_archived.load(Ordering::Relaxed)),
+            ("warcDomsFailed", c.dom_not_archived.load(Ordering::Relaxed)),
         ];
         for (k, v) in ours {
             if v > 0 || k == "rendered" {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use rip_core::{Kind, Pipe, Polled, Record, Ref, Summary};
 use rip_http::{Fetcher, HttpConfig};
+use rip_warc::write::tap::WarcTap;
 use tokio::sync::Mutex;
 
 use crate::{Config, RenderError, Renderer, STAGE};
@@ -27,13 +28,20 @@ where
         .enable_all()
         .build()
         .map_err(RenderError::Runtime)?;
-    let shared = {
+    let (renderer, tap) = {
         let _guard = runtime.enter();
-        Arc::new(renderer(&config)?)
+        archiving(&config, renderer(&config)?)?
     };
+    let shared = Arc::new(renderer);
     let mut pipe = Pipe::new(config.pipe.clone(), input, output)?;
     let pumped = pump(&config, &runtime, &shared, &mut pipe);
     runtime.block_on(shared.close());
+    if let Some(tap) = tap {
+        let failed = tap.close()?;
+        if failed > 0 {
+            tracing::warn!("--warc: {failed} exchanges could not be archived");
+        }
+    }
     pumped?;
     for (k, v) in shared.counters() {
         pipe.count(&k, v);
@@ -56,6 +64,18 @@ fn renderer(config: &Config) -> Result<Renderer, RenderError> {
         fetcher,
         config.http.client.max_body,
     ))
+}
+
+/// `renderer` archiving into `config.warc`, when set, and the tap it writes through.
+fn archiving(
+    config: &Config,
+    renderer: Renderer,
+) -> Result<(Renderer, Option<Arc<WarcTap>>), RenderError> {
+    let Some(cfg) = &config.warc else {
+        return Ok((renderer, None));
+    };
+    let tap = Arc::new(WarcTap::new(cfg.clone(), STAGE)?.remembering_responses());
+    Ok((renderer.with_warc(tap.clone()), Some(tap)))
 }
 
 /// Reads every line, hands the refs to the workers, writes their records as they end.

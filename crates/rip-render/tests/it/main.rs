@@ -6,6 +6,7 @@ mod demo;
 mod faults;
 mod plain_urls;
 mod session;
+mod warc;
 
 use std::path::Path;
 
