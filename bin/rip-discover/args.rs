@@ -141,6 +141,13 @@ pub struct Cli {
     #[arg(help_heading = "Dry run", long, requires = "explain")]
     pub explain_text: bool,
 
+    /// Crawl nothing: read `page` records on stdin (`rip-warc read crawl.warc.gz`,
+    /// rip-fetch's output), pass every record through, and write a `ref` for each link of
+    /// those pages the scope keeps as a target, once per URL (depth 1, parent the page).
+    /// Without --domain, the domain is the pages' own origins (and the start URLs').
+    #[arg(help_heading = "Dry run", long, conflicts_with_all = ["explain", "warc", "state"])]
+    pub from_pages: bool,
+
     /// HTTP: politeness, retries, timeouts, headers, proxy, robots.txt, cache (the same
     /// flags as rip-fetch's, under the same headings).
     #[command(flatten)]

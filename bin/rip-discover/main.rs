@@ -26,6 +26,9 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     if cli.wiki.active() {
         return run_wiki(cli);
     }
+    if cli.from_pages {
+        return run_from_pages(&cli, stop);
+    }
     // Start URLs as arguments: stdin is read only when asked (`-i -`), so that
     // `rip-discover URL | rip-fetch` does not wait on a terminal.
     // A process joining a shared crawl without start URLs reads none either.
@@ -70,6 +73,28 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let summary = summary?;
     if !quiet {
         rip_core::stderr::say(rip_discover::summary_line(&summary));
+    }
+    Ok(summary.status)
+}
+
+/// `--from-pages`: the links of the pages read on the input, as refs; no fetch.
+fn run_from_pages(
+    cli: &args::Cli,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> anyhow::Result<rip_core::Status> {
+    let (input, input_name) = cli.common.open_input()?;
+    let mut config = cli.config()?;
+    config.pipe = cli
+        .common
+        .pipe_options(rip_discover::STAGE, input_name, stop);
+    let summary = rip_discover::from_pages::run(&config, input, rip_cli::stdout())?;
+    if !cli.common.quiet {
+        rip_core::stderr::say(format!(
+            "rip-discover --from-pages: {} refs from the links of {} HTML pages ({} pages read)",
+            summary.counters.get("targets").copied().unwrap_or(0),
+            summary.counters.get("htmlPages").copied().unwrap_or(0),
+            summary.counters.get("pages").copied().unwrap_or(0),
+        ));
     }
     Ok(summary.status)
 }

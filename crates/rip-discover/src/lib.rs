@@ -24,6 +24,11 @@
 //!
 //! No `ledger`: the stage that consumes the refs (`rip-fetch`) writes it.
 //!
+//! # Links of pages already fetched
+//!
+//! [`from_pages`] (`--from-pages`): no crawl; the links of the `page` records read (an
+//! archive's, `rip-warc read`), as refs.
+//!
 //! # Not here: MediaWiki mode
 //!
 //! `rip-discover --mediawiki API_URL` lists a wiki's pages through its API instead of
@@ -101,6 +106,7 @@
 
 mod crawl;
 pub mod explain;
+pub mod from_pages;
 pub mod frontier;
 mod html;
 pub mod journal;

@@ -1,44 +1,12 @@
 //! `--warc DIR`: every request the crawl sends (pages, robots.txt, sitemaps) archived as
 //! WARC records, checked by warcio and read back by `rip-warc read`.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-use std::process::Command;
+use std::collections::BTreeSet;
 
 use rip_core::Record;
-use rip_testkit::{Stage, files_ending};
+use rip_testkit::{Stage, checked_records, files_ending};
 
 use crate::*;
-
-fn warcio(args: &[&str], file: &Path) -> String {
-    let out = Command::new(rip_testkit::test_tool("warcio"))
-        .args(args)
-        .arg(file)
-        .output()
-        .expect("warcio runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "warcio {args:?} {}: {text}{}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text
-}
-
-/// `(WARC-Type, WARC-Target-URI)` → how many records, over `files`.
-fn records_by_target(files: &[std::path::PathBuf]) -> BTreeMap<(String, String), usize> {
-    let mut m = BTreeMap::new();
-    for f in files {
-        for l in warcio(&["index", "-f", "warc-type,warc-target-uri"], f).lines() {
-            let v: serde_json::Value = serde_json::from_str(l).expect("json");
-            let kind = v["warc-type"].as_str().unwrap_or_default().to_owned();
-            let uri = v["warc-target-uri"].as_str().unwrap_or_default().to_owned();
-            *m.entry((kind, uri)).or_insert(0) += 1;
-        }
-    }
-    m
-}
 
 #[test]
 fn every_request_of_the_crawl_is_archived_once_and_reads_back_as_pages() {
@@ -61,14 +29,9 @@ fn every_request_of_the_crawl_is_archived_once_and_reads_back_as_pages() {
     assert!(files_ending(&dir, ".open").is_empty(), "every file closed");
     let files = files_ending(&dir, ".warc.gz");
     assert_eq!(files.len(), 2, "a file per run: {files:?}");
-    for f in &files {
-        let report = warcio(&["check", "-v"], f);
-        assert!(!report.contains("fail"), "{report}");
-    }
-
-    // Across both runs, each request the server saw has one request and one response
-    // record, and nothing else was archived.
-    let archived = records_by_target(&files);
+    // warcio checks both files; across both runs, each request the server saw has one
+    // request and one response record, and nothing else was archived.
+    let archived = checked_records(&files);
     let sent = requests(&server);
     assert!(sent.contains_key("/robots.txt") && sent.contains_key("/sitemap.xml"));
     for (target, n) in &sent {
@@ -103,5 +66,91 @@ fn every_request_of_the_crawl_is_archived_once_and_reads_back_as_pages() {
             continue;
         }
         assert!(pages.contains(&path), "{path} read back: {pages:?}");
+    }
+}
+
+#[test]
+fn the_links_of_an_archived_crawl_are_the_crawls_refs() {
+    let server = demo_server();
+    let cache = tempfile::tempdir().unwrap();
+    let warc = tempfile::tempdir().unwrap();
+    let dir = warc.path().to_str().unwrap();
+    let crawl = run_with(&[&server.url("/"), "--warc", dir], cache.path(), None);
+    assert_eq!(crawl.code, 0, "{}", crawl.stderr);
+    let files = files_ending(warc.path(), ".warc.gz");
+    let read = Stage::new("rip-warc").arg("read").args(&files).run();
+    assert_eq!(read.code, 2, "the two 404s are failures: {}", read.stderr);
+
+    // `rip-warc read crawl.warc.gz | rip-discover --from-pages`: every record passes
+    // through, and the links of the archived pages are the crawl's targets, the one
+    // robots.txt disallows included (nothing is fetched, so robots.txt is not asked).
+    let links = run_with(&["--from-pages"], cache.path(), Some(&read.stdout));
+    assert_eq!(links.code, 0, "{}", links.stderr);
+    let mut want: BTreeSet<String> = crawl.paths();
+    want.extend(crawl.expected().iter().map(|e| path_of(&e.url)));
+    assert_eq!(links.paths(), want);
+    assert_eq!(links.refs().len(), want.len(), "each URL once");
+    for r in links.refs() {
+        assert_eq!(r.context.depth, 1);
+        assert!(
+            r.context
+                .parent
+                .as_deref()
+                .is_some_and(|p| p.starts_with(&server.url("/")))
+        );
+    }
+    let mut passed = links.summary().passed_through.clone();
+    assert_eq!(
+        passed.remove("summary"),
+        Some(1),
+        "rip-warc's summary passed through"
+    );
+    assert_eq!(passed, read.summary().output.clone(), "{}", links.stdout);
+    assert_eq!(links.counter("htmlPages"), 47);
+    assert_eq!(
+        server.total(),
+        crawl.counter("requests") as usize,
+        "no request since"
+    );
+}
+
+#[test]
+fn from_pages_reads_html_text_only_and_keeps_going_past_a_bad_record() {
+    let page = |url: &str, ct: &str, body: &str, extra: &str| {
+        serde_json::json!({"_type": "page", "url": url, "finalUrl": url, "status": 200,
+            "contentType": ct, "fetchedAt": "2026-12-01T00:00:00Z", "body": body})
+        .to_string()
+            + extra
+    };
+    let html = r#"<base href="/docs/"><a href="a.html">A</a> <a href="/x#top">X</a>
+        <a href="/x">again</a> <a rel="nofollow" href="/n">N</a>
+        <a href="https://elsewhere.example/">out</a>"#;
+    let input = [
+        page("http://site.test/docs/index.html", "text/html", html, ""),
+        r#"{"_type":"page","url":"http://site.test/broken"}"#.to_owned(),
+        page("http://site.test/img.png", "image/png", "<a href=/png>", ""),
+        r#"{"_type":"failure","url":"http://site.test/gone","category":"PERMANENT","retryable":false,"attempt":0,"phase":"fetch","errors":[],"failedAt":"2026-12-01T00:00:00Z"}"#.to_owned(),
+    ]
+    .join("\n");
+    let cache = tempfile::tempdir().unwrap();
+    let r = run_with(&["--from-pages"], cache.path(), Some(&input));
+    assert_eq!(r.code, 2, "a bad line makes the run partial: {}", r.stderr);
+    assert!(
+        r.stderr.contains("-:2:"),
+        "the bad record named: {}",
+        r.stderr
+    );
+    let urls: Vec<&str> = r.refs().iter().map(|r| r.url.as_str()).collect();
+    assert_eq!(urls, ["http://site.test/docs/a.html", "http://site.test/x"]);
+    assert_eq!(r.refs()[0].context.link_text.as_deref(), Some("A"));
+    assert_eq!(r.failures().len(), 1, "the failure passed through");
+    assert_eq!(r.of("page").len(), 2, "the pages passed through");
+    for (counter, n) in [
+        ("htmlPages", 1),
+        ("duplicates", 1),
+        ("nofollowSkipped", 1),
+        ("outOfDomain", 1),
+    ] {
+        assert_eq!(r.counter(counter), n, "{counter}");
     }
 }
