@@ -96,6 +96,12 @@ const MEANINGS: &[(&str, &str, &str)] = &[
         "the folder the program works on (reads whole, serves or writes into)",
         r"(?i)folder|directory",
     ),
+    (
+        "--warc",
+        "archive what went over the wire as WARC files in DIR (each program says what it \
+         sends: rip-render adds the DOMs it rendered)",
+        r"^Write every request sent .*and its response as WARC/1\.1 records into files in DIR",
+    ),
 ];
 
 /// Flags left with two meanings, each with why no one can mistake one for the other.

@@ -67,7 +67,7 @@ const GROUPED: &[Grouped] = &[
     },
     Grouped {
         program: "rip-render",
-        headings: &["Rendering", "Which refs"],
+        headings: &["Rendering", "Which refs", "Archiving"],
         long_only: HTTP,
         long_only_flags: &["--delay", "--retry-max", "--cache-dir", "--ignore-robots"],
         short: "-c, --concurrency <N> Pages rendered at once: browser tabs [default: 4]",
