@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 
-use super::member::gzip;
+use super::member::{gzip, gzip_record};
 use super::{Error, Record, RecordId, http};
 
 /// The size at which a file is closed and the next one opened: 1 GiB (Heritrix's 1 GB, in
@@ -207,7 +207,7 @@ impl Drop for WarcWriter {
 pub fn encode(records: &[Record], warcinfo: &RecordId) -> Vec<u8> {
     let mut out = Vec::new();
     for r in records {
-        gzip(&r.encode(Some(warcinfo)), &mut out);
+        gzip_record(r, Some(warcinfo), &mut out);
     }
     out
 }

@@ -1,7 +1,6 @@
 //! One record: its headers, checked as they are set, and its block; encoded as one gzip member.
 
 use std::cell::RefCell;
-use std::fmt::Write as _;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use libdeflater::{CompressionLvl, Compressor};
@@ -150,9 +149,21 @@ impl Record {
     /// two CRLFs that end a record.
     #[must_use]
     pub fn encode(&self, warcinfo: Option<&RecordId>) -> Vec<u8> {
-        let mut head = String::with_capacity(512);
+        let mut out = Vec::new();
+        self.encode_into(warcinfo, &mut out);
+        out
+    }
+
+    /// [`encode`](Self::encode) into `out` (cleared first), reusing its memory.
+    pub(crate) fn encode_into(&self, warcinfo: Option<&RecordId>, out: &mut Vec<u8>) {
+        out.clear();
+        out.reserve(WARC_VERSION.len() + 512 + self.block.len());
+        out.extend_from_slice(WARC_VERSION.as_bytes());
+        out.extend_from_slice(b"\r\n");
         let mut line = |name: &str, value: &str| {
-            let _ = write!(head, "{name}: {value}\r\n");
+            for part in [name.as_bytes(), b": ", value.as_bytes(), b"\r\n"] {
+                out.extend_from_slice(part);
+            }
         };
         line(field::TYPE, self.kind.as_str());
         line(field::RECORD_ID, self.id.as_str());
@@ -165,41 +176,73 @@ impl Record {
         }
         line(field::BLOCK_DIGEST, &Sha1Digest::of(&self.block));
         line(field::CONTENT_LENGTH, &self.block.len().to_string());
-        let mut out = Vec::with_capacity(WARC_VERSION.len() + head.len() + self.block.len() + 8);
-        out.extend_from_slice(WARC_VERSION.as_bytes());
-        out.extend_from_slice(b"\r\n");
-        out.extend_from_slice(head.as_bytes());
         out.extend_from_slice(b"\r\n");
         out.extend_from_slice(&self.block);
         out.extend_from_slice(b"\r\n\r\n");
-        out
     }
 
     /// The record as one gzip member ([`encode`](Self::encode) compressed).
     #[must_use]
     pub fn gzip_member(&self, warcinfo: Option<&RecordId>) -> Vec<u8> {
         let mut out = Vec::new();
-        gzip(&self.encode(warcinfo), &mut out);
+        gzip_record(self, warcinfo, &mut out);
         out
     }
 }
 
+/// A thread's buffer kept longer than this is given back after use (a record this large
+/// is rare; the memory is not held for the rest of the run).
+const KEEP_BUFFER: usize = 4 << 20;
+
 thread_local! {
     /// One compressor a thread: making one allocates a few hundred KB, which cost more
     /// than compressing a small page.
-    static COMPRESSOR: RefCell<Compressor> = RefCell::new(Compressor::new(CompressionLvl::default()));
+    static COMPRESSOR: RefCell<Compressor> = RefCell::new(Compressor::new(level()));
+    /// A thread's buffers: the record encoded, then compressed. Reused, they are not
+    /// allocated, zeroed and faulted in again for every record.
+    static BUFFERS: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// Appends `plain` to `out` as one gzip member, at libdeflate's default level (6, as wget
-/// and warcio write with zlib, in fewer bytes).
-pub(crate) fn gzip(plain: &[u8], out: &mut Vec<u8>) {
-    COMPRESSOR.with_borrow_mut(|c| {
-        let start = out.len();
-        out.resize(start + c.gzip_compress_bound(plain.len()), 0);
-        // The bound is libdeflate's own: a whole buffer of it never runs short.
-        let n = c.gzip_compress(plain, &mut out[start..]).unwrap_or(0);
-        out.truncate(start + n);
+/// libdeflate's level 1: against its level 6 (as wget and warcio write with zlib), less
+/// than half the CPU for about 6 % more bytes on HTML (the numbers are in the commit that
+/// chose it).
+fn level() -> CompressionLvl {
+    CompressionLvl::new(1).unwrap_or_default()
+}
+
+/// Appends `record` ([`Record::encode`]d for `warcinfo`) to `out` as one gzip member.
+pub(crate) fn gzip_record(record: &Record, warcinfo: Option<&RecordId>, out: &mut Vec<u8>) {
+    BUFFERS.with_borrow_mut(|(plain, packed)| {
+        record.encode_into(warcinfo, plain);
+        compress(plain, packed, out);
+        release(plain);
     });
+}
+
+/// Appends `plain` to `out` as one gzip member, at [`level`].
+pub(crate) fn gzip(plain: &[u8], out: &mut Vec<u8>) {
+    BUFFERS.with_borrow_mut(|(_, packed)| compress(plain, packed, out));
+}
+
+/// Compresses `plain` into `packed` (grown when short, never zeroed again), then appends
+/// the member to `out`.
+fn compress(plain: &[u8], packed: &mut Vec<u8>, out: &mut Vec<u8>) {
+    COMPRESSOR.with_borrow_mut(|c| {
+        let bound = c.gzip_compress_bound(plain.len());
+        if packed.len() < bound {
+            packed.resize(bound, 0);
+        }
+        // The bound is libdeflate's own: a whole buffer of it never runs short.
+        let n = c.gzip_compress(plain, packed).unwrap_or(0);
+        out.extend_from_slice(&packed[..n]);
+    });
+    release(packed);
+}
+
+fn release(buf: &mut Vec<u8>) {
+    if buf.capacity() > KEEP_BUFFER {
+        *buf = Vec::new();
+    }
 }
 
 fn header_error(name: &str, why: &'static str) -> Error {
@@ -248,6 +291,36 @@ mod tests {
             .read_to_end(&mut all)
             .expect("inflates");
         assert_eq!(all.len(), 5 + big.len());
+    }
+
+    #[test]
+    fn a_thread_keeps_small_buffers_and_gives_big_ones_back() {
+        use std::io::Read as _;
+        let capacity =
+            || BUFFERS.with_borrow(|(plain, packed)| (plain.capacity(), packed.capacity()));
+        for size in [1_000, 100_000, KEEP_BUFFER + 1, 10] {
+            let body: Vec<u8> = (0..size).map(|i| (i % 251) as u8).collect();
+            let record = Record::new(RecordType::Resource, body.clone());
+            let mut out = vec![1, 2, 3];
+            gzip_record(&record, None, &mut out);
+            assert_eq!(&out[..3], [1, 2, 3], "appended");
+            let mut back = Vec::new();
+            flate2::read::GzDecoder::new(&out[3..])
+                .read_to_end(&mut back)
+                .expect("inflates");
+            assert_eq!(back, record.encode(None), "size {size}");
+            let (plain, packed) = capacity();
+            assert!(
+                plain <= KEEP_BUFFER && packed <= KEEP_BUFFER,
+                "size {size}: {plain}, {packed}"
+            );
+            if size < KEEP_BUFFER {
+                assert!(
+                    plain > size,
+                    "size {size}: the encoded record's buffer is kept"
+                );
+            }
+        }
     }
 
     #[test]
