@@ -360,7 +360,8 @@ impl Streams {
     }
 }
 
-/// The HTTP flags every stage that fetches takes: politeness, retries, headers, cache.
+/// The HTTP flags every stage that fetches takes: politeness, retries, headers, cache,
+/// and with `output.warc` the archive folder (each process writes its own files there).
 struct HttpFlags<'a> {
     st: &'a State,
     cache_dir: PathBuf,
@@ -380,6 +381,13 @@ impl HttpFlags<'_> {
             .flag("--cache", st.cache.mode.as_arg());
         if let Some(ttl) = st.cache.ttl_ms {
             s.flag("--ttl", format!("{ttl}ms"));
+        }
+    }
+
+    /// `--warc` into `output.warc`, when set.
+    fn add_warc(&self, s: &mut Stage) {
+        if let Some(dir) = &self.st.output.warc {
+            s.path("--warc", dir);
         }
     }
 
@@ -459,6 +467,7 @@ fn crawl_discover(st: &State, http: &HttpFlags, state_dir: &Path) -> Stage {
         c.rate_limit_ms.unwrap_or(st.rate_limit_ms),
         c.jitter_ms.unwrap_or(st.jitter_ms),
     );
+    http.add_warc(&mut discover);
     discover.path("--state", state_dir);
     discover
 }
@@ -497,6 +506,7 @@ fn fetch(st: &State, http: &HttpFlags) -> Stage {
             .flag("--per-host", n.to_string());
     }
     http.add_round(&mut fetch);
+    http.add_warc(&mut fetch);
     fetch
 }
 
@@ -523,6 +533,7 @@ fn render(r: &Render, http: &HttpFlags, marked_only: bool) -> Stage {
         render.arg("--session");
     }
     http.add_round(&mut render);
+    http.add_warc(&mut render);
     render
 }
 

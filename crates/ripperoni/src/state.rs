@@ -8,7 +8,7 @@
 //! ([`crate::validate::contradictions`]).
 //!
 //! Relative paths in a state file (`rules`, `policy`, `reconciler`, `outputSchema`,
-//! `cache.dir`, `output.basePath`) are relative to the state file's folder, so a state
+//! `cache.dir`, `output.basePath`, `output.warc`) are relative to the state file's folder, so a state
 //! file and its companions move together.
 
 use schemars::JsonSchema;
@@ -300,6 +300,12 @@ pub struct Output {
     /// scrapes of 100,000 pages and more (`rip-write --layout`).
     #[serde(default, skip_serializing_if = "Layout::is_flat")]
     pub layout: Layout,
+    /// Archive what went over the wire: every stage that fetches (`rip-discover`,
+    /// `rip-fetch`, `rip-render` when the run renders) writes each request it sends and
+    /// the response as WARC/1.1 records into this folder (`--warc`), each process its own
+    /// `rip-*.warc.gz` files, kept across runs. Cache hits are not archived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warc: Option<PathBuf>,
 }
 
 impl Default for Output {
@@ -309,6 +315,7 @@ impl Default for Output {
             format: Format::Json,
             pretty: None,
             layout: Layout::Flat,
+            warc: None,
         }
     }
 }

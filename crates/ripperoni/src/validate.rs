@@ -184,6 +184,9 @@ fn resolve_paths(st: &mut State, base: &Path) {
         fix(p);
     }
     fix(&mut st.output.base_path);
+    if let Some(w) = st.output.warc.as_mut() {
+        fix(w);
+    }
     if let Some(c) = st.queue.as_mut().and_then(|q| q.credentials_file.as_mut()) {
         fix(c);
     }

@@ -14,4 +14,5 @@ mod render;
 mod schema;
 mod state_fields;
 mod support;
+mod warc;
 mod wiki;

@@ -247,6 +247,11 @@ fn cases(dir: &std::path::Path) -> Vec<Case> {
             json!("sharded"),
             &[(write, "--layout sharded")],
         ),
+        field(
+            "output.warc",
+            json!("/archive-of-the-run"),
+            &[(FETCHING, "--warc /archive-of-the-run")],
+        ),
         // One rip-write keeps the raw bodies (the other writes the records).
         field(
             "includeRawContent",
