@@ -159,6 +159,42 @@ fn the_page_its_script_its_data_and_its_dom_are_archived() {
     assert_eq!(read.counter("notHttp"), 2, "{}", read.stdout);
 }
 
+#[test]
+fn a_dom_past_the_body_limit_is_cut_and_marked_truncated() {
+    // A small document whose script writes 20,000 characters: the response is whole, the
+    // DOM is cut at --max-body.
+    let page = "<!doctype html><title>big</title><body><script>\
+                document.body.append('x'.repeat(20000) + ['E', 'N', 'D'].join(''));</script></body>";
+    let server = TestServer::builder()
+        .file("/big.html", page)
+        .start_background()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let url = server.url("/big.html");
+    let archive = dir.path().join("warc");
+    let args = ["--warc", archive.to_str().unwrap(), "--max-body", "4KiB"];
+    let ran = stage("rip-render", dir.path(), &args, &refs(&[url.clone()])).run();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let file = the_file(&archive);
+    let fields = "warc-type,warc-target-uri,warc-truncated,offset";
+    let index: Vec<Value> = text(&tool(
+        "warcio",
+        &["index", "-f", fields, file.to_str().unwrap()],
+        None,
+    ))
+    .lines()
+    .map(|l| serde_json::from_str(l).unwrap())
+    .collect();
+    let response = records(&index, "response", &url);
+    assert_eq!(response[0].get("warc-truncated"), None, "{index:#?}");
+    let dom = records(&index, "resource", &format!("urn:dom:{url}"));
+    assert_eq!(dom[0]["warc-truncated"], "length", "{index:#?}");
+    let html = payload(&file, &dom[0]["offset"]);
+    assert!(html.len() <= 4096 && html.len() > 2048, "{}", html.len());
+    assert!(!html.contains("END"), "cut before the end");
+    tool("warcio", &["check", file.to_str().unwrap()], None);
+}
+
 /// A port free a moment ago on 127.0.0.1.
 fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
