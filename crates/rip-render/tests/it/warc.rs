@@ -173,7 +173,13 @@ fn a_dom_past_the_body_limit_is_cut_and_marked_truncated() {
     let url = server.url("/big.html");
     let archive = dir.path().join("warc");
     let args = ["--warc", archive.to_str().unwrap(), "--max-body", "4KiB"];
-    let ran = stage("rip-render", dir.path(), &args, &refs(&[url.clone()])).run();
+    let ran = stage(
+        "rip-render",
+        dir.path(),
+        &args,
+        &refs(std::slice::from_ref(&url)),
+    )
+    .run();
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let file = the_file(&archive);
     let fields = "warc-type,warc-target-uri,warc-truncated,offset";
