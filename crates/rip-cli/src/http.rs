@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use rip_http::{BackoffKind, CacheMode, ClassifyRule, HttpConfig, RedirectScope};
+use rip_http::{BackoffKind, CacheMode, ClassifyRule, HttpConfig, IpNet, RedirectScope};
 
 /// The headings the HTTP flags are grouped under, in `--help` order. A stage whose own
 /// flags come first (rip-discover, rip-render) shows them under `--help` only (see
@@ -118,6 +118,18 @@ pub struct HttpArgs {
     /// Do not obey robots.txt.
     #[arg(help_heading = POLITENESS, long)]
     pub ignore_robots: bool,
+    /// A network requests may connect to, e.g. `10.0.0.0/8` or `192.168.1.5` (repeatable).
+    /// Loopback, private, link-local and other special-use addresses are refused but for
+    /// the networks of the start URLs (a `ref` without a `parent`) and these.
+    #[arg(help_heading = REQUESTS, long, value_name = "CIDR", value_parser = parse_network)]
+    pub allow_network: Vec<IpNet>,
+    /// A network requests may never connect to, whatever else allows it (repeatable).
+    #[arg(help_heading = REQUESTS, long, value_name = "CIDR", value_parser = parse_network)]
+    pub deny_network: Vec<IpNet>,
+    /// Resolve HOST to ADDR without DNS, `HOST=ADDR[,ADDR…]` (repeatable); the addresses
+    /// are held to the network policy as any other.
+    #[arg(help_heading = REQUESTS, long, value_name = "HOST=ADDR", value_parser = parse_resolve)]
+    pub resolve: Vec<(String, Vec<std::net::IpAddr>)>,
 
     /// The cache folder, shared by every stage of a pipeline (also holds each host's
     /// politeness schedule).
@@ -201,8 +213,49 @@ impl HttpArgs {
         h.cache.ttl = self.ttl;
         h.robots = !self.ignore_robots;
         h.rules = self.rules.clone();
+        h.client.network = rip_http::NetworkConfig {
+            guard: true,
+            allow: self.allow_network.clone(),
+            deny: self.deny_network.clone(),
+            hosts: self.resolve.clone(),
+        };
         h
     }
+}
+
+/// A network, `10.0.0.0/8`, or one address, `10.0.0.5` (as `/32` or `/128`).
+fn parse_network(s: &str) -> Result<IpNet, NetworkError> {
+    let s = s.trim();
+    s.parse::<IpNet>()
+        .or_else(|_| s.parse::<std::net::IpAddr>().map(IpNet::from))
+        .map_err(|_| NetworkError::Network(s.to_owned()))
+}
+
+/// `HOST=ADDR[,ADDR…]`.
+fn parse_resolve(s: &str) -> Result<(String, Vec<std::net::IpAddr>), NetworkError> {
+    let bad = || NetworkError::Resolve(s.to_owned());
+    let (host, addrs) = s.split_once('=').ok_or_else(bad)?;
+    let host = host.trim().to_ascii_lowercase();
+    let addrs = (addrs.split(','))
+        .map(|a| a.trim().trim_matches(['[', ']']).parse())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| bad())?;
+    if host.is_empty() || addrs.is_empty() {
+        return Err(bad());
+    }
+    Ok((host, addrs))
+}
+
+/// Why a `--allow-network`, `--deny-network` or `--resolve` value does not parse; each
+/// variant holds the value as given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NetworkError {
+    /// Not a network nor an address.
+    #[error("bad network `{0}` (hint: a CIDR such as 10.0.0.0/8 or fd00::/8, or one address)")]
+    Network(String),
+    /// Not `HOST=ADDR[,ADDR…]`.
+    #[error("bad --resolve `{0}` (hint: HOST=ADDR[,ADDR…], e.g. wiki.local=192.168.1.5)")]
+    Resolve(String),
 }
 
 /// `Name: value`, trimmed.
@@ -280,8 +333,29 @@ mod tests {
             "--ignore-robots",
             "--cache=off",
             "--ttl=1h",
+            "--allow-network=10.0.0.0/8",
+            "--allow-network=192.168.1.5",
+            "--deny-network=fd00::/8",
+            "--resolve=wiki.local=192.168.1.5,::1",
         ])
         .unwrap();
+        let n = &h.client.network;
+        assert!(n.guard);
+        assert_eq!(
+            n.allow,
+            [
+                "10.0.0.0/8".parse().unwrap(),
+                "192.168.1.5/32".parse().unwrap()
+            ]
+        );
+        assert_eq!(n.deny, ["fd00::/8".parse::<IpNet>().unwrap()]);
+        assert_eq!(
+            n.hosts,
+            [(
+                "wiki.local".to_owned(),
+                vec!["192.168.1.5".parse().unwrap(), "::1".parse().unwrap()]
+            )]
+        );
         assert_eq!(h.politeness.total_concurrency, 3);
         assert_eq!(h.politeness.per_host_concurrency, 2);
         assert_eq!(h.politeness.min_gap, Duration::from_secs(1));
@@ -316,6 +390,10 @@ mod tests {
             ),
             (&["--delay=soon"], "soon"),
             (&["--rule=banana"], "banana"),
+            (&["--allow-network=10.0.0.0/33"], "10.0.0.0/33"),
+            (&["--deny-network=lan"], "lan"),
+            (&["--resolve=wiki.local"], "wiki.local"),
+            (&["--resolve=wiki.local=nowhere"], "nowhere"),
         ] {
             let err = parse(args).expect_err("refused").to_string();
             assert!(err.contains(want), "{args:?}: {err}");

@@ -90,6 +90,9 @@ impl<W: Write> Crawl<W> {
 
     /// A start URL from the arguments or a `ref` on the input.
     fn start(&mut self, mut r: Ref) -> Result<(), DiscoverError> {
+        // The network policy lets the crawl into the start URL's networks (a ref from
+        // another stage, with a parent: that page's).
+        self.shared.fetcher.admit_ref(&r);
         let canonical = match self.cfg.canon.parse(&r.url) {
             Ok(u) => u,
             Err(e) => {

@@ -125,6 +125,10 @@ pub async fn explain(cfg: &Config, urls: &[String]) -> Result<Vec<Explained>, Di
         })?),
         false => None,
     };
+    // The start URLs' networks, as the crawl admits them (the network policy).
+    for start in (cfg.starts.iter()).filter_map(|s| Url::parse(s).ok()) {
+        fetcher.iter().for_each(|f| f.admit_start(&start));
+    }
     let mut all = Vec::with_capacity(urls.len());
     for given in urls {
         let mut e = judge(cfg, &scope, given);

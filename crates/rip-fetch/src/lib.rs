@@ -182,8 +182,10 @@ pub enum FetchError {
     Warc(#[from] rip_warc::write::Error),
 }
 
-/// Fetches one ref and returns its record.
+/// Fetches one ref and returns its record (the networks it names admitted first:
+/// [`Fetcher::admit_ref`]).
 pub async fn fetch_one(fetcher: &Fetcher, r: &Ref) -> Record {
+    fetcher.admit_ref(r);
     record_of(r, &fetch_ref(fetcher, r).await)
 }
 

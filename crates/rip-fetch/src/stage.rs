@@ -351,6 +351,8 @@ impl<'c, W: Write> Stage<'c, W> {
     ) -> Result<(), FetchError> {
         self.refs += 1;
         self.output.open += 1;
+        // The network policy's start URLs: a ref without a parent, or a link's page.
+        self.fetcher.admit_ref(&r);
         if r.is_entry() {
             self.output.books.enter(&r.url)?;
         }

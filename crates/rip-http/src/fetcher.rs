@@ -189,8 +189,27 @@ impl Fetcher {
     /// Lets the crawl into the networks of start URL `url` (see [`crate::network`]): a
     /// crawl of `http://127.0.0.1:8080/` may go on within loopback, one of public start
     /// URLs never leaves the public internet. Nothing happens unless the policy is guarded.
-    pub async fn admit_start(&self, url: &Url) {
-        self.inner.client.policy().admit_start(url).await;
+    pub fn admit_start(&self, url: &Url) {
+        self.inner.client.policy().admit_start(url);
+    }
+
+    /// Admits the networks `r` may be fetched in, before it is: a ref without a `parent`
+    /// was named by a person (an argument, a list of URLs, a crawl's start), so it is a
+    /// start URL (with its `wikiApi`); a ref found on a page admits that page's networks,
+    /// which a stage before fetched under the same policy. A link a stranger wrote is
+    /// therefore held to the networks its pipeline started in.
+    pub fn admit_ref(&self, r: &rip_core::Ref) {
+        let named = match &r.context.parent {
+            Some(parent) => vec![parent.as_str()],
+            None => std::iter::once(r.url.as_str())
+                .chain(r.context.wiki_api.as_deref())
+                .collect(),
+        };
+        for u in named {
+            if let Ok(u) = Url::parse(u) {
+                self.admit_start(&u);
+            }
+        }
     }
 
     /// The network policy requests are held to.

@@ -37,6 +37,7 @@
 //! A refusal is the failure `network.denied` (`PERMANENT`, never retried) naming the
 //! address and why.
 
+use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, LazyLock, RwLock};
 
@@ -136,6 +137,8 @@ pub fn canonical(ip: IpAddr) -> IpAddr {
 pub struct NetworkPolicy {
     cfg: NetworkConfig,
     started: RwLock<Vec<IpNet>>,
+    /// Names of start URLs: their addresses are admitted as they are resolved.
+    start_names: RwLock<HashSet<String>>,
 }
 
 impl NetworkPolicy {
@@ -144,6 +147,7 @@ impl NetworkPolicy {
         Self {
             cfg,
             started: RwLock::new(Vec::new()),
+            start_names: RwLock::new(HashSet::new()),
         }
     }
 
@@ -206,19 +210,25 @@ impl NetworkPolicy {
     }
 
     /// Allows the networks of start URL `url`: of its IP literal, or of every address its
-    /// name resolves to (a name that does not resolve adds nothing: its fetch will say so).
-    pub async fn admit_start(&self, url: &Url) {
+    /// name resolves to, when it is resolved (no lookup here: what is admitted is what the
+    /// connection will use).
+    pub fn admit_start(&self, url: &Url) {
         if !self.cfg.guard {
             return;
         }
-        let Some(host) = url.host() else { return };
-        let addrs = match host {
-            Host::Ipv4(v4) => vec![IpAddr::V4(v4)],
-            Host::Ipv6(v6) => vec![IpAddr::V6(v6)],
-            Host::Domain(name) => self.lookup(name).await.unwrap_or_default(),
-        };
-        for ip in addrs {
-            self.admit(ip);
+        match url.host() {
+            Some(Host::Ipv4(v4)) => self.admit(IpAddr::V4(v4)),
+            Some(Host::Ipv6(v6)) => self.admit(IpAddr::V6(v6)),
+            Some(Host::Domain(name)) => {
+                let name = name.trim_end_matches('.').to_ascii_lowercase();
+                let known = self.start_names.read().unwrap_or_else(|e| e.into_inner());
+                if !known.contains(&name) {
+                    drop(known);
+                    let mut names = self.start_names.write().unwrap_or_else(|e| e.into_inner());
+                    names.insert(name);
+                }
+            }
+            None => {}
         }
     }
 
@@ -238,6 +248,11 @@ impl NetworkPolicy {
     /// to addresses and none is allowed.
     pub async fn resolve(&self, name: &str) -> Result<Vec<IpAddr>, ResolveError> {
         let all = self.lookup(name).await.map_err(ResolveError::Lookup)?;
+        let start = (self.start_names.read().unwrap_or_else(|e| e.into_inner()))
+            .contains(&name.trim_end_matches('.').to_ascii_lowercase());
+        if start {
+            all.iter().for_each(|ip| self.admit(*ip));
+        }
         let mut first_denied = None;
         let mut allowed = Vec::with_capacity(all.len());
         for ip in all {
@@ -374,15 +389,23 @@ mod tests {
     #[tokio::test]
     async fn a_start_url_allows_its_block_and_no_other() {
         let p = guarded();
-        p.admit_start(&Url::parse("http://127.0.0.1:8080/").unwrap())
-            .await;
+        p.admit_start(&Url::parse("http://127.0.0.1:8080/").unwrap());
         p.check("h", ip("127.0.0.2")).unwrap();
         p.check("h", ip("::ffff:127.0.0.1")).unwrap();
         p.check("h", ip("10.0.0.1")).unwrap_err();
         p.check("h", ip("169.254.169.254")).unwrap_err();
-        p.admit_start(&Url::parse("http://198.51.100.1/").unwrap())
-            .await;
+        p.admit_start(&Url::parse("http://198.51.100.1/").unwrap());
         p.check("h", ip("192.168.0.1")).unwrap_err();
+        // A start URL's name admits the networks it resolves to, once resolved.
+        let p = NetworkPolicy::new(NetworkConfig {
+            guard: true,
+            hosts: vec![("wiki.lan".into(), vec![ip("192.168.1.5")])],
+            ..NetworkConfig::default()
+        });
+        p.admit_start(&Url::parse("http://WIKI.lan./").unwrap());
+        assert_eq!(p.resolve("wiki.lan").await.unwrap(), [ip("192.168.1.5")]);
+        p.check("h", ip("192.168.7.7")).unwrap();
+        p.check("h", ip("10.0.0.1")).unwrap_err();
     }
 
     #[tokio::test]

@@ -115,7 +115,7 @@ async fn a_start_url_admits_its_network_and_an_open_policy_admits_all() {
     let secret = inside.url("/secret");
     let f = Fetcher::new(guarded(Vec::new())).unwrap();
     assert_denied(&f.fetch(&secret).await, "127.0.0.2");
-    f.admit_start(&secret.parse().unwrap()).await;
+    f.admit_start(&secret.parse().unwrap());
     page(&f.fetch(&secret).await);
     // The library's default is open: every existing caller on 127.0.0.1 is unchanged.
     page(&Fetcher::new(config()).unwrap().fetch(&secret).await);
