@@ -8,6 +8,7 @@ mod plain_urls;
 mod robots;
 mod sharing;
 mod warc;
+mod warc_killed;
 mod wiki;
 
 use std::io::Write;

@@ -9,14 +9,14 @@ use std::time::{Duration, Instant};
 
 /// A slow, sequential crawl of the demo site without faults: long enough to be
 /// interrupted in the middle, and in a deterministic order.
-fn slow(v: &mut Value) {
+pub fn slow(v: &mut Value) {
     v["rateLimitMs"] = 120.into();
     v["jitterMs"] = 0.into();
     v["crawler"]["concurrency"] = 1.into();
     v["parallelWorkers"] = 1.into();
 }
 
-fn plain_server() -> rip_testserver::TestServer {
+pub fn plain_server() -> rip_testserver::TestServer {
     rip_testserver::TestServer::builder()
         .dir(repo().join("testdata/site"))
         .start_background()

@@ -95,3 +95,54 @@ fn a_run_with_output_warc_archives_every_request_sent() {
     assert_eq!(count("response", reset), Some(1));
     assert_eq!(count("metadata", reset), Some(7));
 }
+
+#[test]
+fn a_run_interrupted_and_resumed_archives_each_exchange_once() {
+    use crate::interrupt::{plain_server, slow};
+    use std::time::{Duration, Instant};
+    let server = plain_server();
+    let dir = tempfile::tempdir().unwrap();
+    let state = demo_state(dir.path(), &server.origin(), |v| {
+        slow(v);
+        v["output"]["warc"] = "archive".into();
+    });
+    let mut child = ripperoni()
+        .args(["run", "-q", state.to_str().unwrap()])
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while server.total() < 18 {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let folder = dir.path().join("archive");
+    let first = rip_testkit::files_ending(&folder, ".warc.gz");
+    assert!(!first.is_empty(), "the first run archived what it fetched");
+    let o = run(&["run", "-q", state.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(runs(dir.path())[1]["resumed"], runs(dir.path())[0]["id"]);
+
+    // The resumed run took the first run's pages from the cache and archived none of
+    // them again: across both runs' files, each request the server saw is one request
+    // record and one response record, and there are no others.
+    assert!(rip_testkit::files_ending(&folder, ".open").is_empty());
+    let files = rip_testkit::files_ending(&folder, ".warc.gz");
+    assert!(files.len() > first.len(), "{first:?} then {files:?}");
+    let archived = archived(&files);
+    let sent = requests_per_path(&server);
+    for (path, n) in &sent {
+        for kind in ["request", "response"] {
+            let got = archived.get(&(kind.to_owned(), path.clone()));
+            assert_eq!(got, Some(n), "{kind} records of {path}: {archived:?}");
+        }
+    }
+    let responses: usize = (archived.iter())
+        .filter(|((k, _), _)| k == "response")
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(responses, server.total());
+    assert_eq!(sent.get("/items/item-1.html"), Some(&1), "{sent:?}");
+}
