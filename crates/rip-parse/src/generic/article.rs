@@ -178,7 +178,8 @@ fn best_candidate(o: &Outline, region: u32, skip_unlikely: bool) -> Option<u32> 
 /// The element whose text is the content, from the best candidate as Readability
 /// widens it: to the ancestor holding three of the next best candidates, when they
 /// score nearly as well (an article split into blocks); then up to an ancestor that
-/// scores better; then up while it is its parent's only child with text.
+/// scores better; then up while it is its parent's only child with text, small parts
+/// named as boilerplate beside it not counted ([`only_child_with_text`]).
 fn widen(o: &Outline, top: u32, region: u32) -> u32 {
     let score = |i: u32| o.nodes[i as usize].candidate_score();
     let up = |i: u32| {
@@ -225,14 +226,30 @@ fn widen(o: &Outline, top: u32, region: u32) -> u32 {
         }
         at = up(p);
     }
-    while let Some(p) = up(top) {
-        let (n, pn) = (&o.nodes[top as usize], &o.nodes[p as usize]);
-        if pn.text > n.text {
-            break;
-        }
+    while let Some(p) = up(top).filter(|&p| only_child_with_text(o, p, top)) {
         top = p;
     }
     top
+}
+
+/// True when `child` holds all of `parent`'s text but for children named as boilerplate
+/// that are under a quarter of its size: Readability removes those before it looks, and
+/// widens to the parent when the candidate is its only child, so that the article's
+/// other blocks, in the parent's siblings, join it (a story's lead and body, each in a
+/// wrapper beside a `supplemental` box). A larger such part (a live feed, the comments)
+/// keeps the candidate where it is, as the guard of [`is_boilerplate`] does.
+fn only_child_with_text(o: &Outline, parent: u32, child: u32) -> bool {
+    let p = &o.nodes[parent as usize];
+    let mut rest = p.text.saturating_sub(o.nodes[child as usize].text);
+    let mut c = parent + 1;
+    while rest > 0 && c <= p.end {
+        let n = &o.nodes[c as usize];
+        if c != child && n.hint.unlikely && n.text * 4 < o.nodes[child as usize].text {
+            rest = rest.saturating_sub(n.text);
+        }
+        c = n.end + 1;
+    }
+    rest == 0
 }
 
 /// The content as Readability joins it: the candidate and those of its siblings that

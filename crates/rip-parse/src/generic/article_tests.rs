@@ -433,3 +433,31 @@ fn a_short_paragraph_beside_the_article_that_ends_a_sentence_is_kept() {
     keeps_article_without(&g, &["Home", "Share this page"]);
     assert!(g.text.contains("That said, the lamps work."), "{}", g.text);
 }
+
+#[test]
+fn an_article_in_two_blocks_with_boilerplate_beside_each_is_read_whole() {
+    // The story's lead and its body are each in a wrapper beside a small part named as
+    // boilerplate (a `supplemental` box): Readability removes that part before it
+    // looks, so the body is its wrapper's only child and the lead, in the wrapper
+    // beside, joins it.
+    let lead: String = (0..2).map(|i| prose(&format!("beacon {i}"))).collect();
+    let g = both(&page(&format!(
+        r#"<div class="site-menu"><a href="/">Home</a> <a href="/news">News</a></div>
+        <article class="story">
+        <div class="story-wrap"><div class="story-body-1">{lead}</div>
+        <div class="supplemental"><a href="/r/1">Related: lamps of the north</a></div></div>
+        <div class="ad-slot">Advertisement</div>
+        <div class="story-wrap"><div class="story-body-2">{}</div>
+        <div class="supplemental"><a href="/r/2">Most read: the wick</a></div></div>
+        </article>"#,
+        article(6)
+    )));
+    keeps_article_without(
+        &g,
+        &["Home", "Related: lamps", "Advertisement", "Most read"],
+    );
+    for i in 0..2 {
+        let lead = format!("beacon {i} was studied");
+        assert!(g.text.contains(&lead), "{lead:?} not in {}", g.text);
+    }
+}
