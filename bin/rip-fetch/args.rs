@@ -59,9 +59,10 @@ pub fn parse() -> Cli {
     rip_cli::usage::parse_with::<Cli>(|cmd| {
         rip_cli::help::short_help(
             cmd,
-            &[rip_cli::http::RETRIES],
+            &[rip_cli::http::RETRIES, rip_cli::http::NETWORK],
             "Retries and failures (--attempts, --retry-base, --retry-max, --backoff, \
-             --max-retry-after, --give-up-after, --rule): listed by --help.",
+             --max-retry-after, --give-up-after, --rule), network policy (--allow-network, \
+             --deny-network, --resolve): listed by --help.",
         )
     })
 }

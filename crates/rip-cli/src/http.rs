@@ -13,7 +13,7 @@ use rip_http::{BackoffKind, CacheMode, ClassifyRule, HttpConfig, IpNet, Redirect
 /// The headings the HTTP flags are grouped under, in `--help` order. A stage whose own
 /// flags come first (rip-discover, rip-render) shows them under `--help` only (see
 /// [`crate::help::short_help`]); rip-fetch, whose flags they are, under `-h` too.
-pub const HEADINGS: &[&str] = &[POLITENESS, RETRIES, LIMITS, REQUESTS, CACHE];
+pub const HEADINGS: &[&str] = &[POLITENESS, RETRIES, LIMITS, REQUESTS, NETWORK, CACHE];
 /// What `-h` says of the HTTP flags where it leaves them out.
 pub const SHORT_NOTE: &str = "HTTP (politeness, retries, timeouts, headers, proxy, robots.txt, \
                               cache): the same flags as rip-fetch's, listed by --help.";
@@ -25,6 +25,8 @@ pub const RETRIES: &str = "Retries and failures";
 pub const LIMITS: &str = "Timeouts and limits";
 /// The heading of the flags shaping a request (headers, proxy, auth, TLS).
 pub const REQUESTS: &str = "Requests";
+/// The heading of the network policy's flags (which addresses requests may connect to).
+pub const NETWORK: &str = "Network policy";
 /// The heading of the cache flags.
 pub const CACHE: &str = "Cache";
 
@@ -121,14 +123,14 @@ pub struct HttpArgs {
     /// A network requests may connect to, e.g. `10.0.0.0/8` or `192.168.1.5` (repeatable).
     /// Loopback, private, link-local and other special-use addresses are refused but for
     /// the networks of the start URLs (a `ref` without a `parent`) and these.
-    #[arg(help_heading = REQUESTS, long, value_name = "CIDR", value_parser = parse_network)]
+    #[arg(help_heading = NETWORK, long, value_name = "CIDR", value_parser = parse_network)]
     pub allow_network: Vec<IpNet>,
     /// A network requests may never connect to, whatever else allows it (repeatable).
-    #[arg(help_heading = REQUESTS, long, value_name = "CIDR", value_parser = parse_network)]
+    #[arg(help_heading = NETWORK, long, value_name = "CIDR", value_parser = parse_network)]
     pub deny_network: Vec<IpNet>,
     /// Resolve HOST to ADDR without DNS, `HOST=ADDR[,ADDR…]` (repeatable); the addresses
     /// are held to the network policy as any other.
-    #[arg(help_heading = REQUESTS, long, value_name = "HOST=ADDR", value_parser = parse_resolve)]
+    #[arg(help_heading = NETWORK, long, value_name = "HOST=ADDR", value_parser = parse_resolve)]
     pub resolve: Vec<(String, Vec<std::net::IpAddr>)>,
 
     /// The cache folder, shared by every stage of a pipeline (also holds each host's
