@@ -33,6 +33,20 @@ impl<R: Read> Input<R> {
         }
     }
 
+    /// Reads `inner` into `buf`, memory a reader before it gave back ([`into_buffer`](Self::into_buffer)):
+    /// it is not allocated and zeroed again (what it holds is not read).
+    pub fn with_buffer(inner: R, buf: Vec<u8>) -> Self {
+        Self {
+            buf,
+            ..Self::new(inner)
+        }
+    }
+
+    /// The buffer's memory, for the next reader ([`with_buffer`](Self::with_buffer)).
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
+    }
+
     /// Bytes consumed so far: the offset of the next byte in the stream.
     pub fn position(&self) -> u64 {
         self.consumed

@@ -9,6 +9,7 @@ use std::fs::File;
 use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
 use regex::Regex;
 use rip_core::{Books, NdjsonWriter, PipeError, PipeOptions, Record, Summary};
@@ -18,6 +19,12 @@ use super::header::Limits;
 use super::pages::{Made, Origin, convert, damaged, target_uri};
 use super::{revisit, wacz};
 use crate::record::field;
+
+/// A batch of records handed from the reading thread: about this many bytes of blocks.
+const BATCH_BYTES: usize = 256 * 1024;
+/// Batches read ahead, at most (with one being filled and one being written: some 1.5 MB,
+/// or a few records past the block limit).
+const BATCHES: usize = 4;
 
 /// What `rip-warc read` is asked to do.
 #[derive(Debug, Clone)]
@@ -74,7 +81,11 @@ enum Opened {
 }
 
 /// Reads every input (stdin is `stdin`), writing records to `out`.
-pub fn run<W: Write>(config: Config, stdin: impl Read, out: W) -> Result<Summary, StageError> {
+pub fn run<W: Write>(
+    config: Config,
+    stdin: impl Read + Send,
+    out: W,
+) -> Result<Summary, StageError> {
     let mut opened = Vec::with_capacity(config.inputs.len());
     for path in &config.inputs {
         if path.as_os_str() == "-" {
@@ -93,9 +104,11 @@ pub fn run<W: Write>(config: Config, stdin: impl Read, out: W) -> Result<Summary
     for input in opened {
         match input {
             Opened::Stdin => match stdin.take() {
-                Some(r) => {
-                    Reading::new(&config, &mut books, &mut seen).input(stdin_origin(), None, r)?
-                }
+                Some(r) => Reading::new(&config, &mut books, &mut seen).input_beside(
+                    stdin_origin(),
+                    None,
+                    r,
+                )?,
                 None => continue,
             },
             Opened::File(path, file) if is_wacz(&path) => {
@@ -104,7 +117,7 @@ pub fn run<W: Write>(config: Config, stdin: impl Read, out: W) -> Result<Summary
             Opened::File(path, file) => {
                 let origin = file_origin(&path);
                 let reread = Some(Reread { path, base: 0 });
-                Reading::new(&config, &mut books, &mut seen).input(origin, reread, file)?;
+                Reading::new(&config, &mut books, &mut seen).input_beside(origin, reread, file)?;
             }
         }
         books.count("files", 1);
@@ -186,13 +199,79 @@ impl<'a, W: Write> Reading<'a, W> {
             result.is_ok()
         });
         result?;
+        self.end(read, &origin)
+    }
+
+    /// [`input`](Self::input), the archive read (inflated and framed) on a thread of its
+    /// own while this one makes and writes the records: in file order, in batches of
+    /// about [`BATCH_BYTES`], at most [`BATCHES`] of them ahead.
+    pub(super) fn input_beside(
+        &mut self,
+        origin: Origin,
+        reread: Option<Reread>,
+        r: impl Read + Send,
+    ) -> Result<(), PipeError> {
+        let limits = self.config.limits;
+        let (tx, rx) = mpsc::sync_channel::<Vec<Item>>(BATCHES);
+        std::thread::scope(|scope| {
+            let reader = scope.spawn(move || {
+                let mut batch = Vec::new();
+                let mut bytes = 0;
+                let read = read_archive(r, &limits, &mut |item| {
+                    bytes += match &item {
+                        Item::Record(r) => r.block.len() + 512,
+                        Item::Damaged(_) => 512,
+                    };
+                    batch.push(item);
+                    if bytes < BATCH_BYTES {
+                        return true;
+                    }
+                    bytes = 0;
+                    tx.send(std::mem::take(&mut batch)).is_ok()
+                });
+                if !batch.is_empty() {
+                    // The other side gone, it stopped: nothing is left to tell it.
+                    let _ = tx.send(batch);
+                }
+                read
+            });
+            let result = self.take_batches(rx, &origin, reread.as_ref());
+            let read = reader
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            result?;
+            self.end(read, &origin)
+        })
+    }
+
+    /// Makes and writes the records of every batch `rx` brings, until the reader ends, an
+    /// error, or a stop asked (dropping `rx` then stops the reader).
+    fn take_batches(
+        &mut self,
+        rx: mpsc::Receiver<Vec<Item>>,
+        origin: &Origin,
+        reread: Option<&Reread>,
+    ) -> Result<(), PipeError> {
+        for batch in rx {
+            for item in batch {
+                if self.books.stop_asked() {
+                    return Ok(());
+                }
+                self.item(item, origin, reread)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The end of an input: a stream that could not be read on is a failure naming it.
+    fn end(&mut self, read: io::Result<()>, origin: &Origin) -> Result<(), PipeError> {
         if let Err(e) = read {
             let damage = super::archive::Damage {
                 offset: 0,
                 error: super::archive::ReadError::Gzip(e),
                 target_uri: None,
             };
-            let mut failure = damaged(&damage, &origin);
+            let mut failure = damaged(&damage, origin);
             failure.url = origin.url.clone();
             failure.errors[0].message =
                 format!("{}: cannot read on: {}", origin.name, damage.error);
@@ -352,4 +431,71 @@ pub fn summary_line(s: &Summary) -> String {
         },
         records as f64 / secs,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+
+    fn member(n: usize) -> Vec<u8> {
+        let http = format!("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>page {n}</p>");
+        let record = format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://t.test/{n}\r\n\
+             WARC-Date: 2026-12-01T09:00:00Z\r\nWARC-Record-ID: <urn:uuid:{n}>\r\n\
+             Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n\
+             {http}\r\n\r\n",
+            http.len()
+        );
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(record.as_bytes()).expect("in memory");
+        e.finish().expect("in memory")
+    }
+
+    /// Many batches through the reading thread: every record, in file order, the damaged
+    /// member in the middle a failure at its offset and the ones after it read.
+    #[test]
+    fn records_read_beside_come_out_in_file_order() {
+        let (n, bad) = (3_000, 1_500);
+        let mut file = Vec::new();
+        let mut bad_offset = 0;
+        for i in 0..n {
+            let mut m = member(i);
+            if i == bad {
+                bad_offset = file.len();
+                let mid = m.len() / 2;
+                m[mid..].iter_mut().for_each(|b| *b = !*b);
+            }
+            file.extend_from_slice(&m);
+        }
+        let config = Config {
+            inputs: vec!["-".into()],
+            url: None,
+            mime: Vec::new(),
+            limits: Limits::default(),
+            every_capture: false,
+            pipe: PipeOptions::new(super::super::pages::STAGE),
+        };
+        let mut out = Vec::new();
+        run(config, &file[..], &mut out).expect("read");
+        let urls: Vec<String> = out
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice::<serde_json::Value>(l).expect("json"))
+            .filter(|v| matches!(v["_type"].as_str(), Some("page" | "failure")))
+            .map(|v| v["url"].as_str().unwrap_or_default().to_owned())
+            .collect();
+        let want: Vec<String> = (0..n)
+            .map(|i| match i {
+                i if i == bad => format!("file:///dev/stdin#offset={bad_offset}"),
+                i => format!("http://t.test/{i}"),
+            })
+            .collect();
+        assert_eq!(urls.len(), want.len());
+        assert!(urls == want, "first difference: {:?}", {
+            let i = urls.iter().zip(&want).position(|(a, b)| a != b);
+            i.map(|i| (&urls[i], &want[i]))
+        });
+    }
 }
