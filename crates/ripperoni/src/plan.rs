@@ -361,7 +361,7 @@ impl Streams {
 }
 
 /// The HTTP flags every stage that fetches takes: politeness, retries, headers, cache,
-/// and with `output.warc` the archive folder (each process writes its own files there).
+/// the network policy, and with `output.warc` the archive folder (each process writes its own files there).
 struct HttpFlags<'a> {
     st: &'a State,
     cache_dir: PathBuf,
@@ -381,6 +381,21 @@ impl HttpFlags<'_> {
             .flag("--cache", st.cache.mode.as_arg());
         if let Some(ttl) = st.cache.ttl_ms {
             s.flag("--ttl", format!("{ttl}ms"));
+        }
+        self.add_network(s);
+    }
+
+    /// The network policy (`network`): `--allow-network`, `--deny-network`, `--resolve`.
+    fn add_network(&self, s: &mut Stage) {
+        let n = &self.st.network;
+        for net in &n.allow {
+            s.flag("--allow-network", net);
+        }
+        for net in &n.deny {
+            s.flag("--deny-network", net);
+        }
+        for (host, addrs) in &n.resolve {
+            s.flag("--resolve", format!("{host}={}", addrs.join(",")));
         }
     }
 

@@ -141,6 +141,36 @@ pub struct State {
     /// their content. Needs Debian's `chromium`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub render: Option<Render>,
+
+    /// The network policy of every stage that fetches: which addresses requests may
+    /// connect to. Loopback, private, link-local, unique-local and other special-use
+    /// addresses are refused but for the networks of the start URLs (see
+    /// docs/guide/conventions.md); this opens or closes more.
+    #[serde(default, skip_serializing_if = "Network::is_empty")]
+    pub network: Network,
+}
+
+/// Which addresses requests may connect to, besides the start URLs' networks.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Network {
+    /// Networks let through (`--allow-network`): CIDRs such as `10.0.0.0/8`, or addresses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    /// Networks refused whatever else allows them (`--deny-network`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
+    /// Names resolved without DNS, name → addresses (`--resolve`); the addresses are held
+    /// to the policy as any other.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resolve: BTreeMap<String, Vec<String>>,
+}
+
+impl Network {
+    /// Nothing set: the default policy.
+    pub fn is_empty(&self) -> bool {
+        self.allow.is_empty() && self.deny.is_empty() && self.resolve.is_empty()
+    }
 }
 
 /// Which pages go through the browser, and how it waits for them.

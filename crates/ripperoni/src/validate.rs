@@ -253,6 +253,7 @@ pub fn contradictions(st: &State) -> Vec<Problem> {
         );
     }
     headers(st, &mut out);
+    network(st, &mut out);
     if st.queue.is_some() && st.include_raw_content {
         out.refuse(
             "includeRawContent",
@@ -352,6 +353,41 @@ fn start_urls(st: &State, out: &mut Refusals) {
         };
         out.refuse(&format!("{field}[{i}]"), message);
     }
+}
+
+/// The network policy's networks and addresses, which the stages would refuse one by one.
+fn network(st: &State, out: &mut Refusals) {
+    let n = &st.network;
+    for (field, nets) in [("network.allow", &n.allow), ("network.deny", &n.deny)] {
+        for (i, net) in nets.iter().enumerate() {
+            if !is_network(net) {
+                out.refuse(
+                    &format!("{field}[{i}]"),
+                    format!(
+                        "`{net}` is not a network (hint: a CIDR such as 10.0.0.0/8, or an address)"
+                    ),
+                );
+            }
+        }
+    }
+    for (host, addrs) in &n.resolve {
+        if addrs.is_empty() || addrs.iter().any(|a| a.parse::<std::net::IpAddr>().is_err()) {
+            out.refuse(
+                &format!("network.resolve.{host}"),
+                format!("{addrs:?} is not a list of IP addresses (hint: [\"192.168.1.5\"])"),
+            );
+        }
+    }
+}
+
+/// `10.0.0.0/8`, `fd00::/8` or one address.
+fn is_network(s: &str) -> bool {
+    let (addr, len) = s.split_once('/').unwrap_or((s, ""));
+    let Ok(ip) = addr.parse::<std::net::IpAddr>() else {
+        return false;
+    };
+    let max = if ip.is_ipv4() { 32 } else { 128 };
+    len.is_empty() || len.parse::<u8>().is_ok_and(|l| l <= max)
 }
 
 /// The cache a run needs: raw content and a crawl both want one that is read and written.
@@ -562,6 +598,30 @@ mod tests {
     fn urls_must_be_http() {
         let p = problems(json!({"baseUrl": "ftp://x/"}));
         assert!(p[0].starts_with("`baseUrl`: expected"), "{p:?}");
+    }
+
+    #[test]
+    fn bad_networks_are_refused_naming_the_field_and_good_ones_pass() {
+        let st: State = serde_json::from_value(json!({
+            "baseUrl": "http://127.0.0.1:8080/",
+            "network": {
+                "allow": ["10.0.0.0/8", "192.168.1.5", "fd00::/8", "10.0.0.0/33"],
+                "deny": ["lan"],
+                "resolve": {"wiki.lan": ["192.168.1.5"], "bad.lan": ["nowhere"]}
+            },
+        }))
+        .unwrap();
+        let p: Vec<String> = contradictions(&st).iter().map(|p| p.to_string()).collect();
+        assert_eq!(p.len(), 3, "{p:?}");
+        assert!(
+            p[0].contains("network.allow[3]") && p[0].contains("10.0.0.0/33"),
+            "{p:?}"
+        );
+        assert!(
+            p[1].contains("network.deny[0]") && p[1].contains("`lan`"),
+            "{p:?}"
+        );
+        assert!(p[2].contains("network.resolve.bad.lan"), "{p:?}");
     }
 
     #[test]

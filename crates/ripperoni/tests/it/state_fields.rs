@@ -20,6 +20,7 @@ const NO_STAGE_EFFECT: &[(&str, &str)] = &[
     ),
     ("crawler", "an object: its fields are listed"),
     ("cache", "an object: its fields are listed"),
+    ("network", "an object: its fields are listed"),
     ("output", "an object: its fields are listed"),
     (
         "queue",
@@ -233,6 +234,21 @@ fn cases(dir: &std::path::Path) -> Vec<Case> {
             &[(FETCHING, "--cache read-only")],
         ),
         field("cache.ttlMs", json!(2626), &[(FETCHING, "--ttl 2626ms")]),
+        field(
+            "network.allow",
+            json!(["10.26.0.0/16"]),
+            &[(FETCHING, "--allow-network 10.26.0.0/16")],
+        ),
+        field(
+            "network.deny",
+            json!(["198.51.100.26"]),
+            &[(FETCHING, "--deny-network 198.51.100.26")],
+        ),
+        field(
+            "network.resolve",
+            json!({"wiki.lan": ["192.168.26.5", "::1"]}),
+            &[(FETCHING, "--resolve wiki.lan=192.168.26.5,::1")],
+        ),
         field(
             "output.basePath",
             json!(out),
