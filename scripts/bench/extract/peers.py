@@ -7,7 +7,8 @@ PAGES.ndjson holds `{"name", "url", "html"}` lines. Each output line is `{"name"
 "headline", "authors", "published", "siteName", "lang"}` (what the peer gives; missing ones
 left out). The last line is `{"cpuSeconds": ...}`: the user + system CPU of this process over
 the extraction loop only (the imports and the reading of the pages are not counted, which
-favours the peers slightly).
+favours the peers slightly). bench.py runs it with `PYTHONHASHSEED=0`: readability-lxml's
+`short_title` depends on a set's order.
 
 - trafilatura: `bare_extraction(html, url=..., include_comments=False, with_metadata=True)`,
   its defaults otherwise (fallback extractors on, tables kept): the setting its own
