@@ -12,6 +12,10 @@ use serde_json::Value;
 
 use crate::{refs, stage};
 
+/// rip-render's page timeout here: a loaded machine (8 tests at once, each with a browser)
+/// may take far longer than the default 30 s to settle a page.
+const PATIENCE: &str = "120s";
+
 fn tool(name: &str, args: &[&str], dir: Option<&Path>) -> Output {
     let mut cmd = Command::new(rip_testkit::test_tool(name));
     cmd.args(args).stdin(Stdio::null());
@@ -99,7 +103,12 @@ fn the_page_its_script_its_data_and_its_dom_are_archived() {
     let caravans = server.url("/app/?view=caravans");
     let urls = [market.clone(), caravans.clone()];
     let archive = dir.path().join("warc");
-    let args = ["--warc", archive.to_str().unwrap()];
+    let args = [
+        "--warc",
+        archive.to_str().unwrap(),
+        "--page-timeout",
+        PATIENCE,
+    ];
     let ran = stage("rip-render", dir.path(), &args, &refs(&urls)).run();
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert_eq!(ran.counter("warcDoms"), 2, "{}", ran.stdout);
@@ -172,7 +181,14 @@ fn a_dom_past_the_body_limit_is_cut_and_marked_truncated() {
     let dir = tempfile::tempdir().unwrap();
     let url = server.url("/big.html");
     let archive = dir.path().join("warc");
-    let args = ["--warc", archive.to_str().unwrap(), "--max-body", "4KiB"];
+    let args = [
+        "--warc",
+        archive.to_str().unwrap(),
+        "--max-body",
+        "4KiB",
+        "--page-timeout",
+        PATIENCE,
+    ];
     let ran = stage(
         "rip-render",
         dir.path(),
@@ -358,7 +374,12 @@ fn pywb_replays_fetched_and_rendered_pages_with_their_scripts() {
         .start_background()
         .unwrap();
     let (market, caravans) = (js.url("/market/"), js.url("/app/?view=caravans"));
-    let args = ["--warc", rendered.to_str().unwrap()];
+    let args = [
+        "--warc",
+        rendered.to_str().unwrap(),
+        "--page-timeout",
+        PATIENCE,
+    ];
     let urls = [market.clone(), caravans.clone()];
     let ran = stage("rip-render", dir.path(), &args, &refs(&urls)).run();
     assert_eq!(ran.code, 0, "{}", ran.stderr);
