@@ -72,6 +72,22 @@ fn a_run_with_output_warc_archives_every_request_sent() {
     // rip-discover's and the first round's rip-fetch's at least (the rounds after it fetch
     // only what failed), each process its own file.
     assert!(files.len() >= 2, "{files:?}");
+    // Named `rip-{time}-{serial}-{pid}~{host}.warc.gz`: no two processes share a file.
+    let pids: std::collections::BTreeSet<String> = (files.iter())
+        .map(|f| {
+            let name = f.file_name().unwrap().to_string_lossy().into_owned();
+            let (head, _host) = name.split_once('~').expect("~host");
+            let parts: Vec<&str> = head.split('-').collect();
+            assert_eq!(parts.len(), 4, "{name}");
+            assert_eq!(
+                (parts[0], parts[1].len(), parts[2]),
+                ("rip", 17, "00001"),
+                "{name}"
+            );
+            parts[3].to_owned()
+        })
+        .collect();
+    assert_eq!(pids.len(), files.len(), "one file a process: {files:?}");
     let archived = archived(&files);
     let count =
         |kind: &str, path: &str| (archived.get(&(kind.to_owned(), path.to_owned()))).copied();
