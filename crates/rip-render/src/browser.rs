@@ -229,8 +229,24 @@ fn switches(settings: &BrowserSettings) -> Vec<String> {
         "--disable-domain-reliability".into(),
         "--disable-component-update".into(),
     ];
+    args.extend(no_network_of_its_own());
     args.extend(settings.extra_args.iter().cloned());
     args
+}
+
+/// Switches that leave Chromium no network of its own: every http(s) request a page makes
+/// is answered through the interception (by rip-http, under its network policy), but
+/// Chromium also connects by itself, without a request the interception sees: a
+/// `<link rel=preconnect>`, a WebSocket, DNS prefetching. These go to a proxy that is not
+/// there (port 1 of loopback, loopback included: `<-loopback>` drops Chromium's implicit
+/// bypass), and no name resolves, so a page cannot open a connection to a private address
+/// (found by a preconnect to 10.0.0.3 in the network-policy test's namespace).
+fn no_network_of_its_own() -> [String; 3] {
+    [
+        "--proxy-server=http://127.0.0.1:1".into(),
+        "--proxy-bypass-list=<-loopback>".into(),
+        "--host-resolver-rules=MAP * ~NOTFOUND".into(),
+    ]
 }
 
 async fn launch(settings: &BrowserSettings, generation: u64) -> Result<Chromium, LaunchError> {
