@@ -3,27 +3,11 @@
 
 use std::io::Read as _;
 use std::path::Path;
-use std::process::Command;
 
-use rip_testkit::files_ending;
+use rip_testkit::{files_ending, warcio};
 use rip_testserver::{Fault, Rule};
 
 use super::{fetch_stage, refs, server};
-
-fn warcio(args: &[&str], file: &Path) -> String {
-    let out = Command::new(rip_testkit::test_tool("warcio"))
-        .args(args)
-        .arg(file)
-        .output()
-        .expect("warcio runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "warcio {args:?}: {text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text
-}
 
 /// `(type, target)` of each record warcio indexes, for targets ending in `path`.
 fn index_for(file: &Path, path: &str) -> Vec<String> {
