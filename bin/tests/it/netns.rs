@@ -21,11 +21,13 @@ const INDEX: &str = r#"<!doctype html><title>Public</title>
 <a href="/go">go</a>
 <a href="http://inside.test/secret">inside</a>
 "#;
-const APP: &str = r#"<!doctype html><title>App</title><body><p id="x">app</p>
+const APP: &str = r#"<!doctype html><title>App</title>
+<link rel="preconnect" href="http://10.9.0.2/"><link rel="dns-prefetch" href="http://10.9.0.2/">
+<body><p id="x">app</p>
 <script src="http://10.0.0.2/app.js"></script>
 <script>
 fetch('http://inside.test/secret').then(r => r.text()).then(t => { document.getElementById('x').textContent = t; }).catch(() => {});
-try { new WebSocket('ws://10.0.0.2/socket'); } catch (e) {}
+try { new WebSocket('ws://10.9.0.2/socket'); } catch (e) {}
 </script>
 </body>
 "#;
@@ -35,6 +37,9 @@ const PLAN: &str = r#"{"rules": [{"path": "/go", "then": {"status": 302, "locati
 struct Lab {
     crawler: String,
     public: String,
+    /// A third namespace, at 10.9.0.2 from the crawler's, counting the connections it
+    /// accepts ([`Lab::add_target`]).
+    target: Option<String>,
     dir: PathBuf,
     servers: Vec<Child>,
 }
@@ -67,6 +72,7 @@ impl Lab {
         let lab = Lab {
             crawler,
             public,
+            target: None,
             dir,
             servers: Vec::new(),
         };
@@ -136,6 +142,45 @@ impl Lab {
         self.serve(&crawler, "private", "0.0.0.0:80", "private.log", false);
     }
 
+    /// A namespace of its own behind 10.9.0.2 (private), with a server: its TCP
+    /// `PassiveOpens` count every connection made to it, with or without a request, which
+    /// a server's log does not (Chromium's preconnects send none).
+    fn add_target(&mut self, tag: char) {
+        let pid = std::process::id();
+        let t = format!("rip-t{pid}{tag}");
+        let (vc, vt) = (format!("rx{pid}{tag}"), format!("rt{pid}{tag}"));
+        let c = self.crawler.clone();
+        let wire = || -> Result<(), String> {
+            ip(&["netns", "add", &t])?;
+            ip(&["link", "add", &vc, "type", "veth", "peer", "name", &vt])?;
+            ip(&["link", "set", &vc, "netns", &c])?;
+            ip(&["link", "set", &vt, "netns", &t])?;
+            for (ns, dev, addr) in [(&c, &vc, "10.9.0.1/24"), (&t, &vt, "10.9.0.2/24")] {
+                ip(&["-n", ns, "addr", "add", addr, "dev", dev])?;
+                ip(&["-n", ns, "link", "set", dev, "up"])?;
+            }
+            ip(&["-n", &t, "link", "set", "lo", "up"])
+        };
+        self.target = Some(t.clone());
+        wire().unwrap_or_else(|e| panic!("building the target namespace: {e}"));
+        self.serve(&t, "private", "10.9.0.2:80", "target.log", false);
+    }
+
+    /// The TCP connections the target namespace accepted.
+    fn target_connections(&self) -> u64 {
+        let t = self.target.as_deref().expect("a target namespace");
+        let out = Command::new("ip")
+            .args(["netns", "exec", t, "cat", "/proc/net/snmp"])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut tcp = text.lines().filter(|l| l.starts_with("Tcp:"));
+        let (names, values) = (tcp.next().unwrap(), tcp.next().unwrap());
+        let at = names.split_whitespace().position(|n| n == "PassiveOpens");
+        let value = values.split_whitespace().nth(at.expect("PassiveOpens"));
+        value.unwrap().parse().unwrap()
+    }
+
     /// Runs `script` (sh) in the crawler's namespace, in the lab's folder, with the
     /// programs as `$DISCOVER`, `$FETCH`, `$RENDER`: its records, and its stderr.
     fn run(&self, script: &str) -> (Vec<Value>, String) {
@@ -170,6 +215,9 @@ impl Drop for Lab {
         // Deleting a namespace deletes the veth pair with it.
         let _ = ip(&["netns", "del", &self.crawler]);
         let _ = ip(&["netns", "del", &self.public]);
+        if let Some(t) = &self.target {
+            let _ = ip(&["netns", "del", t]);
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -222,6 +270,8 @@ fn a_public_crawl_reaches_no_private_address_by_link_redirect_or_name() {
 fn a_rendered_pages_subresources_reach_no_private_address() {
     let Some(mut lab) = Lab::new('b') else { return };
     lab.start();
+    lab.add_target('b');
+    let before = lab.target_connections();
     let (records, stderr) = lab.run(&format!("$RENDER http://198.51.100.10/app.html {COMMON}"));
     let page = record(&records, "page", "http://198.51.100.10/app.html");
     let failed = page["render"]["failedRequests"].as_array().cloned();
@@ -239,6 +289,8 @@ fn a_rendered_pages_subresources_reach_no_private_address() {
         "{body}"
     );
     assert_eq!(lab.private_requests(), "", "{stderr}");
+    // Nor does Chromium connect by itself (a preconnect, a WebSocket).
+    assert_eq!(lab.target_connections(), before, "{stderr}");
 }
 
 #[test]
