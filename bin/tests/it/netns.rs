@@ -108,6 +108,13 @@ impl Lab {
         };
         write("site/index.html", INDEX);
         write("site/a.html", "<!doctype html><title>A</title><p>a</p>");
+        // A sitemap robots.txt names on a private address (rip-discover --sitemaps).
+        let sitemap = "User-agent: *\nAllow: /\nSitemap: http://10.0.0.2/sitemap.xml\n";
+        write("site/robots.txt", sitemap);
+        write(
+            "private/sitemap.xml",
+            r#"<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://10.0.0.2/secret</loc></url></urlset>"#,
+        );
         write("site/app.html", APP);
         write("plan.json", PLAN);
         write("private/secret", "the secret");
@@ -261,6 +268,7 @@ fn a_public_crawl_reaches_no_private_address_by_link_redirect_or_name() {
     assert_denied(failure("http://198.51.100.10/go"), "10.0.0.2");
     // A name that resolves to loopback.
     assert_denied(failure("http://inside.test/secret"), "127.0.0.1");
+    // The sitemap robots.txt named on 10.0.0.2 was not read: the private log is empty.
     // The public pages are fetched as ever.
     record(&records, "page", "http://198.51.100.10/a.html");
     assert_eq!(lab.private_requests(), "", "{stderr}");

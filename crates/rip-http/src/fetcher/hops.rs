@@ -171,6 +171,12 @@ impl Fetcher {
         let Some(tap) = self.inner.tap.get() else {
             return;
         };
+        // A connection the network policy refused sent nothing: there is nothing to
+        // archive (its failure record says why).
+        if matches!(exchange, Exchange::Transport { code, .. } if *code == crate::network::DENIED_CODE)
+        {
+            return;
+        }
         let failure = match exchange {
             Exchange::Response {
                 status, headers, ..

@@ -7,7 +7,10 @@
 use std::net::{IpAddr, SocketAddr};
 
 use rip_core::{ErrorCategory, Phase, Record, Ref};
-use rip_http::{Fetcher, HttpConfig, NetworkConfig, records};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rip_http::{Fetcher, HttpConfig, NetworkConfig, WireExchange, WireTap, records};
 use rip_testserver::{Fault, Rule, TestServer};
 
 use crate::{HTML, config, fail, page};
@@ -132,5 +135,36 @@ async fn robots_txt_of_a_refused_host_is_not_fetched_either() {
         inside.total(),
         0,
         "robots.txt was asked of the private server"
+    );
+}
+
+/// A tap counting the exchanges it is told of.
+#[derive(Debug, Default)]
+struct Count(AtomicUsize);
+
+impl WireTap for Count {
+    fn exchange(&self, _: &WireExchange<'_>) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[tokio::test]
+async fn a_refused_request_is_not_told_to_the_wire_tap_it_never_went_out() {
+    let inside = private().await;
+    let secret = inside.url("/secret");
+    let public = TestServer::builder()
+        .rule(Rule::path("/go").always(Fault::redirect(302, &secret)))
+        .start()
+        .await
+        .unwrap();
+    let f = Fetcher::new(guarded(Vec::new())).unwrap();
+    let tap = Arc::new(Count::default());
+    f.set_tap(tap.clone());
+    assert_denied(&f.fetch(&public.url("/go")).await, "127.0.0.2");
+    assert_denied(&f.fetch(&secret).await, "127.0.0.2");
+    assert_eq!(
+        tap.0.load(Ordering::Relaxed),
+        1,
+        "only the redirect went out"
     );
 }
