@@ -154,3 +154,27 @@ fn from_pages_reads_html_text_only_and_keeps_going_past_a_bad_record() {
         assert_eq!(r.counter(counter), n, "{counter}");
     }
 }
+
+#[test]
+fn warc_with_a_mode_that_cannot_archive_is_refused_naming_it() {
+    let warc = tempfile::tempdir().unwrap();
+    let dir = warc.path().join("never");
+    let wiki = Stage::new("rip-discover")
+        .args(["--mediawiki", "http://127.0.0.1:9/api.php", "--warc"])
+        .arg(&dir)
+        .run();
+    assert_eq!(wiki.code, 1, "{}", wiki.stderr);
+    assert!(
+        wiki.stderr
+            .contains("--warc is not written in MediaWiki mode"),
+        "{}",
+        wiki.stderr
+    );
+    let pages = Stage::new("rip-discover")
+        .args(["--from-pages", "--warc", dir.to_str().unwrap()])
+        .stdin("")
+        .run();
+    assert_eq!(pages.code, 1, "a usage error: {}", pages.stderr);
+    assert!(pages.stderr.contains("cannot be used with '--warc"), "{}", pages.stderr);
+    assert!(!dir.exists(), "nothing written");
+}
