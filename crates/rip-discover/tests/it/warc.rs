@@ -175,6 +175,10 @@ fn warc_with_a_mode_that_cannot_archive_is_refused_naming_it() {
         .stdin("")
         .run();
     assert_eq!(pages.code, 1, "a usage error: {}", pages.stderr);
-    assert!(pages.stderr.contains("cannot be used with '--warc"), "{}", pages.stderr);
+    assert!(
+        pages.stderr.contains("cannot be used with '--warc"),
+        "{}",
+        pages.stderr
+    );
     assert!(!dir.exists(), "nothing written");
 }
