@@ -3,12 +3,14 @@
 //! damaged record reported with its offset ([`Damage`]) and the reading going on past it;
 //! and [`run`], the `rip-warc read` stage that turns them into the contract's records.
 //!
-//! The framing is our own (a header block, `Content-Length`, two CRLFs) over
-//! [`flate2`]'s one-member gzip decoder, rather than the `warc` crate's: that one reads a
-//! `.warc.gz` as one stream (`MultiGzDecoder`), so it knows no record's offset in the file
-//! and cannot go past a damaged member to the next one.
+//! The framing is our own (a header block, `Content-Length`, two CRLFs) over gzip members
+//! read one at a time (a gzip header and trailer read here, the deflate data inflated by
+//! [`flate2`], one inflater for every member), rather than the `warc` crate's: that one
+//! reads a `.warc.gz` as one stream (`MultiGzDecoder`), so it knows no record's offset in
+//! the file and cannot go past a damaged member to the next one.
 
 mod archive;
+mod gzip;
 mod header;
 mod input;
 

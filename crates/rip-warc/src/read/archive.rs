@@ -6,8 +6,9 @@
 
 use std::io::{self, BufRead, Read};
 
-use flate2::bufread::GzDecoder;
+use flate2::Decompress;
 
+use super::gzip::GzMember;
 use super::header::{Header, HeaderError, Limits, read_header};
 use super::input::Input;
 use crate::record::field;
@@ -214,7 +215,7 @@ fn resync_plain<R: Read>(input: &mut Input<R>, limits: &Limits) -> io::Result<()
 
 /// What a gzip member's stream is read through: bounded per record, so that a member
 /// that inflates past the limits (a gzip bomb) is damage, not memory.
-type Member<'a, R> = Input<io::Take<GzDecoder<&'a mut Input<R>>>>;
+type Member<'a, R> = Input<io::Take<GzMember<'a, R>>>;
 
 fn budget(limits: &Limits) -> u64 {
     limits.max_record + limits.max_header_bytes as u64 + 64 * 1024
@@ -232,6 +233,8 @@ fn read_gzip<R: Read>(
     // One buffer for every member's inflated bytes: a fresh one a member was allocated and
     // zeroed for each record (a tenth of the reading's time).
     let mut spare = Vec::new();
+    // One inflater too (see [`GzMember`]).
+    let mut inflater = Decompress::new(false);
     loop {
         let offset = input.position();
         let head = input.peek(3)?;
@@ -254,7 +257,7 @@ fn read_gzip<R: Read>(
             continue;
         }
         let mut member: Member<'_, R> = Input::with_buffer(
-            GzDecoder::new(&mut *input).take(budget(limits)),
+            GzMember::new(&mut *input, &mut inflater).take(budget(limits)),
             std::mem::take(&mut spare),
         );
         let end = read_member(&mut member, offset, limits, resyncing, on);
@@ -308,7 +311,7 @@ fn read_member<R: Read>(
         // The member's end is read before its record is handed on: a bad checksum there
         // makes the record damaged, not a record with wrong bytes.
         let end = member_end(member);
-        let outer = member.inner_mut().get_mut().get_mut().position();
+        let outer = member.inner_mut().get_mut().input().position();
         let record = RawRecord {
             offset,
             length: outer - offset,
