@@ -142,9 +142,11 @@ pub struct Cli {
     pub explain_text: bool,
 
     /// Crawl nothing: read `page` records on stdin (`rip-warc read crawl.warc.gz`,
-    /// rip-fetch's output), pass every record through, and write a `ref` for each link of
-    /// those pages the scope keeps as a target, once per URL (depth 1, parent the page).
-    /// Without --domain, the domain is the pages' own origins (and the start URLs').
+    /// rip-fetch's output), pass every record through, and at the end write a `ref` for each
+    /// link of those pages the scope keeps as a target and the input did not carry (no
+    /// record of that URL came through): an archive's gaps, once per URL (depth 1, parent
+    /// the page). Without --domain, the domain is the pages' own origins (and the start
+    /// URLs').
     #[arg(help_heading = "Dry run", long, conflicts_with_all = ["explain", "warc", "state"])]
     pub from_pages: bool,
 

@@ -90,10 +90,12 @@ fn run_from_pages(
     let summary = rip_discover::from_pages::run(&config, input, rip_cli::stdout())?;
     if !cli.common.quiet {
         rip_core::stderr::say(format!(
-            "rip-discover --from-pages: {} refs from the links of {} HTML pages ({} pages read)",
+            "rip-discover --from-pages: {} refs, links of the {} HTML pages read ({} pages) \
+             that the input did not carry ({} it did)",
             summary.counters.get("targets").copied().unwrap_or(0),
             summary.counters.get("htmlPages").copied().unwrap_or(0),
             summary.counters.get("pages").copied().unwrap_or(0),
+            summary.counters.get("carried").copied().unwrap_or(0),
         ));
     }
     Ok(summary.status)

@@ -1,17 +1,20 @@
-//! `rip-discover --from-pages`: the links of pages already fetched, with no crawl. Reads a
-//! stream holding `page` records (`rip-warc read crawl.warc.gz`, or `rip-fetch`'s output),
-//! passes every record through unchanged, and after each HTML page writes a `ref` for each
-//! of its links the scope keeps as a target, once per URL over the stream:
-//! the links of an archive, for gap analysis (`… | rip-discover --from-pages | rip-fetch`
-//! fetches what the pages link to; a page of the archive is then a cache miss or hit as
-//! any other).
+//! `rip-discover --from-pages`: the gaps of pages already fetched, with no crawl. Reads a
+//! stream holding `page` records (`rip-warc read crawl.warc.gz`, or `rip-fetch`'s output)
+//! and passes every record through unchanged; at the end of the input it writes a `ref` for
+//! each link of those pages the scope keeps as a target whose URL the stream did not carry
+//! (no `page`, `failure`, `ref` or other record of that URL came through), once per URL: what
+//! an archive links to and does not hold, for gap analysis. So `rip-warc read a.warc.gz |
+//! rip-discover --from-pages | rip-fetch | …` fetches the gaps only, and every URL still ends
+//! exactly once (the archive's pages entered rip-warc's ledger, the gaps enter rip-fetch's).
 //!
 //! The links are read, resolved, canonicalised and scoped exactly as a crawl reads a
 //! fetched page's ([`rip_links`], `<base href>`, `rel=nofollow` skipped unless
 //! `--follow-nofollow`, `--domain`/`--follow`/`--target`). Without `--domain`, the
 //! domain is the origins of the start URLs given and of the pages read (an archive's
-//! pages define its site). A ref's `depth` is 1 (one link from an archived page), its
-//! `parent` the page's `finalUrl`. Nothing is fetched.
+//! pages define its site). A ref's `depth` is 1 (one link from a page read), its `parent`
+//! the first page found linking to it. URLs are compared canonical. Nothing is fetched. The
+//! links waiting for the end of the input are held in memory (about 100 bytes and their URL
+//! and text each, once per URL).
 
 use std::collections::HashSet;
 use std::io::{Read, Write};
@@ -29,6 +32,7 @@ struct Counts {
     html_pages: u64,
     links: u64,
     targets: u64,
+    carried: u64,
     duplicates: u64,
     out_of_domain: u64,
     not_followed: u64,
@@ -37,7 +41,8 @@ struct Counts {
     rejected: u64,
 }
 
-/// Reads `input`, writes its records and the refs of its pages' links to `output`.
+/// Reads `input`, writes its records and then the refs of its pages' links it did not carry
+/// to `output`.
 pub fn run<R, W>(cfg: &Config, input: R, output: W) -> Result<Summary, PipeError>
 where
     R: Read + Send + 'static,
@@ -45,31 +50,50 @@ where
 {
     let mut pipe = Pipe::new(cfg.pipe.clone(), input, output)?;
     let mut scope = Scope::with_starts(cfg);
-    let mut seen = HashSet::new();
+    let (mut linked, mut carried) = (HashSet::new(), HashSet::new());
+    let mut links = Vec::new();
     let mut counts = Counts::default();
     while let Some(line) = pipe.next_line()? {
-        if *line.kind() != Kind::Page {
-            pipe.pass(&line)?;
-            continue;
-        }
-        let page = match line.decode() {
-            Ok(Record::Page(p)) => p,
-            Ok(_) => {
-                pipe.pass(&line)?;
+        let record = match line.decode() {
+            Ok(r) => r,
+            Err(e) if *line.kind() == Kind::Page => {
+                pipe.bad_record(&line, e)?;
                 continue;
             }
-            Err(e) => {
-                pipe.bad_record(&line, e)?;
+            // Not ours to judge: passed on as it came.
+            Err(_) => {
+                pipe.pass(&line)?;
                 continue;
             }
         };
         pipe.pass(&line)?;
-        counts.pages += 1;
-        for r in page_refs(cfg, &mut scope, &page, &mut seen, &mut counts) {
+        for url in record.url().into_iter().chain(final_url(&record)) {
+            if let Ok(u) = cfg.canon.parse(url) {
+                carried.insert(frontier::key(u.as_str()));
+            }
+        }
+        if let Record::Page(page) = &record {
+            counts.pages += 1;
+            links.extend(page_refs(cfg, &mut scope, page, &mut linked, &mut counts));
+        }
+    }
+    for r in links {
+        if carried.contains(&frontier::key(&r.url)) {
+            counts.carried += 1;
+        } else {
+            counts.targets += 1;
             pipe.emit(&Record::Ref(r))?;
         }
     }
     finish(pipe, &counts)
+}
+
+/// A page's final URL (after redirects), which the stream carried too.
+fn final_url(record: &Record) -> Option<&str> {
+    match record {
+        Record::Page(p) => Some(&p.final_url),
+        _ => None,
+    }
 }
 
 /// The refs of `page`'s links not seen before (none when it is not HTML text).
@@ -113,10 +137,7 @@ fn page_refs(
             Decision::Target if !seen.insert(frontier::key(url.as_str())) => {
                 counts.duplicates += 1;
             }
-            Decision::Target => {
-                counts.targets += 1;
-                refs.push(link_ref(&url, &page_url, l.text));
-            }
+            Decision::Target => refs.push(link_ref(&url, &page_url, l.text)),
         }
     }
     refs
@@ -138,6 +159,7 @@ fn finish<W: Write>(mut pipe: Pipe<W>, c: &Counts) -> Result<Summary, PipeError>
         ("htmlPages", c.html_pages),
         ("links", c.links),
         ("targets", c.targets),
+        ("carried", c.carried),
         ("duplicates", c.duplicates),
         ("outOfDomain", c.out_of_domain),
         ("notFollowed", c.not_followed),
@@ -148,7 +170,7 @@ fn finish<W: Write>(mut pipe: Pipe<W>, c: &Counts) -> Result<Summary, PipeError>
         pipe.count(name, n);
     }
     pipe.note(format!(
-        "{STAGE} --from-pages: links of pages read, nothing fetched"
+        "{STAGE} --from-pages: links of the pages read that the input did not carry, nothing fetched"
     ));
     pipe.finish(None)
 }

@@ -24,10 +24,10 @@
 //!
 //! No `ledger`: the stage that consumes the refs (`rip-fetch`) writes it.
 //!
-//! # Links of pages already fetched
+//! # An archive's gaps
 //!
 //! [`from_pages`] (`--from-pages`): no crawl; the links of the `page` records read (an
-//! archive's, `rip-warc read`), as refs.
+//! archive's, `rip-warc read`) that the input did not carry, as refs.
 //!
 //! # Not here: MediaWiki mode
 //!

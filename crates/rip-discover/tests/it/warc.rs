@@ -70,7 +70,7 @@ fn every_request_of_the_crawl_is_archived_once_and_reads_back_as_pages() {
 }
 
 #[test]
-fn the_links_of_an_archived_crawl_are_the_crawls_refs() {
+fn an_archived_crawls_one_gap_is_the_page_robots_kept_it_from() {
     let server = demo_server();
     let cache = tempfile::tempdir().unwrap();
     let warc = tempfile::tempdir().unwrap();
@@ -82,35 +82,69 @@ fn the_links_of_an_archived_crawl_are_the_crawls_refs() {
     assert_eq!(read.code, 2, "the two 404s are failures: {}", read.stderr);
 
     // `rip-warc read crawl.warc.gz | rip-discover --from-pages`: every record passes
-    // through, and the links of the archived pages are the crawl's targets, the one
-    // robots.txt disallows included (nothing is fetched, so robots.txt is not asked).
-    let links = run_with(&["--from-pages"], cache.path(), Some(&read.stdout));
-    assert_eq!(links.code, 0, "{}", links.stderr);
-    let mut want: BTreeSet<String> = crawl.paths();
-    want.extend(crawl.expected().iter().map(|e| path_of(&e.url)));
-    assert_eq!(links.paths(), want);
-    assert_eq!(links.refs().len(), want.len(), "each URL once");
-    for r in links.refs() {
-        assert_eq!(r.context.depth, 1);
-        assert!(
-            r.context
-                .parent
-                .as_deref()
-                .is_some_and(|p| p.starts_with(&server.url("/")))
-        );
-    }
-    let mut passed = links.summary().passed_through.clone();
+    // through; the links of the archived pages are the crawl's targets and the page
+    // robots.txt disallows, and only that one is not in the archive (nothing is fetched).
+    let gaps = run_with(&["--from-pages"], cache.path(), Some(&read.stdout));
+    assert_eq!(gaps.code, 0, "{}", gaps.stderr);
+    let robots: BTreeSet<String> = crawl.expected().iter().map(|e| path_of(&e.url)).collect();
+    assert_eq!(robots.len(), 1, "{robots:?}");
+    assert_eq!(gaps.paths(), robots);
+    assert_eq!(gaps.refs().len(), 1, "each URL once");
+    let r = gaps.refs()[0];
+    assert_eq!(r.context.depth, 1);
+    assert!(
+        r.context
+            .parent
+            .as_deref()
+            .is_some_and(|p| p.starts_with(&server.url("/")))
+    );
+    assert_eq!(
+        gaps.counter("carried"),
+        crawl.refs().len() as u64,
+        "the 50 targets"
+    );
+    let mut passed = gaps.summary().passed_through.clone();
     assert_eq!(
         passed.remove("summary"),
         Some(1),
         "rip-warc's summary passed through"
     );
-    assert_eq!(passed, read.summary().output.clone(), "{}", links.stdout);
-    assert_eq!(links.counter("htmlPages"), 47);
+    assert_eq!(passed, read.summary().output.clone(), "{}", gaps.stdout);
+    assert_eq!(gaps.counter("htmlPages"), 47);
     assert_eq!(
         server.total(),
         crawl.counter("requests") as usize,
         "no request since"
+    );
+
+    // The whole pipeline after it fetches the gap only, and every URL ends once.
+    let folder = tempfile::tempdir().unwrap();
+    let script = format!(
+        "rip-warc read -q {files} | rip-discover -q --from-pages \\
+           | rip-fetch -q --delay 0 --cache-dir {cache} | rip-parse -q \\
+           | rip-route -q -p {policy} --final | rip-write -q --out out > stream.ndjson
+         rip-health -q < stream.ndjson > health.json",
+        files = (files.iter())
+            .map(|f| f.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" "),
+        cache = cache.path().display(),
+        policy = rip_testkit::testdata("demo/emberfall.policy.toml").display(),
+    );
+    let before = server.total();
+    let sh = rip_testkit::run_shell(&script, Some(folder.path()));
+    let stderr = String::from_utf8_lossy(&sh.stderr);
+    let health = rip_testkit::read_json(folder.path().join("health.json"));
+    let ledger = &health["ledger"];
+    assert_eq!(ledger["complete"], true, "{ledger:#}\n{stderr}");
+    let archived = read.summary().output["page"] + read.summary().output["failure"];
+    assert_eq!(archived, 51, "robots.txt, 48 pages, the two 404s");
+    assert_eq!(ledger["entered"], archived + 1, "and the gap: {ledger:#}");
+    assert_eq!(ledger["duplicated"], serde_json::json!([]), "{ledger:#}");
+    assert_eq!(
+        server.total() - before,
+        0,
+        "the gap is robots-disallowed: not fetched"
     );
 }
 
@@ -124,7 +158,7 @@ fn from_pages_reads_html_text_only_and_keeps_going_past_a_bad_record() {
     };
     let html = r#"<base href="/docs/"><a href="a.html">A</a> <a href="/x#top">X</a>
         <a href="/x">again</a> <a rel="nofollow" href="/n">N</a>
-        <a href="https://elsewhere.example/">out</a>"#;
+        <a href="https://elsewhere.example/">out</a> <a href="/gone">gone</a>"#;
     let input = [
         page("http://site.test/docs/index.html", "text/html", html, ""),
         r#"{"_type":"page","url":"http://site.test/broken"}"#.to_owned(),
@@ -150,6 +184,8 @@ fn from_pages_reads_html_text_only_and_keeps_going_past_a_bad_record() {
         ("duplicates", 1),
         ("nofollowSkipped", 1),
         ("outOfDomain", 1),
+        ("carried", 1),
+        ("targets", 2),
     ] {
         assert_eq!(r.counter(counter), n, "{counter}");
     }
