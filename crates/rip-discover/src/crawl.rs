@@ -408,6 +408,10 @@ impl<W: Write> Crawl<W> {
             {
                 self.add_scope_start(&u);
             }
+            // Their networks, as when they were found (a start's, or their page's).
+            if item.kind == ItemKind::Page {
+                self.shared.fetcher.admit_ref(&item.record);
+            }
             self.frontier.push(item);
         }
         self.sorted = replay.targets.into_iter().map(|i| i.record).collect();

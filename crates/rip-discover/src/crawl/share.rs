@@ -284,6 +284,11 @@ impl<W: Write> Crawl<W> {
         {
             self.add_scope_start(&u);
         }
+        // The network policy: a start's networks, or those of the page that linked here
+        // (fetched by a process of the crawl under the same policy).
+        if item.kind == ItemKind::Page {
+            self.shared.fetcher.admit_ref(&item.record);
+        }
         self.frontier.push(item);
     }
 

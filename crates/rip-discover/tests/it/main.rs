@@ -6,6 +6,7 @@ mod explain;
 mod failures;
 mod graph;
 mod hosts;
+mod network;
 mod progress;
 mod render;
 mod resume;
