@@ -197,8 +197,9 @@ impl Client {
             Err(failed) => return failed,
         };
         let remote = resp.remote_addr().map(|a| a.ip());
-        // The peer of the connection used, checked again: no body is read from a refused one.
-        if let Some(ip) = remote
+        // The peer of the connection used, checked again: no body is read from a refused
+        // one. Through a proxy the peer is the proxy, which the policy lets through.
+        if let Some(ip) = remote.filter(|_| self.cfg.proxy.is_none())
             && let Err(d) = self.policy.check(url.host_str().unwrap_or_default(), ip)
         {
             return denied(&d);

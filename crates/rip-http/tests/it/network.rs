@@ -168,3 +168,34 @@ async fn a_refused_request_is_not_told_to_the_wire_tap_it_never_went_out() {
         "only the redirect went out"
     );
 }
+
+#[tokio::test]
+async fn through_a_loopback_proxy_public_targets_pass_and_private_ones_do_not() {
+    // rip-testserver on 127.0.0.1 answers an absolute-form request as a proxy would, from
+    // its own files: the client connects only to it, never to the targets.
+    let proxy = TestServer::builder()
+        .file("/page", HTML)
+        .start()
+        .await
+        .unwrap();
+    let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+    let mut c = config();
+    c.client.proxy = Some(proxy.origin());
+    c.client.network = NetworkConfig {
+        guard: true,
+        hosts: vec![
+            ("public.test".into(), vec![ip("198.51.100.7")]),
+            ("inside.test".into(), vec![ip("127.0.0.2")]),
+        ],
+        ..NetworkConfig::default()
+    };
+    let f = Fetcher::new(c).unwrap();
+    page(&f.fetch("http://public.test/page").await);
+    assert_denied(&f.fetch("http://inside.test/page").await, "127.0.0.2");
+    assert_denied(&f.fetch("http://10.1.2.3/page").await, "10.1.2.3");
+    assert_eq!(
+        proxy.count("/page"),
+        1,
+        "only the public target reached the proxy"
+    );
+}
