@@ -373,6 +373,20 @@ fn a_declared_headline_the_page_does_not_show_loses_to_one_it_does() {
 }
 
 #[test]
+fn a_declared_headline_that_is_the_sites_name_is_passed_over() {
+    // `og:title` left at the site's default, the site's `application-name`: the story's
+    // headline is in the <title> and the <h1>.
+    let f = fields(
+        r#"<html><head><title>Russia: Space ship breaks up over Siberia</title>
+        <meta name="application-name" content="Daily News - Latest News &amp; Headlines">
+        <meta property="og:title" content="Daily News - Latest News &amp; Headlines"></head>
+        <body><h1>Russia: Space ship breaks up over Siberia</h1></body></html>"#,
+    );
+    assert_eq!(f["headline"], "Russia: Space ship breaks up over Siberia");
+    assert_eq!(f["siteName"], "Daily News - Latest News & Headlines");
+}
+
+#[test]
 fn a_meta_tag_may_give_several_properties_and_dublin_core_any_prefix() {
     let f = fields(
         r#"<html><head><title>Title Element</title>
@@ -422,6 +436,17 @@ fn an_h1_that_is_all_a_link_is_a_logo_not_a_hint() {
     assert_eq!(
         f["headline"], "Moss",
         "the next <h1>, with text outside its link"
+    );
+    // Sphinx's headings: a link back to the contents, then the heading's own anchor.
+    let f = fields(
+        r##"<html><head><title>Evolve: Shared Mutable History — evolve extension for Mercurial</title></head>
+        <body><h1><a href="index.html"><span>evolve extension for Mercurial</span></a></h1>
+        <h1><a class="toc-backref" href="#id4">Evolve: Shared Mutable History</a><a class="headerlink"
+        href="#evolve-shared-mutable-history">¶</a></h1><p>Text.</p></body></html>"##,
+    );
+    assert_eq!(
+        f["headline"], "Evolve: Shared Mutable History",
+        "an <h1> whose links go to places in the page is a heading"
     );
 }
 

@@ -217,6 +217,9 @@ fn headline(
         .chain(src.micro("headline"))
         .chain(metas(TITLE_METAS))
         .map(|h| strip_site(h, site))
+        // The site's own name is no article's headline (an `og:title` left at the
+        // site's default).
+        .filter(|h| site.is_none_or(|s| norm(h) != norm(s)))
         .collect();
     // The first declared headline the page bears out (the <title> or the <h1> shows it),
     // else the first declared: a JSON-LD `headline` that is a description of the

@@ -75,12 +75,16 @@ struct OpenByline {
 const NESTED_BYLINES: usize = 4;
 
 /// An `<h1>` being read: its number, where it opened, its text, how deep in links the walk is in
-/// it, and whether any of its text is outside a link.
+/// it, and whether any of its text is outside a link. A link to a place in the page
+/// (`href="#…"`, a heading's own anchor, as Sphinx and mdBook write them) is no link
+/// away: its text counts as outside.
 struct H1 {
     at: u32,
     depth: usize,
     walk: TextWalk,
     links: usize,
+    /// The open links in it: true for one to a place in the page.
+    open_links: Vec<bool>,
     unlinked: bool,
 }
 
@@ -183,6 +187,7 @@ impl MetaWalk {
                 depth: self.depth,
                 walk: TextWalk::new(Skip::Hidden),
                 links: 0,
+                open_links: Vec::new(),
                 unlinked: false,
             });
         }
@@ -269,7 +274,11 @@ impl MetaWalk {
     fn open_busy(&mut self, el: &Elem<'_>) {
         if let Some(h1) = &mut self.h1_text {
             h1.walk.open(el);
-            h1.links += usize::from(el.html && el.tag == Tag::A);
+            if el.html && el.tag == Tag::A {
+                let in_page = el.attr("href").is_some_and(|h| h.trim().starts_with('#'));
+                h1.open_links.push(in_page);
+                h1.links += usize::from(!in_page);
+            }
         }
         for b in &mut self.byline_text {
             b.text.brk(el.info.flow);
@@ -303,7 +312,9 @@ impl MetaWalk {
         }
         if let Some(h1) = &mut self.h1_text {
             h1.walk.close(el);
-            h1.links -= usize::from(el.html && el.tag == Tag::A && h1.links > 0);
+            if el.html && el.tag == Tag::A && h1.open_links.pop() == Some(false) {
+                h1.links = h1.links.saturating_sub(1);
+            }
             if h1.depth == depth {
                 let h1 = self.h1_text.take().expect("open");
                 let text = h1.walk.buf.finish();
