@@ -124,7 +124,12 @@ pub struct Cli {
     /// Write every request sent (pages, robots.txt, sitemaps, a render's requests) and its
     /// response as WARC/1.1 records into files in DIR, as rip-fetch --warc does (cache hits
     /// are not archived: nothing went over the wire).
-    #[arg(help_heading = "Output and resume", long, value_name = "DIR")]
+    #[arg(
+        help_heading = "Output and resume",
+        long,
+        value_name = "DIR",
+        conflicts_with = "explain"
+    )]
     warc: Option<PathBuf>,
     /// Close a WARC file and start the next once it holds this much (compressed).
     #[arg(help_heading = "Output and resume", long, value_name = "SIZE", default_value = "1GB", value_parser = rip_cli::parse_size)]

@@ -216,5 +216,10 @@ fn warc_with_a_mode_that_cannot_archive_is_refused_naming_it() {
         "{}",
         pages.stderr
     );
+    let explain = Stage::new("rip-discover")
+        .args(["http://127.0.0.1:9/", "--warc", dir.to_str().unwrap()])
+        .args(["--explain", "http://127.0.0.1:9/a"])
+        .run();
+    assert_eq!(explain.code, 1, "a usage error: {}", explain.stderr);
     assert!(!dir.exists(), "nothing written");
 }
