@@ -108,6 +108,8 @@ fn the_page_its_script_its_data_and_its_dom_are_archived() {
         archive.to_str().unwrap(),
         "--page-timeout",
         PATIENCE,
+        "--allow",
+        "images",
     ];
     let ran = stage("rip-render", dir.path(), &args, &refs(&urls)).run();
     assert_eq!(ran.code, 0, "{}", ran.stderr);
@@ -131,7 +133,9 @@ fn the_page_its_script_its_data_and_its_dom_are_archived() {
             );
         }
     }
-    for path in ["/js/router.js", "/api/caravans.json"] {
+    // An image let through (--allow images) is archived too, its 404 as well: what the
+    // browser was given, whatever it was.
+    for path in ["/js/router.js", "/api/caravans.json", "/images/banner.png"] {
         assert_eq!(records(&index, "response", &server.url(path)).len(), 1);
     }
     let names = products();
@@ -158,14 +162,30 @@ fn the_page_its_script_its_data_and_its_dom_are_archived() {
     let html = payload(&file, &dom[0]["offset"]);
     assert!(html.contains("Amber Road Company (3 stops)"), "{html}");
 
-    // rip-warc reads the archive back: the pages as they were sent, not the DOM records
-    // (not HTTP URLs of a site).
+    read_back_without_the_doms(&file, &server.url("/images/banner.png"));
+}
+
+/// `rip-warc read` of `file` gives the pages as they were sent, not the DOM records (not
+/// HTTP URLs of a site; counted `notHttp`); the image's 404 (`image`), and the browser's
+/// favicon's when it asked, are failures, so the run is partial.
+fn read_back_without_the_doms(file: &Path, image: &str) {
     let read = rip_testkit::Stage::new("rip-warc")
         .args(["read", "-q"])
-        .arg(&file)
+        .arg(file)
         .run();
-    assert_eq!(read.code, 0, "{}", read.stderr);
+    assert_eq!(read.code, 2, "{}", read.stderr);
     assert_eq!(read.counter("notHttp"), 2, "{}", read.stdout);
+    let failed: Vec<&str> = read
+        .records()
+        .iter()
+        .filter_map(|r| match r {
+            rip_core::Record::Failure(f) => Some(f.url.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(failed.contains(&image), "{}", read.stdout);
+    let images = |u: &&str| u.ends_with(".png") || u.ends_with("/favicon.ico");
+    assert!(failed.iter().all(images), "{}", read.stdout);
 }
 
 #[test]
