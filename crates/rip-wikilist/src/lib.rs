@@ -267,7 +267,11 @@ pub async fn run<W: Write>(
     let api = api_url(&cfg, &file)?;
     let lists = lists(source(&cfg.categories, &file));
     let state = listing::open_state(&cfg, &api, &lists)?;
-    let mut wiki = Wiki::new(Fetcher::new(http)?, api);
+    let fetcher = Fetcher::new(http)?;
+    // The API is the start URL a person named: its network is the crawl's (the network
+    // policy lets the wiki's pages and API on a LAN or loopback through, nothing else).
+    fetcher.admit_start(&api);
+    let mut wiki = Wiki::new(fetcher, api);
     let mut out = NdjsonWriter::new(output);
     let site = wiki.site_info().await;
     let written = match &site {
