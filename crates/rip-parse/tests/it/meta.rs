@@ -387,6 +387,17 @@ fn a_declared_headline_that_is_the_sites_name_is_passed_over() {
 }
 
 #[test]
+fn a_declared_headline_is_cut_to_the_heading_the_page_shows() {
+    // `og:title` with the author glued on; the <h1> is the headline alone.
+    let f = fields(
+        r#"<html><head><title>Whale strandings | Ann Lee | Environment | The Planet</title>
+        <meta property="og:title" content="Whale strandings | Ann Lee"></head>
+        <body><h1>Whale strandings</h1></body></html>"#,
+    );
+    assert_eq!(f["headline"], "Whale strandings");
+}
+
+#[test]
 fn a_meta_tag_may_give_several_properties_and_dublin_core_any_prefix() {
     let f = fields(
         r#"<html><head><title>Title Element</title>

@@ -6,7 +6,7 @@ use url::Url;
 
 use super::byline::{self, Place};
 use super::jsonld::{self, article_nodes, names, string, url_of};
-use super::title::{headline_of_title, strip_site};
+use super::title::{cut_to_heading, headline_of_title, strip_site};
 use super::walk::MetaTag;
 use super::{Meta, MetaWalk, Structured, date};
 
@@ -232,7 +232,7 @@ fn headline(
                 && (title_norm.as_ref().is_some_and(|t| t.contains(&h)) || h1_norm == Some(h))
         };
         let h = declared.iter().find(|h| shown(h)).map_or(first, |h| *h);
-        return Some(h.to_owned());
+        return Some(h1.map_or(h, |h1| cut_to_heading(h, h1)).to_owned());
     }
     match title {
         Some(t) => {

@@ -73,6 +73,22 @@ pub fn strip_site<'s>(s: &'s str, site: Option<&str>) -> &'s str {
     s
 }
 
+/// The part of a declared headline (`og:title`, …) before a separator that the page's
+/// `<h1>` is: "Whale strandings | Ann Lee" is "Whale strandings" when that is the `<h1>`
+/// (something glued on that the page's own heading leaves off). `headline` itself when it
+/// has no such part.
+pub fn cut_to_heading<'s>(headline: &'s str, h1: &str) -> &'s str {
+    let h1 = norm(h1);
+    if h1.is_empty() || norm_is(headline, &h1) {
+        return headline;
+    }
+    separators(headline)
+        .into_iter()
+        .map(|(start, _)| &headline[..start])
+        .find(|head| norm_is(head, &h1))
+        .map_or(headline, str::trim)
+}
+
 /// The headline in a `<title>`: the side a hint names, the side that is not the site,
 /// or the words before the last separator when there are enough of them.
 pub fn headline_of_title<'s>(title: &'s str, hints: &[&str], site: Option<&str>) -> &'s str {
@@ -156,5 +172,19 @@ mod tests {
             headline_of_title("No separator here", &["Other"], None),
             "No separator here"
         );
+    }
+
+    #[test]
+    fn a_declared_headline_is_cut_to_the_heading_the_page_shows() {
+        let h = "Whale strandings | Ann Lee";
+        assert_eq!(cut_to_heading(h, "Whale strandings"), "Whale strandings");
+        assert_eq!(
+            cut_to_heading(h, "Ann Lee"),
+            h,
+            "only a part before a separator"
+        );
+        assert_eq!(cut_to_heading(h, "Other"), h);
+        assert_eq!(cut_to_heading("A - B - C", "A - B"), "A - B");
+        assert_eq!(cut_to_heading("A - B", "A - B"), "A - B");
     }
 }
