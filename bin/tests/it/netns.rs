@@ -20,6 +20,7 @@ const INDEX: &str = r#"<!doctype html><title>Public</title>
 <a href="http://169.254.169.254/latest/meta-data/">metadata</a>
 <a href="/go">go</a>
 <a href="http://inside.test/secret">inside</a>
+<a href="http://rebind.test/page2.html">rebind</a>
 "#;
 const APP: &str = r#"<!doctype html><title>App</title>
 <link rel="preconnect" href="http://10.9.0.2/"><link rel="dns-prefetch" href="http://10.9.0.2/">
@@ -108,6 +109,7 @@ impl Lab {
         };
         write("site/index.html", INDEX);
         write("site/a.html", "<!doctype html><title>A</title><p>a</p>");
+        write("site/page2.html", r#"<a href="/secret">secret</a>"#);
         // A sitemap robots.txt names on a private address (rip-discover --sitemaps).
         let sitemap = "User-agent: *\nAllow: /\nSitemap: http://10.0.0.2/sitemap.xml\n";
         write("site/robots.txt", sitemap);
@@ -255,8 +257,13 @@ const COMMON: &str = "--cache-dir cache --delay 0ms --jitter 0ms --quiet \
 fn a_public_crawl_reaches_no_private_address_by_link_redirect_or_name() {
     let Some(mut lab) = Lab::new('a') else { return };
     lab.start();
+    // rebind.test is public when rip-discover resolves it and loopback when rip-fetch
+    // does (DNS rebinding): the pages it found there hold rip-fetch to nothing more. The
+    // fetch stage reads no cache, so it asks the network itself.
     let (records, stderr) = lab.run(&format!(
-        "$DISCOVER http://198.51.100.10/ --domain . --sitemaps {COMMON} | $FETCH {COMMON}"
+        "$DISCOVER http://198.51.100.10/ --domain . --sitemaps {COMMON} \
+           --resolve rebind.test=198.51.100.10 \
+         | $FETCH {COMMON} --cache off --resolve rebind.test=127.0.0.1"
     ));
     let failure = |url| record(&records, "failure", url);
     // A link to the link-local metadata address.
@@ -268,6 +275,8 @@ fn a_public_crawl_reaches_no_private_address_by_link_redirect_or_name() {
     assert_denied(failure("http://198.51.100.10/go"), "10.0.0.2");
     // A name that resolves to loopback.
     assert_denied(failure("http://inside.test/secret"), "127.0.0.1");
+    // A name that rebinds to loopback between two stages.
+    assert_denied(failure("http://rebind.test/secret"), "127.0.0.1");
     // The sitemap robots.txt named on 10.0.0.2 was not read: the private log is empty.
     // The public pages are fetched as ever.
     record(&records, "page", "http://198.51.100.10/a.html");

@@ -195,20 +195,23 @@ impl Fetcher {
 
     /// Admits the networks `r` may be fetched in, before it is: a ref without a `parent`
     /// was named by a person (an argument, a list of URLs, a crawl's start), so it is a
-    /// start URL (with its `wikiApi`); a ref found on a page admits that page's networks,
-    /// which a stage before fetched under the same policy. A link a stranger wrote is
-    /// therefore held to the networks its pipeline started in.
+    /// start URL (a MediaWiki ref's is its `wikiApi`, the endpoint fetched: its article
+    /// URL is built from what the wiki says); a ref found on a page admits the network of
+    /// that page, which a stage before fetched under the same policy, when its host is an
+    /// IP literal or `localhost` (a name of the page is not trusted: its DNS may answer
+    /// otherwise now, which is how rebinding works). A link a stranger wrote is therefore
+    /// held to the networks its pipeline started in.
     pub fn admit_ref(&self, r: &rip_core::Ref) {
-        let named = match &r.context.parent {
-            Some(parent) => vec![parent.as_str()],
-            None => std::iter::once(r.url.as_str())
-                .chain(r.context.wiki_api.as_deref())
-                .collect(),
-        };
-        for u in named {
-            if let Ok(u) = Url::parse(u) {
-                self.admit_start(&u);
+        let policy = self.inner.client.policy();
+        let parsed = |u: &str| Url::parse(u).ok();
+        match (&r.context.parent, &r.context.wiki_api) {
+            (Some(parent), _) => {
+                if let Some(p) = parsed(parent) {
+                    policy.admit_fixed(&p);
+                }
             }
+            (None, Some(api)) => (parsed(api).iter()).for_each(|u| policy.admit_start(u)),
+            (None, None) => (parsed(&r.url).iter()).for_each(|u| policy.admit_start(u)),
         }
     }
 

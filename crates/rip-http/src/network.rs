@@ -232,6 +232,27 @@ impl NetworkPolicy {
         }
     }
 
+    /// Allows the network of `url` when its host says it without DNS: an IP literal, or
+    /// `localhost` and its subdomains (loopback by definition, RFC 6761). A name that must
+    /// be resolved admits nothing: what it resolves to may have changed since.
+    pub fn admit_fixed(&self, url: &Url) {
+        if !self.cfg.guard {
+            return;
+        }
+        match url.host() {
+            Some(Host::Ipv4(v4)) => self.admit(IpAddr::V4(v4)),
+            Some(Host::Ipv6(v6)) => self.admit(IpAddr::V6(v6)),
+            Some(Host::Domain(name)) => {
+                let name = name.trim_end_matches('.').to_ascii_lowercase();
+                if name == "localhost" || name.ends_with(".localhost") {
+                    self.admit(IpAddr::V4(Ipv4Addr::LOCALHOST));
+                    self.admit(IpAddr::V6(std::net::Ipv6Addr::LOCALHOST));
+                }
+            }
+            None => {}
+        }
+    }
+
     /// The addresses of `name`: from [`NetworkConfig::hosts`], else the system's resolver.
     pub async fn lookup(&self, name: &str) -> std::io::Result<Vec<IpAddr>> {
         let name = name.trim_end_matches('.');
@@ -406,6 +427,26 @@ mod tests {
         assert_eq!(p.resolve("wiki.lan").await.unwrap(), [ip("192.168.1.5")]);
         p.check("h", ip("192.168.7.7")).unwrap();
         p.check("h", ip("10.0.0.1")).unwrap_err();
+    }
+
+    #[tokio::test]
+    async fn a_pages_name_admits_nothing_its_literal_or_localhost_does() {
+        let p = NetworkPolicy::new(NetworkConfig {
+            guard: true,
+            hosts: vec![("rebind.test".into(), vec![ip("127.0.0.1")])],
+            ..NetworkConfig::default()
+        });
+        p.admit_fixed(&Url::parse("http://rebind.test/page").unwrap());
+        assert!(
+            p.resolve("rebind.test").await.is_err(),
+            "rebinding let through"
+        );
+        p.check("h", ip("127.0.0.1")).unwrap_err();
+        p.admit_fixed(&Url::parse("http://10.1.2.3/page").unwrap());
+        p.check("h", ip("10.200.0.1")).unwrap();
+        p.admit_fixed(&Url::parse("http://app.localhost:8080/").unwrap());
+        p.check("h", ip("127.0.0.1")).unwrap();
+        p.check("h", ip("::1")).unwrap();
     }
 
     #[tokio::test]
