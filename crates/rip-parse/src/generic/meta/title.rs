@@ -9,13 +9,21 @@
 /// Separators between a headline and a site's name, each between two spaces.
 const SEPARATORS: &[&str] = &["|", "-", "–", "—", "::", "·", "»", "/", "~"];
 
+/// Separators before a site's name only: `Post @ Blog` (a blog platform's way), too common
+/// inside headlines to cut at without the site's name after it.
+const SITE_SEPARATORS: &[&str] = &["|", "-", "–", "—", "::", "·", "»", "/", "~", "@"];
+
 /// Where `s` has a separator (` | `, ` - `, …): the byte ranges, spaces included, in
 /// order. One pass over the spaces (titles are read on every page).
 fn separators(s: &str) -> Vec<(usize, usize)> {
+    separators_of(s, SEPARATORS)
+}
+
+fn separators_of(s: &str, marks: &[&str]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for (i, _) in s.match_indices(' ') {
         let rest = &s[i + 1..];
-        if let Some(mark) = SEPARATORS
+        if let Some(mark) = marks
             .iter()
             .find(|m| rest.starts_with(**m) && rest[m.len()..].starts_with(' '))
             && out.last().is_none_or(|&(_, end)| end <= i)
@@ -54,18 +62,43 @@ fn same(a: &str, b: &str) -> bool {
     !b.is_empty() && norm_is(a, &b)
 }
 
-/// `s` less a site name `site` glued on at either end; `s` when it has none.
+/// Whether `part` names the site `site`: the name itself, or, for a site that gives its
+/// name as a domain (`Factorio.com`, `www.example.org`), the domain's name without `www.`
+/// and its last label (`Factorio`).
+fn names_site(part: &str, site: &str) -> bool {
+    if same(part, site) {
+        return true;
+    }
+    let site = site.trim();
+    let domain = site.strip_prefix("www.").unwrap_or(site);
+    match domain.rsplit_once('.') {
+        Some((name, tld))
+            if !name.is_empty()
+                && !domain.contains(char::is_whitespace)
+                && (2..=6).contains(&tld.len())
+                && tld.chars().all(|c| c.is_ascii_alphabetic()) =>
+        {
+            same(part, name)
+        }
+        _ => false,
+    }
+}
+
+/// `s` less a site name `site` glued on at either end, with whatever follows it at the
+/// end (`Post @ Blog :: Platform ::`); `s` when it has none.
 pub fn strip_site<'s>(s: &'s str, site: Option<&str>) -> &'s str {
     let Some(site) = site else { return s };
-    let seps = separators(s);
-    if let Some(&(start, end)) = seps.last()
-        && same(&s[end..], site)
-        && !s[..start].trim().is_empty()
-    {
-        return s[..start].trim();
+    let seps = separators_of(s, SITE_SEPARATORS);
+    // The part after each separator, up to the next one: the first that is the site's
+    // name ends the headline.
+    for (i, &(start, end)) in seps.iter().enumerate() {
+        let next = seps.get(i + 1).map_or(s.len(), |&(a, _)| a);
+        if names_site(&s[end..next], site) && !s[..start].trim().is_empty() {
+            return s[..start].trim();
+        }
     }
     if let Some(&(start, end)) = seps.first()
-        && same(&s[..start], site)
+        && names_site(&s[..start], site)
         && !s[end..].trim().is_empty()
     {
         return s[end..].trim();
@@ -147,6 +180,31 @@ mod tests {
         assert_eq!(strip_site("Moon landing", site), "Moon landing");
         assert_eq!(strip_site("A - B | The Daily Planet", site), "A - B");
         assert_eq!(strip_site("The Daily Planet", site), "The Daily Planet");
+    }
+
+    #[test]
+    fn a_site_named_by_its_domain_or_followed_by_a_platform_is_cut_off() {
+        let domain = Some("Planet.com");
+        assert_eq!(strip_site("Moon landing | Planet", domain), "Moon landing");
+        assert_eq!(
+            strip_site("www.planet.org - Moon", Some("www.planet.org")),
+            "Moon"
+        );
+        // Not a domain: no last label read past.
+        assert_eq!(
+            strip_site("Moon | Daily", Some("Daily Planet.x")),
+            "Moon | Daily"
+        );
+        let blog = Some("Steven's Home");
+        assert_eq!(
+            strip_site("Autumn maples (2) @ Steven's Home :: Blogs ::", blog),
+            "Autumn maples (2)"
+        );
+        // `@` is not a separator in a headline with no site's name after it.
+        assert_eq!(
+            strip_site("Lunch @ Joe's | Planet", blog),
+            "Lunch @ Joe's | Planet"
+        );
     }
 
     #[test]
