@@ -213,43 +213,39 @@ impl NetworkPolicy {
     /// name resolves to, when it is resolved (no lookup here: what is admitted is what the
     /// connection will use).
     pub fn admit_start(&self, url: &Url) {
-        if !self.cfg.guard {
-            return;
-        }
-        match url.host() {
-            Some(Host::Ipv4(v4)) => self.admit(IpAddr::V4(v4)),
-            Some(Host::Ipv6(v6)) => self.admit(IpAddr::V6(v6)),
-            Some(Host::Domain(name)) => {
-                let name = name.trim_end_matches('.').to_ascii_lowercase();
-                let known = self.start_names.read().unwrap_or_else(|e| e.into_inner());
-                if !known.contains(&name) {
-                    drop(known);
-                    let mut names = self.start_names.write().unwrap_or_else(|e| e.into_inner());
-                    names.insert(name);
-                }
+        if let Some(name) = self.admit_literal(url) {
+            let known = self.start_names.read().unwrap_or_else(|e| e.into_inner());
+            if !known.contains(&name) {
+                drop(known);
+                let mut names = self.start_names.write().unwrap_or_else(|e| e.into_inner());
+                names.insert(name);
             }
-            None => {}
         }
+    }
+
+    /// Allows the network of `url`'s IP literal; its host's name (lower case, no final dot)
+    /// when it has a name instead. `None` too when the policy is off.
+    fn admit_literal(&self, url: &Url) -> Option<String> {
+        if !self.cfg.guard {
+            return None;
+        }
+        match url.host()? {
+            Host::Ipv4(v4) => self.admit(IpAddr::V4(v4)),
+            Host::Ipv6(v6) => self.admit(IpAddr::V6(v6)),
+            Host::Domain(name) => return Some(name.trim_end_matches('.').to_ascii_lowercase()),
+        }
+        None
     }
 
     /// Allows the network of `url` when its host says it without DNS: an IP literal, or
     /// `localhost` and its subdomains (loopback by definition, RFC 6761). A name that must
     /// be resolved admits nothing: what it resolves to may have changed since.
     pub fn admit_fixed(&self, url: &Url) {
-        if !self.cfg.guard {
-            return;
-        }
-        match url.host() {
-            Some(Host::Ipv4(v4)) => self.admit(IpAddr::V4(v4)),
-            Some(Host::Ipv6(v6)) => self.admit(IpAddr::V6(v6)),
-            Some(Host::Domain(name)) => {
-                let name = name.trim_end_matches('.').to_ascii_lowercase();
-                if name == "localhost" || name.ends_with(".localhost") {
-                    self.admit(IpAddr::V4(Ipv4Addr::LOCALHOST));
-                    self.admit(IpAddr::V6(std::net::Ipv6Addr::LOCALHOST));
-                }
-            }
-            None => {}
+        if let Some(name) = self.admit_literal(url)
+            && (name == "localhost" || name.ends_with(".localhost"))
+        {
+            self.admit(IpAddr::V4(Ipv4Addr::LOCALHOST));
+            self.admit(IpAddr::V6(std::net::Ipv6Addr::LOCALHOST));
         }
     }
 
