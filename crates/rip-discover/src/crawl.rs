@@ -331,15 +331,26 @@ impl<W: Write> Crawl<W> {
         let fetcher = Fetcher::new(http)?;
         let warc = match &cfg.warc {
             Some(w) => {
-                let tap = Arc::new(rip_warc::write::tap::WarcTap::new(w.clone(), STAGE)?);
+                let tap = rip_warc::write::tap::WarcTap::new(w.clone(), STAGE)?;
+                // Rendering, each page's DOM is a record tied to the page's response.
+                let tap = Arc::new(if cfg.render.is_some() {
+                    tap.remembering_responses()
+                } else {
+                    tap
+                });
                 fetcher.set_tap(tap.clone());
                 Some(tap)
             }
             None => None,
         };
         let max_body = cfg.http.client.max_body;
-        let renderer =
-            (cfg.render.as_ref()).map(|r| rip_render::Renderer::new(r, fetcher.clone(), max_body));
+        let renderer = (cfg.render.as_ref()).map(|r| {
+            let renderer = rip_render::Renderer::new(r, fetcher.clone(), max_body);
+            match &warc {
+                Some(tap) => renderer.with_warc(tap.clone()),
+                None => renderer,
+            }
+        });
         let shared = Arc::new(Shared {
             renderer,
             fetcher,

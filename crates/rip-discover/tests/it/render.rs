@@ -141,3 +141,40 @@ fn render_without_a_browser_is_a_clear_fatal_error() {
         ran.stderr
     );
 }
+
+#[test]
+fn a_rendering_crawl_archives_what_the_browser_was_given_and_each_dom() {
+    let server = site_js();
+    let dir = tempfile::tempdir().unwrap();
+    let warc = dir.path().join("archive");
+    let args = [
+        &server.url("/"),
+        "--render",
+        "--render-tabs",
+        "3",
+        "--warc",
+        warc.to_str().unwrap(),
+    ];
+    let rendered = run_with(&args, &dir.path().join("cache"), None);
+    assert_eq!(rendered.code, 0, "{}", rendered.stderr);
+    assert_eq!(rendered.counter("renderedPages"), 16);
+    let files = rip_testkit::files_ending(&warc, ".warc.gz");
+    assert_eq!(files.len(), 1, "{files:?}");
+    let archived = rip_testkit::checked_records(&files);
+    // Each page rendered has its DOM tied to it; the data its scripts asked for was archived
+    // as the browser was given it.
+    for url in rendered.refs().iter().map(|r| &r.url) {
+        let dom = ("resource".to_owned(), format!("urn:dom:{url}"));
+        assert_eq!(archived.get(&dom), Some(&1), "{url}: {archived:?}");
+        // A page whose body was archived before (the product pages share one) is a revisit.
+        let captured = ["response", "revisit"]
+            .iter()
+            .any(|kind| archived.contains_key(&((*kind).to_owned(), url.clone())));
+        assert!(captured, "{url}: {archived:?}");
+    }
+    let data = archived
+        .keys()
+        .filter(|(kind, uri)| kind == "response" && uri.contains("/api/products.json"))
+        .count();
+    assert!(data >= 1, "the market's data: {archived:?}");
+}
