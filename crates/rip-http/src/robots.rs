@@ -6,14 +6,16 @@
 //! rather than `texting_robots` or `robotstxt` because a disallowed URL must become an
 //! `expected` record naming the rule that matched (neither crate reports it), and because
 //! each of them fails some of Google's parser-test expectations that this one passes
-//! (see `tests/it/robots.rs`).
+//! (see `tests/it/robots.rs`); Google's own test cases run as data in
+//! `tests/it/robots_conformance.rs`.
 
 use std::time::Duration;
 
 /// The largest robots.txt read; the rest is ignored (Google reads 500 KiB).
 pub const MAX_ROBOTS_BYTES: usize = 500 * 1024;
-/// Lines longer than this are cut (Google: 8 × the longest practical URL).
-const MAX_LINE: usize = 2083 * 8;
+/// Lines longer than this are cut: Google's buffer holds 8 × the longest practical URL,
+/// less the terminating NUL (robots_test.cc's `GoogleOnly_LineTooLong`).
+const MAX_LINE: usize = 2083 * 8 - 1;
 
 /// A robots.txt decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -407,5 +409,21 @@ mod tests {
     fn escapes_are_normalised() {
         assert_eq!(normalize_escapes("/a%aa/ツ"), "/a%AA/%E3%83%84");
         assert_eq!(normalize_escapes("/50%"), "/50%");
+    }
+
+    /// Google keeps the first `2083 * 8 - 1` bytes of a line (its buffer of `2083 * 8`
+    /// ends in a NUL): robots_test.cc's `GoogleOnly_LineTooLong`.
+    #[test]
+    fn a_long_line_keeps_googles_length() {
+        let kept = format!("Disallow: /x/{}", "a".repeat(2083 * 8 - 1 - 13));
+        assert_eq!(kept.len(), 2083 * 8 - 1);
+        let body = format!("User-agent: *\n{kept}q\n");
+        let robots = Robots::parse(body.as_bytes(), "FooBot");
+        let target = format!("{}z", &kept["Disallow: ".len()..]);
+        let verdict = robots.check(&target);
+        assert!(
+            matches!(&verdict, Verdict::Disallowed { rule } if *rule == kept),
+            "the line cut to 16663 bytes disallows its prefix"
+        );
     }
 }

@@ -10,6 +10,7 @@ mod missing_folder;
 mod network;
 mod politeness;
 mod robots;
+mod robots_conformance;
 mod robots_fetch;
 mod tap;
 
