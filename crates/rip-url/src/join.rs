@@ -12,8 +12,8 @@
 //! domain, such a path, a query and a fragment of printable ASCII that the standard
 //! leaves as is). Anything else (another scheme, a relative query, `%` in a path, `\`,
 //! white space, other characters, ports, users, IP addresses, IDNA) goes to `Url::join`.
-//! The tests compare the two on every combination of such pieces, and a property test on
-//! random references.
+//! The tests compare the two on every combination of such pieces, a property test on
+//! random references, and the WHATWG URL standard's own test data (docs/conformance.md).
 //!
 //! **What a reference needs of its base** ([`href_needs`], [`base_dir`]), for a caller
 //! that resolves the same navigation links on many pages (`rip-discover`'s crawl, which
@@ -54,9 +54,9 @@ impl Resolver {
 
 /// For an `http` or `https` base with a host: where in it its path starts, where its
 /// path's last `/` ends, and where its query ends.
-type Parts = (usize, usize, usize);
+pub(crate) type Parts = (usize, usize, usize);
 
-fn parts_of(base: &Url) -> Option<Parts> {
+pub(crate) fn parts_of(base: &Url) -> Option<Parts> {
     (matches!(base.scheme(), "http" | "https") && base.has_host()).then(|| {
         let path_start = base[..Position::BeforePath].len();
         let dir = base.path().as_bytes().iter().rposition(|&c| c == b'/');
@@ -85,7 +85,7 @@ fn resolve(base: &Url, parts: Option<Parts>, href: &str, out: &mut String) -> bo
 /// Appends the resolved reference to `out` when it is one the fast path knows to
 /// resolve as `Url::join` would; `None` otherwise, with nothing appended (not an
 /// answer: ask `Url::join`).
-fn fast(base: &Url, parts: Option<Parts>, href: &str, out: &mut String) -> Option<()> {
+pub(crate) fn fast(base: &Url, parts: Option<Parts>, href: &str, out: &mut String) -> Option<()> {
     if let Some(done) = absolute(href, out) {
         return done;
     }

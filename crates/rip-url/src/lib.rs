@@ -285,3 +285,5 @@ fn trim_zeros(d: &[u8]) -> &[u8] {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod whatwg_tests;
