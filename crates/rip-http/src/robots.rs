@@ -181,8 +181,7 @@ impl Robots {
     /// Parses `body` (at most [`MAX_ROBOTS_BYTES`] read) for the agent token `agent`.
     pub fn parse(body: &[u8], agent: &str) -> Self {
         let body = &body[..body.len().min(MAX_ROBOTS_BYTES)];
-        let text = String::from_utf8_lossy(body);
-        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let text = String::from_utf8_lossy(skip_bom(body));
         let mut reader = Reader::new(agent_token(agent).to_ascii_lowercase());
         for raw in text.split(['\n', '\r']) {
             if let Some((k, v)) = split_line(content(raw)) {
@@ -191,6 +190,14 @@ impl Robots {
         }
         reader.finish()
     }
+}
+
+/// `body` without a UTF-8 byte-order mark at its start, whole or cut short (as Google
+/// skips `EF`, `EF BB` and `EF BB BF`).
+fn skip_bom(body: &[u8]) -> &[u8] {
+    let bom = b"\xEF\xBB\xBF";
+    let n = body.iter().zip(bom).take_while(|(a, b)| a == b).count();
+    &body[n..]
 }
 
 /// What a line says, without its comment and surrounding blanks, cut at [`MAX_LINE`].
@@ -409,6 +416,28 @@ mod tests {
     fn escapes_are_normalised() {
         assert_eq!(normalize_escapes("/a%aa/ツ"), "/a%AA/%E3%83%84");
         assert_eq!(normalize_escapes("/50%"), "/50%");
+    }
+
+    /// A byte-order mark, whole or its first one or two bytes, is skipped at the start of
+    /// the file only: robots_test.cc's `ID_UTF8ByteOrderMarkIsSkipped`.
+    #[test]
+    fn a_byte_order_mark_whole_or_partial_is_skipped() {
+        let disallowed = |body: &[u8]| {
+            let robots = Robots::parse(body, "foo");
+            matches!(robots.check("/AnyValue"), Verdict::Disallowed { .. })
+        };
+        for bom in [&b"\xEF\xBB\xBF"[..], b"\xEF\xBB", b"\xEF"] {
+            let body = [bom, b"User-Agent: foo\nDisallow: /AnyValue\n"].concat();
+            assert!(disallowed(&body), "{bom:x?}");
+        }
+        // Not a BOM: the first line is garbage, so no group names foo.
+        assert!(!disallowed(
+            b"\xEF\x11\xBFUser-Agent: foo\nDisallow: /AnyValue\n"
+        ));
+        // Only at the start: a BOM later makes its line garbage.
+        assert!(!disallowed(
+            b"User-Agent: foo\n\xEF\xBB\xBFDisallow: /AnyValue\n"
+        ));
     }
 
     /// Google keeps the first `2083 * 8 - 1` bytes of a line (its buffer of `2083 * 8`
