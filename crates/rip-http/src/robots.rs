@@ -418,6 +418,60 @@ mod tests {
         assert_eq!(normalize_escapes("/50%"), "/50%");
     }
 
+    /// robots_test.cc's `ID_LinesNumbersAreCountedCorrectly`, through the matcher: LF,
+    /// CR LF, CR, no final newline and a mixture all end lines.
+    #[test]
+    fn every_line_ending_ends_a_line() {
+        for body in [
+            "User-Agent: foo\nAllow: /some/path\nUser-Agent: bar\n\n\nDisallow: /\n",
+            "User-Agent: foo\r\nAllow: /some/path\r\nUser-Agent: bar\r\n\r\n\r\nDisallow: /\r\n",
+            "User-Agent: foo\rAllow: /some/path\rUser-Agent: bar\r\r\rDisallow: /\r",
+            "User-Agent: foo\nAllow: /some/path\nUser-Agent: bar\n\n\nDisallow: /",
+            "User-Agent: foo\nAllow: /some/path\r\nUser-Agent: bar\n\r\n\nDisallow: /",
+        ] {
+            let bar = Robots::parse(body.as_bytes(), "bar");
+            assert!(
+                matches!(bar.check("/x"), Verdict::Disallowed { .. }),
+                "{body:?}"
+            );
+            let foo = Robots::parse(body.as_bytes(), "foo");
+            assert_eq!(foo.check("/x"), Verdict::Allowed, "{body:?}");
+        }
+    }
+
+    /// robots_test.cc's `TestGetPathParamsQuery` (its absolute URLs: we only ever see
+    /// parsed ones) and `TestMaybeEscapePattern`.
+    #[test]
+    fn google_path_and_escape_cases() {
+        for (url, want) in [
+            ("http://www.example.com", "/"),
+            ("http://www.example.com/", "/"),
+            ("http://www.example.com/a", "/a"),
+            ("http://www.example.com/a/", "/a/"),
+            (
+                "http://www.example.com/a/b?c=http://d.e/",
+                "/a/b?c=http://d.e/",
+            ),
+            (
+                "http://www.example.com/a/b?c=d&e=f#fragment",
+                "/a/b?c=d&e=f",
+            ),
+            ("http://example.com?a", "/?a"),
+            ("http://example.com/a;b#c", "/a;b"),
+        ] {
+            let parsed = url::Url::parse(url).expect(url);
+            assert_eq!(robots_target(&parsed), want, "{url}");
+        }
+        for (pattern, want) in [
+            ("http://www.example.com", "http://www.example.com"),
+            ("/a/b/c", "/a/b/c"),
+            ("á", "%C3%A1"),
+            ("%aa", "%AA"),
+        ] {
+            assert_eq!(normalize_escapes(pattern), want, "{pattern}");
+        }
+    }
+
     /// A byte-order mark, whole or its first one or two bytes, is skipped at the start of
     /// the file only: robots_test.cc's `ID_UTF8ByteOrderMarkIsSkipped`.
     #[test]
