@@ -37,6 +37,15 @@ async fn private() -> TestServer {
         .unwrap()
 }
 
+/// A "public" server whose `/go` redirects (302) to `target`.
+async fn redirecting_to(target: &str) -> TestServer {
+    TestServer::builder()
+        .rule(Rule::path("/go").always(Fault::redirect(302, target)))
+        .start()
+        .await
+        .unwrap()
+}
+
 /// Asserts `f` is a `network.denied` failure naming `addr`, sent once, never retried.
 fn assert_denied(f: &rip_http::Fetched, addr: &str) {
     let x = fail(f);
@@ -51,11 +60,7 @@ fn assert_denied(f: &rip_http::Fetched, addr: &str) {
 async fn a_redirect_to_a_private_address_is_refused_and_never_connected() {
     let inside = private().await;
     let secret = inside.url("/secret");
-    let public = TestServer::builder()
-        .rule(Rule::path("/go").always(Fault::redirect(302, &secret)))
-        .start()
-        .await
-        .unwrap();
+    let public = redirecting_to(&secret).await;
     let f = Fetcher::new(guarded(Vec::new())).unwrap();
     let url = public.url("/go");
     let got = f.fetch(&url).await;
@@ -152,11 +157,7 @@ impl WireTap for Count {
 async fn a_refused_request_is_not_told_to_the_wire_tap_it_never_went_out() {
     let inside = private().await;
     let secret = inside.url("/secret");
-    let public = TestServer::builder()
-        .rule(Rule::path("/go").always(Fault::redirect(302, &secret)))
-        .start()
-        .await
-        .unwrap();
+    let public = redirecting_to(&secret).await;
     let f = Fetcher::new(guarded(Vec::new())).unwrap();
     let tap = Arc::new(Count::default());
     f.set_tap(tap.clone());
