@@ -185,7 +185,7 @@ fn ctrl_c_then_resume_ends_as_an_uninterrupted_run_with_no_url_fetched_twice() {
 
 /// Runs a scrape and interrupts it once the server saw `after` more requests, `times`
 /// SIGINTs 300 ms apart; returns the exit status.
-fn interrupt(
+pub(crate) fn interrupt(
     state: &Path,
     server: &rip_testserver::TestServer,
     after: usize,

@@ -114,26 +114,15 @@ fn a_run_with_output_warc_archives_every_request_sent() {
 
 #[test]
 fn a_run_interrupted_and_resumed_archives_each_exchange_once() {
-    use crate::interrupt::{plain_server, slow};
-    use std::time::{Duration, Instant};
+    use crate::interrupt::{interrupt, plain_server, slow};
     let server = plain_server();
     let dir = tempfile::tempdir().unwrap();
     let state = demo_state(dir.path(), &server.origin(), |v| {
         slow(v);
         v["output"]["warc"] = "archive".into();
     });
-    let mut child = ripperoni()
-        .args(["run", "-q", state.to_str().unwrap()])
-        .spawn()
-        .unwrap();
-    let t0 = Instant::now();
-    while server.total() < 18 {
-        assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(130));
+    // Ctrl-C once the server has answered 18 requests.
+    assert_eq!(interrupt(&state, &server, 18, 1), Some(130));
     let folder = dir.path().join("archive");
     let first = rip_testkit::files_ending(&folder, ".warc.gz");
     assert!(!first.is_empty(), "the first run archived what it fetched");
