@@ -27,7 +27,7 @@ pub use fresh::{Stale, check_all_fresh, check_fresh};
 pub use nats::{NatsServer, absent_broker, assert_broker_absent, free_port};
 pub use stage::{Ran, Stage, interrupt, record, stream};
 pub use wait::wait_for;
-pub use warcio::{checked_records, warcio};
+pub use warcio::{checked_records, warcio, warcio_index, warcio_payload};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

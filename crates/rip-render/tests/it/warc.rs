@@ -3,10 +3,10 @@
 //! and pywb replaying a crawl of both demo sites, checked by headless Chromium.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rip_testkit::{files_ending, testdata};
+use rip_testkit::{files_ending, testdata, warcio, warcio_index, warcio_payload};
 use rip_testserver::TestServer;
 use serde_json::Value;
 
@@ -15,26 +15,6 @@ use crate::{refs, stage};
 /// rip-render's page timeout here: a loaded machine (8 tests at once, each with a browser)
 /// may take far longer than the default 30 s to settle a page.
 const PATIENCE: &str = "120s";
-
-fn tool(name: &str, args: &[&str], dir: Option<&Path>) -> Output {
-    let mut cmd = Command::new(rip_testkit::test_tool(name));
-    cmd.args(args).stdin(Stdio::null());
-    if let Some(dir) = dir {
-        cmd.current_dir(dir);
-    }
-    let out = cmd.output().unwrap_or_else(|e| panic!("{name} runs: {e}"));
-    assert!(
-        out.status.success(),
-        "{name} {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn text(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// The one closed WARC file in `dir` (none left `.open`).
 fn the_file(dir: &Path) -> PathBuf {
@@ -47,15 +27,7 @@ fn the_file(dir: &Path) -> PathBuf {
 /// Every record of `file` as warcio indexes it.
 fn index(file: &Path) -> Vec<Value> {
     let fields = "warc-type,warc-target-uri,warc-record-id,warc-concurrent-to,content-type,offset";
-    let out = tool(
-        "warcio",
-        &["index", "-f", fields, file.to_str().unwrap()],
-        None,
-    );
-    text(&out)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
+    warcio_index(file, fields)
 }
 
 /// The records of `kind` whose target URI is `uri`.
@@ -72,12 +44,7 @@ fn payload(file: &Path, offset: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
-    let out = tool(
-        "warcio",
-        &["extract", "--payload", file.to_str().unwrap(), &offset],
-        None,
-    );
-    text(&out)
+    warcio_payload(file, &offset)
 }
 
 /// The product names of the market's data.
@@ -115,11 +82,7 @@ fn the_page_its_script_its_data_and_its_dom_are_archived() {
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert_eq!(ran.counter("warcDoms"), 2, "{}", ran.stdout);
     let file = the_file(&archive);
-    let report = text(&tool(
-        "warcio",
-        &["check", "-v", file.to_str().unwrap()],
-        None,
-    ));
+    let report = warcio(&["check", "-v"], &file);
     assert!(!report.contains("fail"), "{report}");
 
     let index = index(&file);
@@ -219,14 +182,7 @@ fn a_dom_past_the_body_limit_is_cut_and_marked_truncated() {
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let file = the_file(&archive);
     let fields = "warc-type,warc-target-uri,warc-truncated,offset";
-    let index: Vec<Value> = text(&tool(
-        "warcio",
-        &["index", "-f", fields, file.to_str().unwrap()],
-        None,
-    ))
-    .lines()
-    .map(|l| serde_json::from_str(l).unwrap())
-    .collect();
+    let index = warcio_index(&file, fields);
     let response = records(&index, "response", &url);
     assert_eq!(response[0].get("warc-truncated"), None, "{index:#?}");
     let dom = records(&index, "resource", &format!("urn:dom:{url}"));
@@ -234,7 +190,7 @@ fn a_dom_past_the_body_limit_is_cut_and_marked_truncated() {
     let html = payload(&file, &dom[0]["offset"]);
     assert!(html.len() <= 4096 && html.len() > 2048, "{}", html.len());
     assert!(!html.contains("END"), "cut before the end");
-    tool("warcio", &["check", file.to_str().unwrap()], None);
+    warcio(&["check"], &file);
 }
 
 /// A port free a moment ago on 127.0.0.1.
