@@ -11,26 +11,54 @@ use rip_parse::dom::{ParseLimits, parse};
 use rip_parse::generic::{extract, extract_streaming};
 use url::Url;
 
-/// Compares the two paths on `html`; true when the streaming pass read it.
-fn same(html: &str) -> bool {
+/// How the streaming pass did on a page, against the tree.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Compared {
+    /// It read the page and gave the tree's fields.
+    Streamed,
+    /// It gave the page up (or the tree refused it, and so did the pass).
+    GaveUp,
+    /// It read the page and gave other fields than the tree's: what differs.
+    Differs(String),
+}
+
+/// Compares the two paths on `html`, with the page URL every differential test uses.
+pub(crate) fn compare(html: &str) -> Compared {
     let url = Url::parse("http://site.test/dir/page.html").unwrap();
     let limits = ParseLimits::default();
     let Ok(tree) = parse(html, limits) else {
         // The tree refuses it (too deep): the streaming pass must not read it either.
-        assert!(extract_streaming(html, &url, true, limits).is_err());
-        return false;
+        return match extract_streaming(html, &url, true, limits) {
+            Err(_) => Compared::GaveUp,
+            Ok(_) => Compared::Differs("the tree refused it, the stream read it".into()),
+        };
     };
     let mut want = extract(&tree, &url, true);
     let Ok(mut got) = extract_streaming(html, &url, true, limits) else {
-        return false;
+        return Compared::GaveUp;
     };
-    assert_eq!(got.title.take(), want.title.take(), "title of {html:?}");
+    let (got_title, want_title) = (got.title.take(), want.title.take());
+    if got_title != want_title {
+        return Compared::Differs(format!("title: {got_title:?}, not {want_title:?}"));
+    }
     let (got, want) = (
         serde_json::Value::Object(got.into_fields()),
         serde_json::Value::Object(want.into_fields()),
     );
-    assert_eq!(got, want, "fields of {html:?}");
-    true
+    if got != want {
+        return Compared::Differs(format!("fields: {got}\n   the tree's: {want}"));
+    }
+    Compared::Streamed
+}
+
+/// Compares the two paths on `html`; true when the streaming pass read it. Panics on a
+/// difference.
+fn same(html: &str) -> bool {
+    match compare(html) {
+        Compared::Streamed => true,
+        Compared::GaveUp => false,
+        Compared::Differs(what) => panic!("{html:?}: {what}"),
+    }
 }
 
 #[test]
@@ -431,7 +459,10 @@ fn generated_pages_stream_the_same_or_go_to_the_tree() {
 
 /// The outcome of `page` with the streaming pass on or off, as JSON without its
 /// timestamps, and how many pages took the streaming pass.
-fn outcome_json(opts: &rip_parse::ExtractOptions, page: &serde_json::Value) -> serde_json::Value {
+pub(crate) fn outcome_json(
+    opts: &rip_parse::ExtractOptions,
+    page: &serde_json::Value,
+) -> serde_json::Value {
     let line = page.to_string();
     let mut v = match rip_parse::process::page_line(opts, &line) {
         o @ rip_parse::Outcome::Doc { .. } => serde_json::to_value(o.into_doc()).unwrap(),
@@ -548,9 +579,8 @@ fn selectors_rules() -> std::sync::Arc<rip_parse::Rules> {
     std::sync::Arc::new(rules)
 }
 
-#[test]
-fn selectors_match_the_same_elements_in_both_paths() {
-    // The last two selectors need a tree: take them out to compare the streaming pass.
+/// [`SELECTORS`] but the last two, which need a tree: the fields the streaming pass reads.
+pub(crate) fn streaming_selectors_rules() -> std::sync::Arc<rip_parse::Rules> {
     let all = selectors_rules();
     assert!(
         !all.concepts[0].streams(),
@@ -559,13 +589,17 @@ fn selectors_match_the_same_elements_in_both_paths() {
     let mut concept = all.concepts[0].clone();
     concept.fields.truncate(SELECTORS.len() - 2);
     assert!(concept.streams());
-    let rules = std::sync::Arc::new(rip_parse::Rules {
+    std::sync::Arc::new(rip_parse::Rules {
         path: all.path.clone(),
         concepts: vec![concept],
         unknown: all.unknown.clone(),
-    });
+    })
+}
+
+#[test]
+fn selectors_match_the_same_elements_in_both_paths() {
     let stream = rip_parse::ExtractOptions {
-        rules: Some(rules),
+        rules: Some(streaming_selectors_rules()),
         ..Default::default()
     };
     let tree = rip_parse::ExtractOptions {

@@ -3,6 +3,7 @@
 
 mod differential;
 mod golden;
+mod html5lib;
 mod meta;
 mod output_schema;
 mod robustness;
