@@ -17,6 +17,7 @@
 
 mod folders;
 mod fresh;
+pub mod html5lib;
 pub mod nats;
 mod stage;
 mod wait;

@@ -6,79 +6,14 @@
 //! builder's own setting. The expected trees are not compared: html5ever passes them
 //! (its own test suite), and what is checked here is that both our paths read them alike.
 
-use std::path::{Path, PathBuf};
-
 use std::sync::atomic::Ordering;
 
 use rip_parse::dom::ParseLimits;
 use rip_parse::generic::extract_streaming;
+use rip_testkit::html5lib::tree_construction_cases as all_cases;
 use url::Url;
 
 use crate::differential::{Compared, compare, outcome_json};
-
-/// One `#data` of a `.dat` file.
-struct Case {
-    /// `file.dat#n`, n counted from 1.
-    name: String,
-    data: String,
-    fragment: bool,
-}
-
-fn dat_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            dat_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "dat") {
-            out.push(path);
-        }
-    }
-}
-
-/// The cases of a `.dat` file, read as html5lib's own harness reads them
-/// (`tests/support.py`'s `TestData`): a line starting with `#` opens a section, a test
-/// starts at `#data`, and a section's text loses its last newline.
-fn cases(name: &str, text: &str) -> Vec<Case> {
-    let mut out: Vec<Case> = Vec::new();
-    let mut section = "";
-    for line in text.split_inclusive('\n') {
-        if let Some(heading) = line.strip_prefix('#') {
-            section = heading.trim();
-            match section {
-                "data" => out.push(Case {
-                    name: format!("{name}#{}", out.len() + 1),
-                    data: String::new(),
-                    fragment: false,
-                }),
-                "document-fragment" => out.last_mut().unwrap().fragment = true,
-                _ => {}
-            }
-        } else if section == "data" {
-            out.last_mut().unwrap().data.push_str(line);
-        }
-    }
-    for case in &mut out {
-        if case.data.ends_with('\n') {
-            case.data.pop();
-        }
-    }
-    out
-}
-
-fn all_cases() -> Vec<Case> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/conformance/html5lib/tree-construction");
-    let mut files = Vec::new();
-    dat_files(&dir, &mut files);
-    files.sort();
-    let mut all = Vec::new();
-    for file in files {
-        let name = file.strip_prefix(&dir).unwrap().display().to_string();
-        let text = std::fs::read_to_string(&file).unwrap();
-        all.extend(cases(&name, &text));
-    }
-    all
-}
 
 #[test]
 fn html5lib_tree_construction_inputs_stream_the_same_or_go_to_the_tree() {
