@@ -1,0 +1,3 @@
+//! rip-html against the standard's own tokenizer tests.
+
+mod html5lib;
