@@ -1,7 +1,8 @@
 //! Test support for the workspace's integration tests: find the binaries, run one stage
 //! with [`Stage`] and read its output back as records, run real shell pipelines of them
-//! exactly as a user types them, find the repository's `testdata/`, and set up folders
-//! ([`files_below`], [`make_read_only`], [`jsonl_folder`]).
+//! exactly as a user types them, find the repository's `testdata/`, set up folders
+//! ([`files_below`], [`make_read_only`], [`jsonl_folder`]), and read the cases of the
+//! conformance suites kept there ([`html5lib`]).
 //!
 //! The binaries live in one package, `rip-bin` (the top-level `bin/`), not in the stages'
 //! library packages: `cargo test --workspace` (and `make test`) builds them all before any
