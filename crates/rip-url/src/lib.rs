@@ -196,6 +196,9 @@ fn hex_val(b: u8) -> Option<u8> {
 
 /// Decodes `%XX` escapes of unreserved characters (`A-Z a-z 0-9 - . _ ~`) and upper-cases
 /// the hex digits of every other escape (RFC 3986 §6.2.2). Borrowed when nothing changes.
+/// A hex digit is left escaped after a stray `%` or `%X` (`%4%33A` stays as it is), where
+/// decoding it would make a new escape (`%43A`) that a second pass would decode: the
+/// result is a fixed point.
 pub fn normalize_escapes(s: &str) -> Cow<'_, str> {
     let b = s.as_bytes();
     let needs = b.windows(3).any(|w| {
@@ -220,7 +223,7 @@ pub fn normalize_escapes(s: &str) -> Cow<'_, str> {
             && let (Some(h), Some(l)) = (hex_val(b[i + 1]), hex_val(b[i + 2]))
         {
             let byte = h << 4 | l;
-            if is_unreserved(byte) {
+            if is_unreserved(byte) && !(byte.is_ascii_hexdigit() && ends_in_open_escape(&out)) {
                 out.push(byte as char);
             } else {
                 out.push('%');
@@ -236,6 +239,15 @@ pub fn normalize_escapes(s: &str) -> Cow<'_, str> {
         i = next;
     }
     Cow::Owned(out)
+}
+
+/// `s` ends in `%` or `%` and a hex digit: a hex digit after it would make an escape.
+fn ends_in_open_escape(s: &str) -> bool {
+    match s.as_bytes() {
+        [.., b'%'] => true,
+        [.., b'%', d] => d.is_ascii_hexdigit(),
+        _ => false,
+    }
 }
 
 /// Compares two strings the way people number things: runs of ASCII digits compare by

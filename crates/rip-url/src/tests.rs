@@ -70,6 +70,26 @@ fn case_ports_dots_and_escapes() {
     );
 }
 
+/// Found by the `href_join` fuzz target: decoding `%33` after a stray `%4` made `%43`,
+/// which a second canonicalisation decoded to `C`. A canonical URL canonicalises to itself.
+#[test]
+fn decoding_an_escape_never_makes_a_new_one() {
+    let b = "http://h/dir/page.html";
+    for (href, want) in [
+        ("file>//%4%33A", "http://h/dir/file%3E//%4%33A"),
+        ("%%34%31", "http://h/dir/%%341"),
+        ("%%341", "http://h/dir/%%341"),
+        ("a%4%7e%33", "http://h/dir/a%4~3"),
+        ("/q?x=%4%31", "http://h/q?x=%4%31"),
+    ] {
+        let once = canon(b, href);
+        assert_eq!(once, want, "{href:?}");
+        assert_eq!(canon(&once, &once), once, "{once} again");
+    }
+    assert_eq!(normalize_escapes("%4%33A"), "%4%33A");
+    assert_eq!(normalize_escapes("%%7e%41"), "%~A");
+}
+
 #[test]
 fn parameters_dropped_by_name_and_prefix() {
     let c = Canonicalizer::keeping_all_params().drop_params(["sid", "ref_*"]);
