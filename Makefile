@@ -2,7 +2,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= auto
 
-.PHONY: help demo test lint modules build release bench setup clean
+.PHONY: help demo test lint modules build release bench fuzz setup clean
 
 help:
 	@echo "make demo    build in release mode and scrape the bundled demo site"
@@ -10,6 +10,7 @@ help:
 	@echo "make lint    formatting, clippy and rustdoc's lints (docs build, no broken links)"
 	@echo "make modules fail on a module file named mod.rs (one module style)"
 	@echo "make bench   the benchmarks under scripts/bench/ (see BENCHMARKS.md)"
+	@echo "make fuzz    every fuzz target for FUZZ_SECONDS (default 60) each (see docs/conformance.md)"
 
 setup:
 	scripts/setup test
@@ -65,6 +66,12 @@ bench:
 	scripts/setup bench
 	$(CARGO) build --locked --release --workspace --bins
 	scripts/bench/all
+
+# The fuzzers (nightly, cargo-fuzz; scripts/fuzz installs cargo-fuzz). `make test` replays
+# their corpora on stable.
+FUZZ_SECONDS ?= 60
+fuzz:
+	scripts/fuzz --seconds $(FUZZ_SECONDS)
 
 clean:
 	$(CARGO) clean

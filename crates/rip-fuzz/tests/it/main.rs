@@ -1,0 +1,3 @@
+//! Replays every fuzz target's corpus and past findings (`fuzz/`), on stable Rust.
+
+mod corpus;
