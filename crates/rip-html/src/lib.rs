@@ -6,10 +6,13 @@
 //! character references decoded as the HTML tokenizer decodes them), end tags, text,
 //! comments and the doctype; [`Scanner::raw_text`] reads the content of an element the
 //! caller knows to be raw text (`script`, `style`, `title`, `textarea`, …) up to its end
-//! tag. Markup it does not read the way the WHATWG tokenizer would (bogus comments,
-//! CDATA, an unfinished tag, an ambiguous character reference…) is a [`Bail`] naming
-//! why: the caller reads that page with a complete tokenizer or tree builder instead.
-//! The tokenizer is an optimisation, never a second opinion.
+//! tag. Bogus comments (`<?xml …?>`, `<![if IE]>`, `</ …>`) are comments, and a page
+//! that ends inside a comment, doctype or tag ends as the WHATWG tokenizer ends it.
+//! Markup it does not read the way that tokenizer would (CDATA, which is text in SVG
+//! and a comment elsewhere; an ambiguous character reference; a NUL…) is a [`Bail`]
+//! naming why: the caller reads that page with a complete tokenizer or tree builder
+//! instead. The tokenizer is an optimisation, never a second opinion. html5lib's
+//! tokenizer tests hold it to that (`tests/it/html5lib.rs`).
 //!
 //! It knows no tree construction: which elements hold raw text, foreign content and
 //! the like are the caller's business. Used by `rip-parse`'s streaming pass (with the

@@ -1,7 +1,7 @@
 //! The tokenizer: tags, text, comments and the doctype of ordinary HTML, read
 //! straight from the page text with `memchr`. What it does not read the way the HTML
-//! tokenizer would (bogus comments, CDATA, an unfinished tag, a raw text element left
-//! open) is a [`Bail`]: the caller reads the page with a complete parser.
+//! tokenizer would (CDATA, a raw text element left open, an attribute name starting
+//! with `=`…) is a [`Bail`]: the caller reads the page with a complete parser.
 
 use std::borrow::Cow;
 
@@ -10,6 +10,11 @@ use crate::{Attr, Bail, entity, words};
 /// Attributes on one element past which the page goes to the complete parser (which
 /// has a time budget for such pages).
 const MAX_ATTRS: usize = 256;
+
+/// A tag the page ends in (which the HTML tokenizer drops).
+const EOF_IN_TAG: Bail = Bail("the page ends in a tag");
+/// A quoted attribute value the page ends in (its tag dropped as well).
+const EOF_IN_VALUE: Bail = Bail("the page ends in an attribute value");
 
 /// What the page's doctype says of its mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,13 +219,47 @@ impl<'a> Scanner<'a> {
             return self.text(&rest[..lt], amp);
         }
         match self.peek(1) {
-            Some(c) if c.is_ascii_alphabetic() => self.start_tag(attrs),
+            Some(c) if c.is_ascii_alphabetic() => {
+                let first = attrs.len();
+                let tag = self.start_tag(attrs);
+                if let Err(bail) = tag {
+                    attrs.truncate(first);
+                    return self.eof_in_tag(bail);
+                }
+                tag
+            }
+            Some(b'/') if self.peek(2).is_some_and(|c| c.is_ascii_alphabetic()) => {
+                let tag = self.end_tag();
+                if let Err(bail) = tag {
+                    return self.eof_in_tag(bail);
+                }
+                tag
+            }
+            _ => self.other_markup(attrs),
+        }
+    }
+
+    /// What a `<` starts other than a tag: a comment, a doctype, a bogus comment, `</>`
+    /// (no token at all) or text.
+    #[inline(never)]
+    fn other_markup(&mut self, attrs: &mut Vec<Attr<'a>>) -> Result<Token<'a>, Bail> {
+        match self.peek(1) {
             Some(b'/') => match self.peek(2) {
-                Some(c) if c.is_ascii_alphabetic() => self.end_tag(),
-                _ => Err(Bail("`</` not followed by a tag name")),
+                // A run of `</>`, after which comes another token.
+                Some(b'>') => {
+                    while self.rest().starts_with("</>") {
+                        self.pos += 3;
+                    }
+                    self.next(attrs)
+                }
+                None => {
+                    self.pos += 2;
+                    Ok(Token::Text(Cow::Borrowed("</")))
+                }
+                Some(_) => Ok(self.bogus_comment(2)),
             },
             Some(b'!') => self.markup_declaration(),
-            Some(b'?') => Err(Bail("a `<?` bogus comment")),
+            Some(b'?') => Ok(self.bogus_comment(1)),
             _ => {
                 self.pos += 1;
                 Ok(Token::Text(Cow::Borrowed("<")))
@@ -228,11 +267,29 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// A tag the page ends in, which the HTML tokenizer drops: the end of the page.
+    /// Another bail stays one.
+    #[cold]
+    fn eof_in_tag(&mut self, bail: Bail) -> Result<Token<'a>, Bail> {
+        if bail == EOF_IN_TAG || bail == EOF_IN_VALUE {
+            self.pos = self.src.len();
+            return Ok(Token::Eof);
+        }
+        Err(bail)
+    }
+
+    /// A bogus comment (`<?…>`, `</ …>`, `<!…>`), whose text starts `from` bytes into
+    /// the rest: it runs to the first `>`, or to the end of the page.
+    fn bogus_comment(&mut self, from: usize) -> Token<'a> {
+        let rest = &self.rest().as_bytes()[from..];
+        self.pos += from + memchr::memchr(b'>', rest).map_or(rest.len(), |i| i + 1);
+        Token::Comment
+    }
+
     /// A tag name from `pos`, up to white space, `/` or `>`, lower case.
     fn name(&mut self) -> Result<Cow<'a, str>, Bail> {
         let rest = self.rest();
-        let (len, upper) =
-            name_len(rest.as_bytes(), &TAG_NAME).ok_or(Bail("the page ends in a tag"))?;
+        let (len, upper) = name_len(rest.as_bytes(), &TAG_NAME).ok_or(EOF_IN_TAG)?;
         self.pos += len;
         Ok(lower(&rest[..len], upper))
     }
@@ -294,7 +351,7 @@ impl<'a> Scanner<'a> {
         loop {
             self.skip_space();
             match self.peek(0) {
-                None => return Err(Bail("the page ends in a tag")),
+                None => return Err(EOF_IN_TAG),
                 Some(b'>') => {
                     self.pos += 1;
                     return Ok(Some(false));
@@ -333,8 +390,7 @@ impl<'a> Scanner<'a> {
     /// character reference).
     fn raw_attribute(&mut self) -> Result<((&'a str, bool), &'a str, bool), Bail> {
         let rest = self.rest();
-        let (len, upper) =
-            name_len(rest.as_bytes(), &ATTR_NAME).ok_or(Bail("the page ends in a tag"))?;
+        let (len, upper) = name_len(rest.as_bytes(), &ATTR_NAME).ok_or(EOF_IN_TAG)?;
         let name = (&rest[..len], upper);
         self.pos += len;
         self.skip_space();
@@ -346,9 +402,9 @@ impl<'a> Scanner<'a> {
         let rest = self.rest();
         let b = rest.as_bytes();
         let (raw, amp) = match b.first() {
-            None => return Err(Bail("the page ends in a tag")),
+            None => return Err(EOF_IN_TAG),
             Some(&q @ (b'"' | b'\'')) => {
-                let ended = Bail("the page ends in an attribute value");
+                let ended = EOF_IN_VALUE;
                 let first = memchr::memchr2(q, b'&', &b[1..]).ok_or(ended)?;
                 let (end, amp) = if b[1 + first] == q {
                     (first, false)
@@ -361,7 +417,7 @@ impl<'a> Scanner<'a> {
             }
             Some(b'>') => ("", false),
             Some(_) => {
-                let end = find_in(b, &VALUE_END).ok_or(Bail("the page ends in a tag"))?;
+                let end = find_in(b, &VALUE_END).ok_or(EOF_IN_TAG)?;
                 self.pos += end;
                 (&rest[..end], b[..end].contains(&b'&'))
             }
@@ -372,18 +428,25 @@ impl<'a> Scanner<'a> {
     fn markup_declaration(&mut self) -> Result<Token<'a>, Bail> {
         let rest = self.rest();
         if let Some(body) = rest.strip_prefix("<!--") {
-            let len = comment_len(body).ok_or(Bail("the page ends in a comment"))?;
-            self.pos += 4 + len;
+            // A comment left open runs to the end of the page.
+            self.pos += comment_len(body).map_or(rest.len(), |len| 4 + len);
             return Ok(Token::Comment);
         }
         // Bytes, not `&rest[2..9]`: a character may straddle byte 9 (`<!abcdef€`).
         if rest.len() >= 9 && rest.as_bytes()[2..9].eq_ignore_ascii_case(b"doctype") {
-            let end =
-                memchr::memchr(b'>', rest.as_bytes()).ok_or(Bail("the page ends in a doctype"))?;
+            let Some(end) = memchr::memchr(b'>', rest.as_bytes()) else {
+                // A doctype the page ends in forces quirks.
+                self.pos = self.src.len();
+                return Ok(Token::Doctype(Quirks::Yes));
+            };
             self.pos += end + 1;
             return Ok(Token::Doctype(doctype_quirks(&rest[9..end])));
         }
-        Err(Bail("a bogus comment or CDATA section"))
+        // Text in SVG or MathML, a bogus comment elsewhere: the tree knows which.
+        if rest[2..].starts_with("[CDATA[") {
+            return Err(Bail("a CDATA section"));
+        }
+        Ok(self.bogus_comment(2))
     }
 
     /// The text of a raw text element (`script`, `style`, `title`, …) up to its end
@@ -514,14 +577,92 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_character_across_a_doctype_sized_prefix_is_a_bail_not_a_panic() {
+    fn a_character_across_a_doctype_sized_prefix_is_a_comment_not_a_panic() {
+        assert_eq!(tokens("<!abcdef\u{20ac}>x").unwrap(), ["comment", "x"]);
+        assert_eq!(tokens("<!DocType html>").unwrap(), ["doctype No"]);
+    }
+
+    /// The tokens of `src` as short strings (a start tag with its attributes).
+    fn tokens(src: &str) -> Result<Vec<String>, Bail> {
+        let mut scan = Scanner::new(src);
+        let mut out = Vec::new();
+        loop {
+            let mut attrs = Vec::new();
+            out.push(match scan.next(&mut attrs)? {
+                Token::Start { name, self_closing } => {
+                    let attrs: String = attrs.iter().map(|(n, v)| format!(" {n}={v}")).collect();
+                    format!("<{name}{attrs}{}>", if self_closing { "/" } else { "" })
+                }
+                Token::End(name) => format!("</{name}>"),
+                Token::Text(t) => t.into_owned(),
+                Token::Comment => "comment".into(),
+                Token::Doctype(q) => format!("doctype {q:?}"),
+                Token::Eof => return Ok(out),
+            });
+        }
+    }
+
+    #[test]
+    fn bogus_comments_run_to_the_first_gt_as_the_tokenizer_reads_them() {
+        // An XML declaration, processing instructions, conditional comments, `</` and
+        // `<!` followed by what starts no tag, comment or doctype.
+        for (src, want) in [
+            ("<?xml version=\"1.0\"?><p>x", &["comment", "<p>", "x"][..]),
+            ("<?php echo '<b>' ?>y", &["comment", "' ?>y"]),
+            (
+                "<![if IE]><a href=x>x</a><![endif]>",
+                &["comment", "<a href=x>", "x", "</a>", "comment"],
+            ),
+            (
+                "</ p>a</1>b</\u{e9}>",
+                &["comment", "a", "comment", "b", "comment"],
+            ),
+            ("<!-x->y", &["comment", "y"]),
+            ("<!DOCTYP>z", &["comment", "z"]),
+            ("<?>", &["comment"]),
+            ("<?no end <b>", &["comment"]),
+            ("</ no end", &["comment"]),
+            ("<!", &["comment"]),
+        ] {
+            assert_eq!(tokens(src).unwrap(), want, "{src:?}");
+        }
+        // `</>` is nothing at all, `</` at the end text.
+        assert_eq!(tokens("a</>b</></></>c").unwrap(), ["a", "b", "c"]);
+        assert_eq!(tokens("</></>").unwrap(), Vec::<String>::new());
+        assert_eq!(tokens("a</").unwrap(), ["a", "</"]);
+        // CDATA is text in SVG and MathML, a bogus comment elsewhere: left to the tree.
+        assert_eq!(tokens("<![CDATA[x]]>"), Err(Bail("a CDATA section")));
+        assert_eq!(tokens("<![cdata[x]]>").unwrap(), ["comment"]);
+    }
+
+    #[test]
+    fn the_page_ending_in_a_comment_doctype_or_tag_ends_as_the_tokenizer_ends_it() {
+        // A comment or doctype runs to the end (the doctype forcing quirks); a tag is
+        // dropped, its attributes too.
+        for (src, want) in [
+            ("a<!-- open", &["a", "comment"][..]),
+            ("<!-- a --", &["comment"]),
+            ("<!-- a --!", &["comment"]),
+            ("<!---", &["comment"]),
+            ("<!DOCTYPE html", &["doctype Yes"]),
+            ("<!doctype", &["doctype Yes"]),
+            ("<p id=1>a<b", &["<p id=1>", "a"]),
+            ("<p>a<b c=d e", &["<p>", "a"]),
+            ("<p>a<b c=\"d&amp;", &["<p>", "a"]),
+            ("<p>a<b c='d", &["<p>", "a"]),
+            ("<p>a<b c=d", &["<p>", "a"]),
+            ("<p>a<b c=", &["<p>", "a"]),
+            ("<p>a<b/", &["<p>", "a"]),
+            ("<p>a</p", &["<p>", "a"]),
+            ("<p>a</p x='>", &["<p>", "a"]),
+        ] {
+            assert_eq!(tokens(src).unwrap(), want, "{src:?}");
+        }
         let mut attrs = Vec::new();
-        let err = Scanner::new("<!abcdef\u{20ac}>")
-            .next(&mut attrs)
-            .unwrap_err();
-        assert_eq!(err, Bail("a bogus comment or CDATA section"));
-        let doctype = Scanner::new("<!DocType html>").next(&mut attrs).unwrap();
-        assert!(matches!(doctype, Token::Doctype(Quirks::No)));
+        let mut scan = Scanner::new("<a href=\"x");
+        assert!(matches!(scan.next(&mut attrs), Ok(Token::Eof)));
+        assert!(attrs.is_empty());
+        assert!(matches!(scan.next(&mut attrs), Ok(Token::Eof)));
     }
 
     fn start_tag_attrs(tag: &str) -> Vec<(String, String)> {
@@ -640,11 +781,10 @@ mod tests {
                 ("g", "")
             ])
         );
-        // A quoted value left open is a bail, with or without a `&` in it.
-        let mut attrs = Vec::new();
+        // A quoted value left open: the page ends in the tag, which is dropped, with or
+        // without a `&` in it.
         for tag in ["<a href=\"x", "<a href=\"x&amp;y", "<a href='&"] {
-            let err = Scanner::new(tag).next(&mut attrs).unwrap_err();
-            assert_eq!(err, Bail("the page ends in an attribute value"), "{tag}");
+            assert_eq!(tokens(tag).unwrap(), Vec::<String>::new(), "{tag}");
         }
     }
 }

@@ -11,14 +11,14 @@
 //!
 //! One extractor: [`rip_html`]'s streaming tokenizer reads the page (`stream.rs`) and
 //! hands its tokens to the one collector (`collect.rs`) where those rules live. That
-//! tokenizer gives up on markup it does not model (a `<?xml` prolog, CDATA, a NUL, an
-//! ambiguous character reference, an unfinished tag…), and a body sent as UTF-8 may not
-//! be valid UTF-8: such a page is tokenized by [`html5gum`] (WHATWG-compliant) with an
-//! emitter (`scan.rs`) that feeds the same collector. The fallback is kept because pages
-//! need it: of 781 HTML files found on a Debian machine (its packages' documentation,
-//! Mozilla's readability test pages, …), 128 would lose their links without it (98 with
-//! an `<?xml` prolog, 24 not valid UTF-8); the Rust documentation and the demo site need
-//! it on none. A differential test (`differential.rs`) holds the two tokenizers to the same
+//! tokenizer gives up on markup it does not model (CDATA, a NUL, an ambiguous character
+//! reference, a raw text element left open…), and a body sent as UTF-8 may not be valid
+//! UTF-8: such a page is tokenized by [`html5gum`] (WHATWG-compliant) with an emitter
+//! (`scan.rs`) that feeds the same collector. The fallback is kept because pages need
+//! it: of 781 HTML files found on a Debian machine (its packages' documentation,
+//! Mozilla's readability test pages, …), 128 needed it (98 for an `<?xml` prolog, a bogus
+//! comment the tokenizer has read since as the standard does, which they all stream with
+//! now; 24 not valid UTF-8); the Rust documentation and the demo site need it on none. A differential test (`differential.rs`) holds the two tokenizers to the same
 //! [`Extracted`] on every page the streaming one reads.
 //!
 //! [Context rules](context) read a listing page's rows with a tree builder and attach a

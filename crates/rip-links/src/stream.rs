@@ -1,8 +1,7 @@
 //! The fast path: the page read by [`rip_html`]'s streaming tokenizer (`memchr` over the
 //! text, no state machine per byte), with the same [`Collector`] as the html5gum
-//! emitter. Where that tokenizer would not read the page as html5gum does (a bogus
-//! comment, CDATA, an unfinished tag, an ambiguous character reference, a raw-text
-//! element left open, a NUL) or where the two could differ in what they keep (a link
+//! emitter. Where that tokenizer would not read the page as html5gum does (CDATA, an
+//! ambiguous character reference, a raw-text element left open, a NUL) or where the two could differ in what they keep (a link
 //! text past [`MAX_RAW_TEXT`] bytes, an end tag name past [`MAX_NAME`]), it gives up
 //! with a [`Bail`] and [`crate::extract`] reads the page with html5gum.
 

@@ -2,8 +2,8 @@
 //! ([`rip_html::Scanner`]) and the tree construction rules of ordinary pages run on a stack of
 //! open elements (`build`), giving a [`Visitor`] the same events a walk over
 //! html5ever's tree would give. On a page whose markup needs what the pass does not
-//! model (misnested formatting, content a table would move, framesets, MathML, a
-//! bogus comment…), [`walk`] stops with a [`Bail`] naming why, and the caller reads
+//! model (misnested formatting, content a table would move, framesets, MathML,
+//! CDATA…), [`walk`] stops with a [`Bail`] naming why, and the caller reads
 //! the page from a tree instead: the pass is an optimisation, never a second opinion.
 
 mod build;
