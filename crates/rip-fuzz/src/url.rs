@@ -18,7 +18,7 @@ const BASES: [&str; 6] = [
 ];
 
 /// The first byte picks a base from [`BASES`] (below 0x80) or says that the input is a
-/// base, a NUL, then the reference. The string join and the resolver give `Url::join`'s
+/// base (`http` or `https`), a NUL, then the reference. The string join and the resolver give `Url::join`'s
 /// answer on the reference as it is and trimmed (as rip-parse calls them); rip-discover's
 /// canonical URL is a fixed point of canonicalisation, parses back to itself, and
 /// resolves alike against every base of its directory when it needs only that.
@@ -29,9 +29,14 @@ pub(crate) fn href_join(data: &[u8]) {
         (base, text(rest))
     } else {
         let (base, href) = split_nul(rest);
+        // Pages, the bases our programs resolve against, are `http(s)` (the `url` crate
+        // 2.5.8 trips a debug assertion of its own joining `..` onto `file:+..\\c:`).
         let Ok(base) = Url::parse(&text(base)) else {
             return;
         };
+        if !matches!(base.scheme(), "http" | "https") {
+            return;
+        }
         (base, text(href))
     };
     for href in [&*href, href.trim()] {
