@@ -2,7 +2,8 @@
 //! with [`Stage`] and read its output back as records, run real shell pipelines of them
 //! exactly as a user types them, find the repository's `testdata/`, set up folders
 //! ([`files_below`], [`make_read_only`], [`jsonl_folder`]), and read the cases of the
-//! conformance suites kept there ([`html5lib`]).
+//! conformance suites kept there ([`html5lib`]); start real brokers ([`nats`]) and a network
+//! of hosts of our own with slow, lossy or cut links ([`netlab`]).
 //!
 //! The binaries live in one package, `rip-bin` (the top-level `bin/`), not in the stages'
 //! library packages: `cargo test --workspace` (and `make test`) builds them all before any
@@ -20,6 +21,7 @@ mod folders;
 mod fresh;
 pub mod html5lib;
 pub mod nats;
+pub mod netlab;
 mod stage;
 mod wait;
 mod warcio;

@@ -5,4 +5,5 @@
 mod architecture;
 mod doc_links;
 mod fresh;
+mod netlab;
 mod readme;
