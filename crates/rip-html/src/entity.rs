@@ -61,11 +61,12 @@ fn numeric(after: &str, out: &mut String) -> Result<usize, Bail> {
     if digits == 0 {
         return Ok(0);
     }
-    if digits > 8 {
-        return Err(Bail("a very long numeric character reference"));
-    }
-    let n = u32::from_str_radix(&after[start..start + digits], radix)
-        .map_err(|_| Bail("a numeric character reference"))?;
+    // Past U+10FFFF the value no longer matters (it stands for U+FFFD): capped there,
+    // it never overflows, however many digits.
+    let n = b[start..start + digits].iter().fold(0u32, |n, &c| {
+        let digit = char::from(c).to_digit(radix).unwrap_or(0);
+        (n * radix + digit).min(0x11_0000)
+    });
     out.push(code_point(n));
     let end = start + digits;
     Ok(if b.get(end) == Some(&b';') {
@@ -177,5 +178,19 @@ mod tests {
         assert_eq!(decode("?a=1&copy=2", true).unwrap(), "?a=1&copy=2");
         assert_eq!(decode("x&copy y", true).unwrap(), "x© y");
         assert!(decode("&notit;", false).is_err());
+    }
+
+    #[test]
+    fn numeric_references_of_any_length_decode_as_the_tokenizer_decodes_them() {
+        // Leading zeros count for nothing; past U+10FFFF the reference is U+FFFD, however
+        // far past, with or without its semicolon.
+        assert_eq!(text("&#0000000000065;&#x00000000000041;"), "AA");
+        assert_eq!(
+            text("&#x10FFFF;&#1114112;&#x110000"),
+            "\u{10FFFF}\u{FFFD}\u{FFFD}"
+        );
+        assert_eq!(text("&#99999999999999999999999;x"), "\u{FFFD}x");
+        assert_eq!(text("&#xFFFFFFFFFFFFFFFFFFFFFFFFFFFF"), "\u{FFFD}");
+        assert_eq!(decode("a=&#000000000038;b", true).unwrap(), "a=&b");
     }
 }

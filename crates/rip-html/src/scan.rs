@@ -1,7 +1,8 @@
 //! The tokenizer: tags, text, comments and the doctype of ordinary HTML, read
 //! straight from the page text with `memchr`. What it does not read the way the HTML
-//! tokenizer would (CDATA, a raw text element left open, an attribute name starting
-//! with `=`…) is a [`Bail`]: the caller reads the page with a complete parser.
+//! tokenizer would (CDATA, a raw text element left open, a reference without its
+//! semicolon where the rule is subtle…) is a [`Bail`]: the caller reads the page with a
+//! complete parser.
 
 use std::borrow::Cow;
 
@@ -363,7 +364,6 @@ impl<'a> Scanner<'a> {
                         return Ok(Some(true));
                     }
                 }
-                Some(b'=') => return Err(Bail("an attribute name starting with `=`")),
                 Some(_) => return Ok(None),
             }
         }
@@ -390,7 +390,13 @@ impl<'a> Scanner<'a> {
     /// character reference).
     fn raw_attribute(&mut self) -> Result<((&'a str, bool), &'a str, bool), Bail> {
         let rest = self.rest();
-        let (len, upper) = name_len(rest.as_bytes(), &ATTR_NAME).ok_or(EOF_IN_TAG)?;
+        // The name's first byte is none of the bytes that end one ([`Self::tag_end`]
+        // skipped those), but may be `=`, which then starts the name (`<a =b>` has an
+        // attribute `=b`).
+        let b = rest.as_bytes();
+        let (len, upper) =
+            name_len(b.get(1..).unwrap_or_default(), &ATTR_NAME).ok_or(EOF_IN_TAG)?;
+        let (len, upper) = (len + 1, upper || b[0].is_ascii_uppercase());
         let name = (&rest[..len], upper);
         self.pos += len;
         self.skip_space();

@@ -29,6 +29,20 @@ fn tokens(src: &str) -> Result<Vec<String>, Bail> {
 }
 
 #[test]
+fn an_attribute_name_may_start_with_an_equals_sign() {
+    // As the tokenizer reads it: `=` where a name would start begins the name.
+    for (src, want) in [
+        ("<a =b c=d>", "<a =b= c=d>"),
+        ("<a b=\"x\"=y>", "<a b=x =y=>"),
+        ("<a ==>", "<a ==>"),
+        ("<a/=B>", "<a =b=>"),
+        ("<a = b>", "<a == b=>"),
+    ] {
+        assert_eq!(tokens(src).unwrap(), [want], "{src:?}");
+    }
+}
+
+#[test]
 fn bogus_comments_run_to_the_first_gt_as_the_tokenizer_reads_them() {
     // An XML declaration, processing instructions, conditional comments, `</` and
     // `<!` followed by what starts no tag, comment or doctype.
