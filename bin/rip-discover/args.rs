@@ -121,26 +121,15 @@ pub struct Cli {
     /// within this much for its queue.
     #[arg(help_heading = "Budgets", long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::parse_size)]
     frontier_memory: usize,
-    /// Write every request sent (pages, robots.txt, sitemaps, a render's requests) and its
-    /// response as WARC/1.1 records into files in DIR, as rip-fetch --warc does (cache hits
-    /// are not archived: nothing went over the wire).
-    #[arg(
-        help_heading = "Output and resume",
-        long,
-        value_name = "DIR",
-        conflicts_with = "explain"
-    )]
-    warc: Option<PathBuf>,
-    /// Close a WARC file and start the next once it holds this much (compressed).
-    #[arg(help_heading = "Output and resume", long, value_name = "SIZE", default_value = "1GB", value_parser = rip_cli::parse_size)]
-    warc_max_size: usize,
+    #[command(flatten, next_help_heading = "Output and resume")]
+    warc: rip_cli::WarcArgs,
 
     /// Crawl nothing: say, for each of these URLs, what this crawl would do with it and
     /// which rule decides (canonicalisation, --domain or the start URLs' origins, --follow,
     /// --target, robots.txt). One JSON line per URL, readable text on a terminal.
     /// robots.txt is fetched for the URLs in scope (not with --ignore-robots); no page is.
     /// Give the start URLs before it.
-    #[arg(help_heading = "Dry run", long, value_name = "URL", num_args = 1..)]
+    #[arg(help_heading = "Dry run", long, value_name = "URL", num_args = 1.., conflicts_with = "warc")]
     pub explain: Vec<String>,
     /// The readable form of --explain, also when stdout is not a terminal.
     #[arg(help_heading = "Dry run", long, requires = "explain")]
@@ -224,10 +213,7 @@ impl Cli {
             frontier_memory: self.frontier_memory,
             concurrency: self.http.concurrency.max(1),
             render: self.render.settings()?,
-            warc: self.warc.as_ref().map(|dir| rip_warc::write::WriterConfig {
-                max_file_size: self.warc_max_size as u64,
-                ..rip_warc::write::WriterConfig::new(dir)
-            }),
+            warc: self.warc.config(),
             ..Default::default()
         })
     }

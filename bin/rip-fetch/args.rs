@@ -39,14 +39,8 @@ pub struct Cli {
     /// holding a template (it is null, with a `wiki.unexpanded` warning).
     #[arg(long)]
     pub no_wiki_expand: bool,
-    /// Write every request sent and its response as WARC/1.1 records into files in DIR
-    /// (`rip-*.warc.gz`, one gzip member a record, `.open` until closed): retries and
-    /// redirect hops too, each with a `metadata` record of the attempt and its failure.
-    #[arg(long, value_name = "DIR")]
-    pub warc: Option<std::path::PathBuf>,
-    /// Close a WARC file and start the next once it holds this much (compressed).
-    #[arg(long, value_name = "SIZE", default_value = "1GB", value_parser = rip_cli::parse_size)]
-    pub warc_max_size: usize,
+    #[command(flatten)]
+    pub warc: rip_cli::WarcArgs,
     /// Worker threads of the async runtime (default: one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

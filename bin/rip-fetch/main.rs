@@ -37,10 +37,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         wiki_expand: !cli.no_wiki_expand,
         pipe,
         on_progress: progress.is_visible().then_some(on_progress),
-        warc: cli.warc.map(|dir| rip_fetch::WarcConfig {
-            max_file_size: cli.warc_max_size as u64,
-            ..rip_fetch::WarcConfig::new(dir)
-        }),
+        warc: cli.warc.config(),
     };
     let runtime = runtime(cli.threads)?;
     let summary = runtime.block_on(rip_fetch::run(config, input, rip_cli::stdout()));

@@ -71,15 +71,8 @@ pub struct Cli {
     /// restarted. Without it each page has a fresh context. Either way a tab shows one page.
     #[arg(help_heading = RENDERING, long)]
     pub session: bool,
-    /// Write every request sent and its response as WARC/1.1 records into files in DIR
-    /// (`rip-*.warc.gz`, as rip-fetch's --warc): the documents and the subresources the
-    /// pages were given (scripts, stylesheets, XHR and fetch() data, images when allowed),
-    /// and each page's rendered DOM as a `resource` record (`urn:dom:` and the page's URL).
-    #[arg(help_heading = ARCHIVING, long, value_name = "DIR")]
-    pub warc: Option<std::path::PathBuf>,
-    /// Close a WARC file and start the next once it holds this much (compressed).
-    #[arg(help_heading = ARCHIVING, long, value_name = "SIZE", default_value = "1GB", value_parser = rip_cli::parse_size)]
-    pub warc_max_size: usize,
+    #[command(flatten, next_help_heading = ARCHIVING)]
+    pub warc: rip_cli::WarcArgs,
     /// Worker threads of the async runtime.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub threads: usize,

@@ -40,10 +40,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         threads: cli.threads.max(1),
         only: cli.only.clone(),
         only_marked: cli.only_marked,
-        warc: cli.warc.clone().map(|dir| rip_warc::write::WriterConfig {
-            max_file_size: cli.warc_max_size as u64,
-            ..rip_warc::write::WriterConfig::new(dir)
-        }),
+        warc: cli.warc.config(),
         pipe: rip_core::PipeOptions {
             read_ahead_bytes: 64 << 20,
             ..pipe

@@ -32,12 +32,14 @@ pub mod size;
 pub mod tree;
 pub mod urls;
 pub mod usage;
+pub mod warc;
 
 pub use output::stdout;
 pub use size::{SizeError, SizeOnceMib, parse_size};
 pub use tree::die_with_wrapper;
 pub use urls::UrlArgs;
 pub use usage::{Renamed, parse, parse_from};
+pub use warc::WarcArgs;
 
 /// Arguments every record-at-a-time stage takes.
 #[derive(Debug, Clone, Args)]
