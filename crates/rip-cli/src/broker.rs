@@ -39,6 +39,13 @@ pub struct BrokerArgs {
     /// How long a record's identity is remembered, so that publishing it again stores it once.
     #[arg(long, value_name = "DURATION", default_value = "20m", value_parser = humantime::parse_duration, global = true)]
     pub dedupe_window: Duration,
+
+    /// How many of the broker's servers keep each stream this run creates (1 to 5). By
+    /// default it follows the broker: 3 on a JetStream cluster of three servers or more, as
+    /// many as the cluster has when fewer, 1 for a single server. Streams that exist keep
+    /// theirs.
+    #[arg(long, value_name = "N", env = "RIP_BROKER_REPLICAS", global = true, value_parser = clap::value_parser!(u8).range(1..=5))]
+    pub replicas: Option<u8>,
 }
 
 impl BrokerArgs {
@@ -51,6 +58,7 @@ impl BrokerArgs {
         options.patience = self.patience;
         options.dedupe_window = self.dedupe_window;
         options.say_waits = say_waits;
+        options.replicas = self.replicas.map(usize::from);
         options
     }
 }

@@ -33,6 +33,10 @@ pub struct BrokerOptions {
     pub dedupe_window: Duration,
     /// Say on stderr when the broker goes away and is waited for (off with `-q`).
     pub say_waits: bool,
+    /// How many servers keep each stream and table this run creates: `None` follows the
+    /// broker, 3 on a JetStream cluster of three servers or more, else as many as it has
+    /// (1 for a single server). Streams that exist keep theirs.
+    pub replicas: Option<usize>,
 }
 
 impl BrokerOptions {
@@ -46,6 +50,7 @@ impl BrokerOptions {
             patience: Duration::from_secs(60),
             dedupe_window: Duration::from_secs(20 * 60),
             say_waits: true,
+            replicas: None,
         }
     }
 }
@@ -79,7 +84,8 @@ impl Broker {
             });
         let client = login
             .apply(connect)
-            .connect(servers.as_str())
+            // Each address on its own: the client reads a string as one address.
+            .connect(servers.split(',').collect::<Vec<_>>())
             .await
             .map_err(|e| connect_error(&e, &shown_url, &login, &options.url))?;
         let js = jetstream::new(client.clone());
@@ -117,6 +123,20 @@ impl Broker {
     /// once).
     pub fn dedupe_window(&self) -> Duration {
         self.options.dedupe_window
+    }
+
+    /// How many servers keep each stream and table created: [`BrokerOptions::replicas`], or
+    /// the cluster's size up to 3 (the servers it tells its clients of, itself included),
+    /// 1 for a server in no cluster.
+    pub fn replicas(&self) -> usize {
+        if let Some(n) = self.options.replicas {
+            return n.max(1);
+        }
+        let info = self.client.server_info();
+        match info.cluster {
+            None => 1,
+            Some(_) => info.connect_urls.len().clamp(1, 3),
+        }
     }
 
     /// The largest message the broker takes, in bytes.
@@ -180,6 +200,7 @@ impl Broker {
             storage: stream::StorageType::File,
             duplicate_window: self.options.dedupe_window,
             description: partitions.filter(|&n| n > 0).map(partition::description),
+            num_replicas: self.replicas(),
             ..Default::default()
         };
         let doing = format!("open the stream {name}");

@@ -37,6 +37,7 @@ impl Table {
             max_age: lifetime.unwrap_or_default(),
             discard: DiscardPolicy::Old,
             storage: StorageType::File,
+            num_replicas: broker.replicas(),
             ..Default::default()
         };
         let js = broker.jetstream().clone();

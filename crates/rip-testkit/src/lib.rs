@@ -28,6 +28,7 @@ mod warcio;
 
 pub use folders::{files_below, jsonl_folder, make_read_only, read_json, unprivileged_prefix};
 pub use fresh::{Stale, check_all_fresh, check_fresh};
+pub use nats::cluster::NatsCluster;
 pub use nats::{NatsServer, absent_broker, assert_broker_absent, free_port};
 pub use stage::{Ran, Stage, interrupt, record, stream};
 pub use wait::wait_for;

@@ -2,6 +2,8 @@
 //! store in a temporary folder, killed when dropped, and able to die and come back on the same
 //! store and port as a broker restart does.
 
+pub mod cluster;
+
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

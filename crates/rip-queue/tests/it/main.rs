@@ -2,6 +2,7 @@
 //! folder) on a free loopback port; workers run the real stages against rip-testserver.
 
 mod away;
+mod cluster;
 mod credentials;
 mod frontier;
 mod large;

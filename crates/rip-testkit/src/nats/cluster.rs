@@ -1,0 +1,226 @@
+//! A cluster of `nats-server` nodes with JetStream clustered (issue 41): each node a
+//! `server_name` of its own, its own store, routes to every other node, on loopback ports
+//! or each on a host of a [`Lab`](crate::netlab::Lab). A node can be killed (SIGKILL) and
+//! started again on its store, as a machine that crashes and comes back.
+//!
+//! Debian's nats-server 2.9.10 clusters JetStream (the Raft of streams and consumers, R1
+//! to R5); a stream of 3 replicas keeps taking writes while 2 of its 3 nodes are up.
+
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{free_port, nats_server_program};
+use crate::netlab::Host;
+
+/// One node: where it listens, its folder, its process while it runs.
+struct Node {
+    name: String,
+    /// `ip:port` clients connect to.
+    client: String,
+    /// `ip:port` of its cluster routes.
+    route: String,
+    dir: PathBuf,
+    host: Option<Host>,
+    child: Option<Child>,
+    /// The length of its log when it last started.
+    log_from: usize,
+}
+
+/// A running cluster; its nodes are killed when it is dropped.
+pub struct NatsCluster {
+    nodes: Vec<Node>,
+    _dir: tempfile::TempDir,
+}
+
+impl NatsCluster {
+    /// `n` nodes on loopback ports, each with an empty store; returns once the cluster has
+    /// a JetStream leader.
+    pub fn start(n: usize) -> Self {
+        let addrs = (0..n)
+            .map(|_| {
+                (
+                    format!("127.0.0.1:{}", free_port()),
+                    format!("127.0.0.1:{}", free_port()),
+                    None,
+                )
+            })
+            .collect();
+        Self::start_nodes(addrs)
+    }
+
+    /// One node on each of `hosts` (ports 4222 and 6222 of the host's address).
+    pub fn start_on(hosts: &[&Host]) -> Self {
+        let addrs = (hosts.iter())
+            .map(|h| {
+                let ip = h.ip();
+                (
+                    format!("{ip}:4222"),
+                    format!("{ip}:6222"),
+                    Some((*h).clone()),
+                )
+            })
+            .collect();
+        Self::start_nodes(addrs)
+    }
+
+    fn start_nodes(addrs: Vec<(String, String, Option<Host>)>) -> Self {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let nodes = (addrs.into_iter().enumerate())
+            .map(|(i, (client, route, host))| Node {
+                name: format!("n{i}"),
+                client,
+                route,
+                dir: dir.path().join(format!("n{i}")),
+                host,
+                child: None,
+                log_from: 0,
+            })
+            .collect();
+        let mut cluster = Self { nodes, _dir: dir };
+        for i in 0..cluster.nodes.len() {
+            cluster.launch(i);
+        }
+        for i in 0..cluster.nodes.len() {
+            cluster.wait_log(i, "Server is ready");
+        }
+        cluster.wait_leader();
+        cluster
+    }
+
+    /// Every node's URL, separated by commas (the form `--broker` takes).
+    pub fn urls(&self) -> String {
+        (0..self.nodes.len())
+            .map(|i| self.url(i))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Node `i`'s URL.
+    pub fn url(&self, i: usize) -> String {
+        format!("nats://{}", self.nodes[i].client)
+    }
+
+    /// Node `i`'s log so far.
+    pub fn log(&self, i: usize) -> String {
+        std::fs::read_to_string(self.nodes[i].dir.join("server.log")).unwrap_or_default()
+    }
+
+    /// Kills node `i` with SIGKILL, as a crash does; its store stays.
+    pub fn kill(&mut self, i: usize) {
+        if let Some(mut child) = self.nodes[i].child.take() {
+            child.kill().ok();
+            child.wait().ok();
+        }
+    }
+
+    /// Starts node `i` again on its store and addresses; returns once it is ready.
+    pub fn restart(&mut self, i: usize) {
+        self.kill(i);
+        self.launch(i);
+        self.wait_log(i, "Server is ready");
+    }
+
+    fn config(&self, i: usize) -> String {
+        let node = &self.nodes[i];
+        let routes: Vec<String> = (self.nodes.iter().enumerate())
+            .filter(|(j, _)| *j != i)
+            .map(|(_, other)| format!("nats-route://{}", other.route))
+            .collect();
+        format!(
+            "server_name: {}\nlisten: {}\nmax_payload: 8MB\n\
+             jetstream {{\n  store_dir: \"{}\"\n}}\n\
+             cluster {{\n  name: rip\n  listen: {}\n  routes: [{}]\n}}\n",
+            node.name,
+            node.client,
+            node.dir.join("store").display(),
+            node.route,
+            routes.join(", ")
+        )
+    }
+
+    fn launch(&mut self, i: usize) {
+        let config = self.config(i);
+        let log_from = self.log(i).len();
+        let node = &mut self.nodes[i];
+        node.log_from = log_from;
+        std::fs::create_dir_all(&node.dir).expect("the node's folder");
+        let path = node.dir.join("nats.conf");
+        std::fs::write(&path, config).expect("the node's configuration");
+        // Appended: a restarted node's log follows its first life's.
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(node.dir.join("server.log"))
+            .expect("a log file");
+        let mut cmd = match &node.host {
+            Some(host) => host.command(nats_server_program()),
+            None => std::process::Command::new(nats_server_program()),
+        };
+        let child = cmd
+            .arg("-c")
+            .arg(&path)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().expect("the log file"))
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot start nats-server ({e}): run `scripts/setup test` to install it")
+            });
+        node.child = Some(child);
+    }
+
+    /// Waits until node `i`'s log since it last started says `needle`.
+    fn wait_log(&mut self, i: usize, needle: &str) {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            let log = self.log(i);
+            if log
+                .get(self.nodes[i].log_from..)
+                .unwrap_or("")
+                .contains(needle)
+            {
+                return;
+            }
+            let node = &mut self.nodes[i];
+            if let Some(status) = node
+                .child
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
+                panic!("nats-server {} exited with {status}: {log}", node.name);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let name = &self.nodes[i].name;
+        panic!(
+            "nats-server {name}: no {needle:?} within 60 s: {}",
+            self.log(i)
+        );
+    }
+
+    /// Waits until some node says the cluster's JetStream has a leader.
+    fn wait_leader(&self) {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            let found = (0..self.nodes.len()).any(|i| {
+                let log = self.log(i);
+                log.contains("JetStream cluster new metadata leader")
+                    || log.contains("Self is new JetStream cluster metadata leader")
+            });
+            if found {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("no JetStream leader within 60 s: {}", self.log(0));
+    }
+}
+
+impl Drop for NatsCluster {
+    fn drop(&mut self) {
+        for i in 0..self.nodes.len() {
+            self.kill(i);
+        }
+    }
+}
