@@ -186,6 +186,28 @@ fn a_link_opened_inside_a_link_closes_it_and_streams() {
 }
 
 #[test]
+fn bogus_comments_and_markup_cut_short_stream_the_same() {
+    // What html5lib's tokenizer tests showed the tokenizer could read as the standard
+    // does: bogus comments, a page ending inside a comment or a tag, long numeric
+    // references, attribute names starting with `=`.
+    for html in [
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE html><title>T</title><p>x",
+        "<p>a<![if IE]><a href=ie>ie</a><![endif]>b</ p>c<!x>d",
+        "<pre><?pi?>\nkept</pre>",
+        "<p>text<a href=x>link</a><!-- cut",
+        "<p>text<a href=x>link</a><b class=\"cut",
+        "<p>text<a href=x>link</a></b",
+        "<p><a =b href=x>l</a>&#0000000000065;&#99999999999;",
+    ] {
+        assert!(same(html), "{html:?} went to the tree");
+    }
+    // CDATA is text in SVG; after `</>` (no token) html5ever keeps a `<pre>`'s first
+    // newline: both still the tree's.
+    assert!(!same("<svg><![CDATA[<a href=x>]]></svg>"));
+    assert!(!same("<pre></>\nkept</pre>"));
+}
+
+#[test]
 fn end_tags_and_links_with_none_of_their_element_open_stream_the_same() {
     // The streaming pass counts the open elements of each tag and answers a search
     // for one of which none is open without a look at its stack.
