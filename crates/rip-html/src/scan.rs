@@ -188,6 +188,12 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// The page's text not read yet: what the next token starts with (a caller that must
+    /// know whether a newline was written, not decoded from `&#10;`, looks here).
+    pub fn remaining(&self) -> &'a str {
+        self.rest()
+    }
+
     fn rest(&self) -> &'a str {
         &self.src[self.pos..]
     }

@@ -185,6 +185,28 @@ fn a_link_opened_inside_a_link_closes_it_and_streams() {
     }
 }
 
+/// After `<pre>` the tree drops a newline written first, also when a reference follows it:
+/// the stream reads those. One that `&#10;` decodes to it drops or keeps by its tokenizer's
+/// timing (the `stream_vs_tree` fuzz target's first finding, `<pre>&#x0a`): the stream
+/// gives those to the tree.
+#[test]
+fn a_newline_after_pre_is_dropped_when_written_and_a_decoded_one_goes_to_the_tree() {
+    for html in [
+        "<pre>\n&lt;z&gt;</pre>",
+        "<pre>\n\nw</pre>",
+        "<pre>\nplain &amp; more</pre><textarea>\nt&amp;</textarea>",
+    ] {
+        assert!(same(html), "{html:?} went to the tree");
+    }
+    for html in [
+        "<pre>&#x0a",
+        "<pre>&#x0a;x</pre>",
+        "<pre>&#10;&#10;x&amp;y</pre>",
+    ] {
+        assert!(!same(html), "{html:?} streamed");
+    }
+}
+
 #[test]
 fn bogus_comments_and_markup_cut_short_stream_the_same() {
     // What html5lib's tokenizer tests showed the tokenizer could read as the standard
