@@ -100,6 +100,11 @@ impl Writer {
 
     /// Writes the pending gap (and line prefixes) before new content.
     fn flush(&mut self) {
+        if self.in_cell > 0 {
+            // A table row is one line: a list in a cell is its items' text, no markers
+            // (one left waiting would start a line at the item's next piece of text).
+            self.marker = None;
+        }
         let gap = self.gap.take().unwrap_or(Gap::None);
         let depth = std::mem::replace(&mut self.gap_depth, usize::MAX).min(self.prefixes.len());
         if self.out.is_empty() {
@@ -643,6 +648,18 @@ mod tests {
             "- one\n- two\n  3. three\n  4. four\n\n> q1\n>\n> q2\n\nuse `a_b`\n\n\
              ```rust\nfn x() {\n    y\n}\n```\n\nend"
         );
+    }
+
+    /// Found by the `stream_vs_tree` fuzz target (`<table><td>l<li>o</x>y`): an item's
+    /// marker, never written in a cell, was left waiting and started a new line, inside
+    /// the row, at the item's second piece of text.
+    #[test]
+    fn a_list_in_a_table_cell_stays_on_its_row() {
+        assert_eq!(
+            md("<table><tr><td>l<ul><li>o<b>b</b>y<li>z</ul>m<td>n</table><p>after"),
+            "| l o**b**y z m | n |\n| --- | --- |\n\nafter"
+        );
+        assert_eq!(md("<table><td>l<li>o<!-- -->y"), "| l oy |\n| --- |");
     }
 
     #[test]

@@ -116,6 +116,9 @@ fn hostile_markup_streams_the_same_or_goes_to_the_tree() {
         // Found by the stream_vs_tree fuzz target: the tree keeps a `&#10;` that starts a
         // <pre> (only a written newline is dropped).
         "<!DOCTYPE html><pre>&#x0a",
+        // The same fuzz target: a list item's marker left waiting in a table cell.
+        "<table><td>l<li>o</x>y",
+        "<table><td>l<li>o<",
         "<pre>&#10;x&amp;y</pre><pre>\n&lt;z</pre><pre>\nw</pre>",
         "<template><a href=t>in template</a><tr></template>",
         "<svg><title>t</title><a href=s>svg link</a><p>out</svg>",
