@@ -6,6 +6,7 @@
 
 mod flags;
 mod help;
+mod netlab;
 mod netns;
 
 use std::process::Command;

@@ -1,0 +1,297 @@
+//! Scale-out across a network of our own (issue 41): the demo site with its faults on one
+//! host, a cluster of three brokers on three more, four `ripperoni worker`s on four more and
+//! the coordinator (`ripperoni run`) on the last, as a user runs them on nine machines
+//! ([docs/scale-out.md](../../../docs/scale-out.md)), over links that delay and lose packets
+//! ([`rip_testkit::netlab`]). The crawl's books must be those of the same crawl on loopback,
+//! URL by URL, and the site's request log must show no host asked by two workers within its
+//! gap. As root with `ip` (here and in CI); elsewhere it says so on stderr and passes.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rip_testkit::netlab::{Host, Lab, Shape};
+use rip_testkit::{NatsCluster, repo};
+use serde_json::Value;
+
+/// The site's gap between two requests (the state file's `rateLimitMs`).
+const GAP: Duration = Duration::from_millis(10);
+const WORKERS: usize = 4;
+
+/// Where the programs of one crawl run: on a lab's hosts, or all on this machine.
+#[derive(Clone, Copy)]
+enum Place<'a> {
+    Lab(&'a Lab),
+    Loopback,
+}
+
+/// Host indices in the lab: the site, the brokers, the workers, the coordinator.
+const SITE: usize = 0;
+const BROKERS: [usize; 3] = [1, 2, 3];
+const FIRST_WORKER: usize = 4;
+const COORDINATOR: usize = FIRST_WORKER + WORKERS;
+
+impl Place<'_> {
+    fn host(&self, i: usize) -> Option<&Host> {
+        match self {
+            Place::Lab(lab) => Some(lab.host(i)),
+            Place::Loopback => None,
+        }
+    }
+
+    /// A command running `program` on host `i` (here, on loopback).
+    fn command(&self, i: usize, program: &str) -> Command {
+        let mut cmd = match self.host(i) {
+            Some(host) => host.command(program),
+            None => Command::new(program),
+        };
+        cmd.stdin(Stdio::null());
+        cmd
+    }
+}
+
+/// What a crawl left: its health report, the site's request log, its time and the
+/// addresses of its workers as the site saw them.
+struct Crawl {
+    health: Value,
+    requests: Vec<Value>,
+    wall: Duration,
+    origin: String,
+}
+
+fn program(name: &str) -> String {
+    let path = match name {
+        "ripperoni" => env!("CARGO_BIN_EXE_ripperoni"),
+        "rip-testserver" => env!("CARGO_BIN_EXE_rip-testserver"),
+        _ => unreachable!("{name}"),
+    };
+    path.to_owned()
+}
+
+/// The demo site with its faults, logging every request to `log`; its origin.
+fn serve(place: Place, log: &Path) -> (Child, String) {
+    let bind = match place.host(SITE) {
+        Some(h) => format!("{}:80", h.ip()),
+        None => "127.0.0.1:0".to_owned(),
+    };
+    let mut child = place
+        .command(SITE, &program("rip-testserver"))
+        .arg("--dir")
+        .arg(repo().join("testdata/site"))
+        .arg("--faults")
+        .arg(repo().join("testdata/demo-faults.json"))
+        .args(["--bind", &bind, "--log"])
+        .arg(log)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let origin = line.trim().strip_prefix("listening on ").map(str::to_owned);
+    let origin = origin.unwrap_or_else(|| panic!("rip-testserver: {line:?}"));
+    // Port 80 is not written in URLs.
+    let origin = origin.trim_end_matches('/').trim_end_matches(":80");
+    (child, origin.to_owned())
+}
+
+/// testdata/demo's state file for `origin`, its output under `dir`, spread over `broker`.
+fn state(dir: &Path, origin: &str, broker: &str) -> PathBuf {
+    let demo = repo().join("testdata/demo");
+    let text = std::fs::read_to_string(demo.join("emberfall.state.json")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["baseUrl"] = format!("{origin}/").into();
+    for f in ["rules", "policy", "reconciler"] {
+        let p = demo.join(v[f].as_str().unwrap()).canonicalize().unwrap();
+        v[f] = p.display().to_string().into();
+    }
+    v.as_object_mut().unwrap().remove("$schema");
+    v["output"]["basePath"] = dir.join("out").display().to_string().into();
+    v["queue"] = serde_json::json!({"broker": broker, "prefix": "lab", "partitions": 4});
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join("emberfall.state.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    path
+}
+
+/// Waits for `child` up to `limit`; kills it past that and fails naming `what`.
+fn wait(what: &str, child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("{what} did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The demo's scrape with its refs fetched by four workers through a cluster of three
+/// brokers, placed on `place`.
+fn crawl(place: Place) -> Crawl {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut site, origin) = serve(place, &dir.path().join("site.log"));
+    let brokers = match place {
+        Place::Lab(lab) => NatsCluster::start_on(&BROKERS.map(|i| lab.host(i))),
+        Place::Loopback => NatsCluster::start(3),
+    };
+    let bins = Path::new(&program("ripperoni"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    // Each worker its own copy of the files, as on a machine of its own.
+    let mut workers: Vec<Child> = (0..WORKERS)
+        .map(|w| {
+            let state = state(&dir.path().join(format!("w{w}")), &origin, &brokers.urls());
+            place
+                .command(FIRST_WORKER + w, &program("ripperoni"))
+                .env("RIP_BIN_DIR", &bins)
+                .args(["worker", state.to_str().unwrap(), "--idle-exit", "5s"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let state = state(&dir.path().join("coordinator"), &origin, &brokers.urls());
+    let start = Instant::now();
+    let mut run = place
+        .command(COORDINATOR, &program("ripperoni"))
+        .env("RIP_BIN_DIR", &bins)
+        .args(["run", state.to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = String::new();
+    let err = run.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut BufReader::new(err), &mut text).ok();
+        text
+    });
+    let status = wait("ripperoni run", &mut run, Duration::from_secs(300));
+    let wall = start.elapsed();
+    stderr.push_str(&reader.join().unwrap());
+    assert_eq!(status.code(), Some(2), "one URL missing, as ever: {stderr}");
+    for (w, worker) in workers.iter_mut().enumerate() {
+        let status = wait("a worker", worker, Duration::from_secs(120));
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut worker.stderr.take().unwrap(), &mut text).ok();
+        assert!(status.success(), "worker {w}: {text}");
+    }
+    site.kill().ok();
+    site.wait().ok();
+    let health = dir
+        .path()
+        .join("coordinator/out/emberfall/crawl-health.json");
+    let health: Value = serde_json::from_str(&std::fs::read_to_string(&health).unwrap())
+        .unwrap_or_else(|e| panic!("crawl-health.json: {e}: {stderr}"));
+    let log = std::fs::read_to_string(dir.path().join("site.log")).unwrap();
+    let requests = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    Crawl {
+        health,
+        requests,
+        wall,
+        origin,
+    }
+}
+
+/// The health report's books, with the crawl's host written `HOST`, so that two crawls of
+/// the same site at two addresses compare: all but how long things took (latency, each
+/// stage's time, pid and memory).
+fn books(crawl: &Crawl) -> Value {
+    let host = crawl.origin.trim_start_matches("http://");
+    let text = serde_json::to_string(&crawl.health).unwrap();
+    let mut v: Value = serde_json::from_str(&text.replace(host, "HOST")).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("latency");
+    o.remove("generatedAt");
+    if let Some(ledger) = o.get_mut("ledger").and_then(Value::as_object_mut) {
+        // Each stage's time, pid and memory; and whether the summaries happened to
+        // line up as one pipeline, which depends on how the refs fell into batches.
+        ledger.remove("stages");
+        ledger.remove("notes");
+    }
+    // A summary per worker's run: how the refs fell into batches.
+    if let Some(records) = o
+        .get_mut("input")
+        .and_then(|i| i["records"].as_object_mut())
+    {
+        records.remove("summary");
+    }
+    v
+}
+
+/// The shortest time between two requests to the site from two different peers among
+/// `from` (addresses), and the requests each peer made.
+fn politeness(requests: &[Value], from: &[String]) -> (Option<Duration>, BTreeMap<String, usize>) {
+    let mut asked: Vec<(u64, String)> = (requests.iter())
+        .filter_map(|r| {
+            let peer = r["peer"].as_str()?;
+            let ip = peer.rsplit_once(':')?.0.to_owned();
+            from.contains(&ip)
+                .then(|| (r["elapsed_us"].as_u64().unwrap_or(0), ip))
+        })
+        .collect();
+    asked.sort();
+    let mut per_peer = BTreeMap::new();
+    for (_, ip) in &asked {
+        *per_peer.entry(ip.clone()).or_default() += 1;
+    }
+    let shortest = (asked.windows(2))
+        .filter(|w| w[0].1 != w[1].1)
+        .map(|w| Duration::from_micros(w[1].0 - w[0].0))
+        .min();
+    (shortest, per_peer)
+}
+
+#[test]
+fn four_workers_on_a_slow_lossy_network_keep_the_books_and_the_gap_of_loopback() {
+    let Some(lab) = Lab::new(COORDINATOR + 1) else {
+        return;
+    };
+    // 25 ms and 0.5 % loss on each host's link: between two hosts 50 ms each way and
+    // about 1 % of packets lost.
+    lab.shape_all(Shape::new(Duration::from_millis(25), Duration::ZERO, 0.005));
+    let far = crawl(Place::Lab(&lab));
+    let near = crawl(Place::Loopback);
+    // Pages fetched (the books' `siteFetches.records`) per second of `ripperoni run`.
+    let rate = |c: &Crawl| {
+        let pages = c.health["siteFetches"]["records"].as_u64().unwrap_or(0);
+        let secs = c.wall.as_secs_f64();
+        format!(
+            "{pages} pages in {secs:.1} s, {:.2} pages/s, {} requests to the site",
+            pages as f64 / secs,
+            c.requests.len()
+        )
+    };
+    eprintln!("lab: {}; loopback: {}", rate(&far), rate(&near));
+    assert_eq!(
+        far.health["totals"],
+        serde_json::json!({"concepts": 46, "failures": 3, "capturedElsewhere": 1, "missing": 1, "dead": 1}),
+        "{:#}",
+        far.health
+    );
+    assert_eq!(books(&far), books(&near));
+    // The site was asked by the workers' hosts, and never by two within its gap.
+    let ips: Vec<String> = (FIRST_WORKER..COORDINATOR)
+        .map(|i| lab.host(i).ip())
+        .collect();
+    let (shortest, per_peer) = politeness(&far.requests, &ips);
+    eprintln!("requests per worker: {per_peer:?}; shortest gap between two: {shortest:?}");
+    assert!(!per_peer.is_empty(), "no worker asked the site");
+    if let Some(gap) = shortest {
+        assert!(gap >= GAP, "two workers asked the site {gap:?} apart");
+    }
+}
