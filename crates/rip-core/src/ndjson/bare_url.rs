@@ -4,7 +4,7 @@
 //!
 //! A line is taken for a URL when it starts with `http://` or `https://` (any case); one
 //! that does not parse as an absolute URL with a host is a bad line like any other, saying
-//! why. A line that is one URL of another scheme (`ftp://h/f`) is a bad line saying that
+//! why. A line that is one URL of another scheme (`ftp://h/f`, `mailto:a@h`) is a bad line saying that
 //! only http and https are fetched. Everything else is read as JSON, as before.
 
 use crate::fetch::Ref;
@@ -62,13 +62,20 @@ fn looks_like_url(text: &str) -> bool {
 }
 
 /// The scheme of a line that is one URL of another scheme than http(s) (`ftp://h/f`,
-/// `file:///x`): a scheme as RFC 3986 spells one, then `://`, and no white space.
+/// `file:///x`, `mailto:a@h`): a scheme as RFC 3986 spells one, then `://`, or `:` and
+/// something for a scheme of two letters or more other than http(s) (`C:\x` is no URL;
+/// `http:/x` is a broken http URL, left to JSON's message), and no white space.
 fn other_scheme(text: &str) -> Option<&str> {
-    let (scheme, _) = text.split_once("://")?;
+    let (scheme, rest) = text.split_once(':')?;
     let mut chars = scheme.chars();
     let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    (well_formed && !text.contains(char::is_whitespace)).then_some(scheme)
+    let opaque = scheme.len() >= 2
+        && !rest.is_empty()
+        && !scheme.eq_ignore_ascii_case("http")
+        && !scheme.eq_ignore_ascii_case("https");
+    (well_formed && (rest.starts_with("//") || opaque) && !text.contains(char::is_whitespace))
+        .then_some(scheme)
 }
 
 /// Whether `url` is an absolute http(s) URL with a host, by the WHATWG parser; white space
@@ -149,6 +156,9 @@ mod tests {
             ("ftp://example.com/f.txt", "ftp"),
             ("  file:///etc/hosts ", "file"),
             ("git+ssh://h/r", "git+ssh"),
+            ("mailto:x@h", "mailto"),
+            ("javascript:void(0)", "javascript"),
+            ("urn:isbn:0451450523", "urn"),
         ] {
             let got = read(text).expect("a URL line").unwrap_err();
             assert_eq!(
@@ -169,7 +179,9 @@ mod tests {
             "http:/example.com",
             "1ftp://x/",
             "ftp://a b/",
-            "mailto:x@h",
+            "C:\\x",
+            "mailto:",
+            "HTTP:x",
             "",
         ] {
             assert_eq!(read(text), None, "{text}");
