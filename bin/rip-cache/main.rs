@@ -1,7 +1,7 @@
 //! `rip-cache`: see `rip_http::cache::DiskCache::{stats, verify, compact}`. This file is
 //! glue: arguments → command → report and exit code.
 
-mod args;
+use rip_bin::cache as args;
 
 use std::io::Write as _;
 use std::process::ExitCode;

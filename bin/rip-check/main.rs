@@ -1,6 +1,6 @@
 //! `rip-check`: see the `rip_check` library. This file is glue: arguments → config → run.
 
-mod args;
+use rip_bin::check as args;
 
 use std::process::ExitCode;
 

@@ -7,6 +7,10 @@ use clap::Parser;
 use regex::Regex;
 use rip_url::Canonicalizer;
 
+pub mod render_args;
+pub mod shared_args;
+pub mod wiki_args;
+
 /// Crawl a site breadth first from start URLs and write a `ref` record for every target
 /// link found (with depth, parent, link text), `expected` records for URLs robots.txt
 /// disallows, `failure` records for pages that failed, and a closing `summary`.
@@ -150,13 +154,13 @@ pub struct Cli {
     pub http: rip_cli::http::HttpArgs,
 
     #[command(flatten)]
-    pub render: crate::render_args::RenderArgs,
+    pub render: render_args::RenderArgs,
 
     #[command(flatten)]
-    pub wiki: crate::wiki_args::WikiArgs,
+    pub wiki: wiki_args::WikiArgs,
 
     #[command(flatten)]
-    pub shared: crate::shared_args::SharedArgs,
+    pub shared: shared_args::SharedArgs,
 }
 
 /// The command line parsed, `-h` short (the first sentence of each flag's help; the HTTP

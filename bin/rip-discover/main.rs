@@ -1,10 +1,7 @@
 //! `rip-discover`: see the `rip_discover` library. This file is glue: arguments → config →
 //! run.
 
-mod args;
-mod render_args;
-mod shared_args;
-mod wiki_args;
+use rip_bin::discover as args;
 
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -1,6 +1,6 @@
 //! `rip-fetch`: see the `rip_fetch` library. This file is glue: arguments → config → run.
 
-mod args;
+use rip_bin::fetch as args;
 
 use std::process::ExitCode;
 use std::sync::Arc;

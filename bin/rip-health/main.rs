@@ -1,7 +1,7 @@
 //! `rip-health`: see the `rip_health` library. This file is glue: arguments → report →
 //! exit code.
 
-mod args;
+use rip_bin::health as args;
 
 use anyhow::Context as _;
 use rip_health::{Config, Tally};

@@ -1,6 +1,6 @@
 //! `rip-parse`: see the `rip_parse` library. This file is glue: arguments → config → run.
 
-mod args;
+use rip_bin::parse as args;
 
 use std::process::ExitCode;
 use std::sync::Arc;

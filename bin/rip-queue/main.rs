@@ -1,6 +1,6 @@
 //! `rip-queue`: see the `rip_queue` library. This file is glue: arguments → options → run.
 
-mod args;
+use rip_bin::queue as args;
 
 use args::{Cli, Command, WorkArgs};
 use rip_core::Status;

@@ -1,7 +1,7 @@
 //! `rip-reconcile`: see the `rip_reconcile` library. This file is glue: arguments → config
 //! → run.
 
-mod args;
+use rip_bin::reconcile as args;
 
 use anyhow::Context as _;
 use rip_reconcile::{Reconciler, ReconcilerConfig, StreamInput};

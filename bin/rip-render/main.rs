@@ -1,6 +1,6 @@
 //! `rip-render`: see the `rip_render` library. This file is glue: arguments → config → run.
 
-mod args;
+use rip_bin::render as args;
 
 use std::process::ExitCode;
 

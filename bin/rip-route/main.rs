@@ -1,6 +1,6 @@
 //! `rip-route`: see the `rip_route` library. This file is glue: arguments → config → run.
 
-mod args;
+use rip_bin::route as args;
 
 use rip_route::{Config, Policy};
 use std::process::ExitCode;

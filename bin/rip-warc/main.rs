@@ -1,6 +1,6 @@
 //! `rip-warc`: see the `rip_warc` library. This file is glue: arguments → config → run.
 
-mod args;
+use rip_bin::warc as args;
 
 use std::process::ExitCode;
 

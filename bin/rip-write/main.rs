@@ -1,6 +1,6 @@
 //! `rip-write`: see the `rip_write` library. This file is glue: arguments → config → run.
 
-mod args;
+use rip_bin::write as args;
 
 use rip_write::{Config, Mode};
 use std::process::ExitCode;

@@ -1,6 +1,6 @@
 //! `ripperoni`'s command line: one subcommand per thing it does.
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 /// Run a whole scrape, described by one state file, as a pipeline of the rip-* stages.
@@ -86,4 +86,39 @@ pub enum Command {
     },
     /// Print the JSON Schema of state files.
     Schema,
+    /// Print the shell completions of every ripperoni program (rip-discover, rip-fetch,
+    /// rip-render, rip-parse, rip-route, rip-write, rip-reconcile, rip-health, rip-queue,
+    /// rip-cache, rip-check, rip-warc and ripperoni), made from the same definitions as
+    /// their --help, as one script to source (`source <(ripperoni completions bash)`);
+    /// with --dir, write one file per program where the shell finds it by the program's
+    /// name.
+    Completions {
+        /// The shell.
+        shell: CompletionShell,
+        /// Write one file per program in this folder (made if missing), named as the
+        /// shell looks them up: bash `rip-fetch` (e.g. in
+        /// ~/.local/share/bash-completion/completions), zsh `_rip-fetch` (a folder of
+        /// `$fpath`), fish `rip-fetch.fish` (~/.config/fish/completions); the paths
+        /// written are printed, one a line.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Write the man page of every ripperoni program into a folder (`<program>.1`), and
+    /// one for each subcommand (`rip-queue-push.1`, `ripperoni-run.1`), made from the same
+    /// definitions as their --help; the paths written are printed, one a line.
+    Man {
+        /// The folder, e.g. ~/.local/share/man/man1 (made if missing).
+        dir: PathBuf,
+    },
+}
+
+/// A shell `ripperoni completions` writes for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompletionShell {
+    /// Bash (with the bash-completion package for --dir's folder).
+    Bash,
+    /// Zsh (after `compinit`).
+    Zsh,
+    /// Fish.
+    Fish,
 }

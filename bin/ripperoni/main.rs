@@ -1,7 +1,9 @@
 //! `ripperoni`: see the `ripperoni` library. This file is glue: arguments → library → exit
 //! code.
 
-mod args;
+mod shell;
+
+use rip_bin::ripperoni as args;
 
 use args::Command;
 use std::io::Write;
@@ -28,6 +30,10 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             stdout.write_all(plan.shell(false).as_bytes())?;
         }
         Command::Check { state } => check(&state, &mut stdout)?,
+        Command::Completions { shell, dir } => {
+            shell::completions(shell, dir.as_deref(), &mut stdout)?;
+        }
+        Command::Man { dir } => shell::man(&dir, &mut stdout)?,
         Command::Worker {
             state,
             idle_exit,

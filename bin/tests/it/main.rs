@@ -8,6 +8,7 @@ mod flags;
 mod help;
 mod netlab;
 mod netns;
+mod shell;
 
 use std::process::Command;
 
