@@ -16,6 +16,8 @@ use rip_testkit::netlab::{Host, Lab, Shape};
 use rip_testkit::{NatsCluster, repo};
 use serde_json::Value;
 
+/// The stream of the refs the coordinator sends the workers (prefix `lab`).
+const REFS: &str = "lab_emberfall-refs";
 /// The site's gap between two requests (the state file's `rateLimitMs`).
 const GAP: Duration = Duration::from_millis(10);
 const WORKERS: usize = 4;
@@ -59,6 +61,8 @@ struct Crawl {
     requests: Vec<Value>,
     wall: Duration,
     origin: String,
+    /// What the coordinator and the workers said on stderr.
+    stderr: String,
 }
 
 fn program(name: &str) -> String {
@@ -133,12 +137,16 @@ fn wait(what: &str, child: &mut Child, limit: Duration) -> std::process::ExitSta
     }
 }
 
+/// Something done to a crawl while it runs (given the brokers and the site's log), before
+/// its coordinator is waited for.
+type Fault<'a> = Box<dyn FnOnce(&mut NatsCluster, &Path) + 'a>;
+
 /// The demo's scrape with its refs fetched by four workers through a cluster of three
-/// brokers, placed on `place`.
-fn crawl(place: Place) -> Crawl {
+/// brokers, placed on `place`, with `fault` done to it.
+fn crawl(place: Place, fault: Option<Fault>) -> Crawl {
     let dir = tempfile::tempdir().unwrap();
     let (mut site, origin) = serve(place, &dir.path().join("site.log"));
-    let brokers = match place {
+    let mut brokers = match place {
         Place::Lab(lab) => NatsCluster::start_on(&BROKERS.map(|i| lab.host(i))),
         Place::Loopback => NatsCluster::start(3),
     };
@@ -150,12 +158,13 @@ fn crawl(place: Place) -> Crawl {
     let mut workers: Vec<Child> = (0..WORKERS)
         .map(|w| {
             let state = state(&dir.path().join(format!("w{w}")), &origin, &brokers.urls());
+            let log = std::fs::File::create(state.with_file_name("stderr.log")).unwrap();
             place
                 .command(FIRST_WORKER + w, &program("ripperoni"))
                 .env("RIP_BIN_DIR", &bins)
                 .args(["worker", state.to_str().unwrap(), "--idle-exit", "5s"])
                 .stdout(Stdio::null())
-                .stderr(Stdio::piped())
+                .stderr(log)
                 .spawn()
                 .unwrap()
         })
@@ -177,15 +186,19 @@ fn crawl(place: Place) -> Crawl {
         std::io::Read::read_to_string(&mut BufReader::new(err), &mut text).ok();
         text
     });
+    if let Some(fault) = fault {
+        fault(&mut brokers, &dir.path().join("site.log"));
+    }
     let status = wait("ripperoni run", &mut run, Duration::from_secs(300));
     let wall = start.elapsed();
     stderr.push_str(&reader.join().unwrap());
     assert_eq!(status.code(), Some(2), "one URL missing, as ever: {stderr}");
     for (w, worker) in workers.iter_mut().enumerate() {
         let status = wait("a worker", worker, Duration::from_secs(120));
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut worker.stderr.take().unwrap(), &mut text).ok();
+        let log = dir.path().join(format!("w{w}/stderr.log"));
+        let text = std::fs::read_to_string(log).unwrap_or_default();
         assert!(status.success(), "worker {w}: {text}");
+        stderr.push_str(&format!("\n--- worker {w}:\n{text}"));
     }
     site.kill().ok();
     site.wait().ok();
@@ -204,6 +217,7 @@ fn crawl(place: Place) -> Crawl {
         requests,
         wall,
         origin,
+        stderr,
     }
 }
 
@@ -264,8 +278,8 @@ fn four_workers_on_a_slow_lossy_network_keep_the_books_and_the_gap_of_loopback()
     // 25 ms and 0.5 % loss on each host's link: between two hosts 50 ms each way and
     // about 1 % of packets lost.
     lab.shape_all(Shape::new(Duration::from_millis(25), Duration::ZERO, 0.005));
-    let far = crawl(Place::Lab(&lab));
-    let near = crawl(Place::Loopback);
+    let far = crawl(Place::Lab(&lab), None);
+    let near = crawl(Place::Loopback, None);
     // Pages fetched (the books' `siteFetches.records`) per second of `ripperoni run`.
     let rate = |c: &Crawl| {
         let pages = c.health["siteFetches"]["records"].as_u64().unwrap_or(0);
@@ -291,6 +305,102 @@ fn four_workers_on_a_slow_lossy_network_keep_the_books_and_the_gap_of_loopback()
     let (shortest, per_peer) = politeness(&far.requests, &ips);
     eprintln!("requests per worker: {per_peer:?}; shortest gap between two: {shortest:?}");
     assert!(!per_peer.is_empty(), "no worker asked the site");
+    if let Some(gap) = shortest {
+        assert!(gap >= GAP, "two workers asked the site {gap:?} apart");
+    }
+}
+
+/// The workers' requests in the site's log at `log` so far (lines whose peer is in `ips`).
+fn requests_from(log: &Path, ips: &[String]) -> usize {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    (text.lines())
+        .filter(|l| {
+            ips.iter()
+                .any(|ip| l.contains(&format!("\"peer\":\"{ip}:")))
+        })
+        .count()
+}
+
+/// The longest time the site went without a request from a worker of `ips`, between the
+/// first and the last.
+fn longest_pause(requests: &[Value], ips: &[String]) -> Duration {
+    let mut times: Vec<u64> = (requests.iter())
+        .filter(|r| {
+            let peer = r["peer"].as_str().unwrap_or_default();
+            ips.iter().any(|ip| peer.starts_with(&format!("{ip}:")))
+        })
+        .filter_map(|r| r["elapsed_us"].as_u64())
+        .collect();
+    times.sort_unstable();
+    let longest = times.windows(2).map(|w| w[1] - w[0]).max();
+    Duration::from_micros(longest.unwrap_or(0))
+}
+
+/// Issue 41's third run: the broker node leading the refs stream SIGKILLed once the
+/// workers fetch, started again 10 s later; nothing lost, nothing entered twice, the gap
+/// kept. How long the workers' requests paused is printed beside the election's time, not
+/// yet asserted: it was 3 to 16 s for elections of 5 to 7 s (issue 41 asks for no pause
+/// longer than the election).
+#[test]
+fn the_broker_leading_the_refs_killed_mid_crawl_and_restarted_loses_nothing() {
+    let Some(lab) = Lab::new(COORDINATOR + 1) else {
+        return;
+    };
+    // 10 ms ± 2.5 ms on each link: 20 ms ± 5 ms between two hosts.
+    let ms = Duration::from_millis;
+    lab.shape_all(Shape::new(ms(10), ms(2) + Duration::from_micros(500), 0.0));
+    let ips: Vec<String> = (FIRST_WORKER..COORDINATOR)
+        .map(|i| lab.host(i).ip())
+        .collect();
+    let down = std::cell::Cell::new(Duration::ZERO);
+    let election = std::cell::Cell::new(Duration::ZERO);
+    let crawl = crawl(
+        Place::Lab(&lab),
+        Some(Box::new(|brokers: &mut NatsCluster, log: &Path| {
+            rip_testkit::wait_for("the workers' first pages", Duration::from_secs(120), || {
+                requests_from(log, &ips) >= 10
+            });
+            // The node leading the refs stream: its loss needs an election.
+            let (leader, _) = brokers.stream_leader(REFS).expect("a leader of the refs");
+            brokers.kill(leader);
+            let killed = Instant::now();
+            rip_testkit::wait_for("a new leader", Duration::from_secs(60), || {
+                brokers
+                    .stream_leader(REFS)
+                    .is_some_and(|(n, _)| n != leader)
+            });
+            election.set(killed.elapsed());
+            std::thread::sleep(Duration::from_secs(10).saturating_sub(killed.elapsed()));
+            brokers.restart(leader);
+            down.set(killed.elapsed());
+        })),
+    );
+    eprintln!(
+        "the refs' leader down {:.1} s, a new one in {:.1} s; {} pages in {:.1} s; the \
+         longest pause in the workers' requests {:?}",
+        down.get().as_secs_f64(),
+        election.get().as_secs_f64(),
+        crawl.health["siteFetches"]["records"],
+        crawl.wall.as_secs_f64(),
+        longest_pause(&crawl.requests, &ips),
+    );
+    eprintln!("{}", crawl.stderr);
+    assert_eq!(
+        crawl.health["totals"],
+        serde_json::json!({"concepts": 46, "failures": 3, "capturedElsewhere": 1, "missing": 1, "dead": 1}),
+        "{:#}",
+        crawl.health
+    );
+    assert_eq!(
+        crawl.health["ledger"]["complete"], true,
+        "{:#}",
+        crawl.health
+    );
+    assert_eq!(
+        crawl.health["ledger"]["enteredTwice"],
+        serde_json::json!([])
+    );
+    let (shortest, _) = politeness(&crawl.requests, &ips);
     if let Some(gap) = shortest {
         assert!(gap >= GAP, "two workers asked the site {gap:?} apart");
     }

@@ -106,6 +106,22 @@ impl NatsCluster {
         std::fs::read_to_string(self.nodes[i].dir.join("server.log")).unwrap_or_default()
     }
 
+    /// The node that leads the stream `name` (e.g. `rip_refs`) by the nodes' logs: the last
+    /// to say it became its leader, with when it said so (`2026/12/07 17:35:35.527634`, the
+    /// server's local time).
+    pub fn stream_leader(&self, name: &str) -> Option<(usize, String)> {
+        let needle = format!("new stream leader for '$G > {name}'");
+        (0..self.nodes.len())
+            .filter_map(|i| {
+                let log = self.log(i);
+                let line = log.lines().rfind(|l| l.contains(&needle))?.to_owned();
+                let mut words = line.split_whitespace().skip(1);
+                let when = format!("{} {}", words.next()?, words.next()?);
+                Some((i, when))
+            })
+            .max_by(|a, b| a.1.cmp(&b.1))
+    }
+
     /// Kills node `i` with SIGKILL, as a crash does; its store stays.
     pub fn kill(&mut self, i: usize) {
         if let Some(mut child) = self.nodes[i].child.take() {
