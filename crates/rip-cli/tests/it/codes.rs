@@ -20,6 +20,8 @@ const COMMANDS: &[(&str, &[&str])] = &[
     ("ripperoni", &["check"]),
     ("ripperoni", &["scaffold"]),
     ("ripperoni", &["schema"]),
+    ("ripperoni", &["completions"]),
+    ("ripperoni", &["man"]),
 ];
 
 #[test]
