@@ -142,6 +142,37 @@ fn wait(what: &str, child: &mut Child, limit: Duration) -> std::process::ExitSta
 /// its coordinator is waited for.
 type Fault<'a> = Box<dyn FnOnce(&mut NatsCluster, &Path) + 'a>;
 
+/// The folder of the programs (the coordinator and workers find the stages there).
+fn bins() -> PathBuf {
+    let ripperoni = program("ripperoni");
+    Path::new(&ripperoni).parent().unwrap().to_owned()
+}
+
+/// The four workers, each with its own copy of the files under `dir/w<i>`, as on a machine
+/// of its own, its stderr in `stderr.log` there.
+fn start_workers(
+    place: Place,
+    dir: &Path,
+    origin: &str,
+    broker: &str,
+    gap: Duration,
+) -> Vec<Child> {
+    (0..WORKERS)
+        .map(|w| {
+            let state = state(&dir.join(format!("w{w}")), origin, broker, gap);
+            let log = std::fs::File::create(state.with_file_name("stderr.log")).unwrap();
+            place
+                .command(FIRST_WORKER + w, &program("ripperoni"))
+                .env("RIP_BIN_DIR", bins())
+                .args(["worker", state.to_str().unwrap(), "--idle-exit", "5s"])
+                .stdout(Stdio::null())
+                .stderr(log)
+                .spawn()
+                .unwrap()
+        })
+        .collect()
+}
+
 /// The demo's scrape with its refs fetched by four workers through a cluster of three
 /// brokers, placed on `place`, with `fault` done to it.
 fn crawl(place: Place, gap: Duration, fault: Option<Fault>) -> Crawl {
@@ -151,30 +182,8 @@ fn crawl(place: Place, gap: Duration, fault: Option<Fault>) -> Crawl {
         Place::Lab(lab) => NatsCluster::start_on(&BROKERS.map(|i| lab.host(i))),
         Place::Loopback => NatsCluster::start(3),
     };
-    let bins = Path::new(&program("ripperoni"))
-        .parent()
-        .unwrap()
-        .to_owned();
-    // Each worker its own copy of the files, as on a machine of its own.
-    let mut workers: Vec<Child> = (0..WORKERS)
-        .map(|w| {
-            let state = state(
-                &dir.path().join(format!("w{w}")),
-                &origin,
-                &brokers.urls(),
-                gap,
-            );
-            let log = std::fs::File::create(state.with_file_name("stderr.log")).unwrap();
-            place
-                .command(FIRST_WORKER + w, &program("ripperoni"))
-                .env("RIP_BIN_DIR", &bins)
-                .args(["worker", state.to_str().unwrap(), "--idle-exit", "5s"])
-                .stdout(Stdio::null())
-                .stderr(log)
-                .spawn()
-                .unwrap()
-        })
-        .collect();
+    let bins = bins();
+    let mut workers = start_workers(place, dir.path(), &origin, &brokers.urls(), gap);
     let state = state(
         &dir.path().join("coordinator"),
         &origin,
