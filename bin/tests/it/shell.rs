@@ -48,6 +48,13 @@ fn ripperoni(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `PATH` with `first` before the rest.
+fn path_with(first: &Path) -> std::ffi::OsString {
+    let rest = std::env::var_os("PATH").unwrap_or_default();
+    let all = std::iter::once(first.to_path_buf()).chain(std::env::split_paths(&rest));
+    std::env::join_paths(all).unwrap()
+}
+
 /// `cmd` run, or a panic naming the tool and what installs it.
 fn tool(cmd: &mut Command, what: &str) -> Output {
     cmd.output().unwrap_or_else(|e| {
@@ -259,11 +266,7 @@ fn fish_completes_partial_command_lines() {
     let config = dir.0.join("config");
     let folder = config.join("fish/completions");
     ripperoni(&["completions", "fish", "--dir", folder.to_str().unwrap()]);
-    let bins = Path::new(RIPPERONI).parent().unwrap();
-    let path = std::env::join_paths(std::iter::once(bins.to_path_buf()).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .unwrap();
+    let path = path_with(Path::new(RIPPERONI).parent().unwrap());
     let out = tool(
         Command::new("fish")
             .args(["-c", "complete -C'rip-warc i'"])
@@ -336,10 +339,7 @@ fn man_pages_for_every_program_and_subcommand_render_without_warnings() {
     }
     let bin = home.0.join(".local/bin");
     std::fs::create_dir_all(&bin).unwrap();
-    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .unwrap();
+    let path = path_with(&bin);
     let found = tool(
         Command::new("man")
             .args(["-w", "rip-queue-push"])
