@@ -438,7 +438,6 @@ fn first_worker(log: &Path, ips: &[String]) -> Option<usize> {
 /// for 20 s (four times its lease) mid-crawl, then healed. Nothing lost, nothing entered
 /// twice, and the site never asked by two workers within its gap, across the cut too.
 #[test]
-#[ignore = "issue 41: a worker cut off goes on fetching past its lease (two workers 6.6 ms apart)"]
 fn a_worker_cut_off_mid_crawl_and_healed_loses_nothing_and_keeps_the_gap() {
     let Some(lab) = Lab::new(COORDINATOR + 1) else {
         return;

@@ -18,6 +18,11 @@ use std::time::{Duration, Instant};
 pub const BEAT: Duration = Duration::from_secs(1);
 /// How long a worker that stopped saying so is still counted (and holds its leases).
 pub const LIFETIME: Duration = Duration::from_secs(5);
+/// How long before its lease can run out a worker stops working on a partition whose
+/// lease it could not renew: the lease lasts [`LIFETIME`] from when the broker stored its
+/// last renewal, later than the worker sent it, and another worker that takes it waits its
+/// hand-over wait besides.
+pub const LEASE_MARGIN: Duration = Duration::from_millis(1500);
 
 /// A worker's place in its group.
 pub struct Membership {
@@ -35,6 +40,9 @@ pub struct Membership {
     taken: BTreeMap<u32, Instant>,
     handover_wait: Duration,
     last_beat: Option<Instant>,
+    /// When each held lease was last written (taken or renewed), as sent: the lease lasts
+    /// at least [`LIFETIME`] from then.
+    renewed: BTreeMap<u32, Instant>,
 }
 
 impl Membership {
@@ -57,6 +65,7 @@ impl Membership {
             taken: BTreeMap::new(),
             handover_wait,
             last_beat: None,
+            renewed: BTreeMap::new(),
         })
     }
 
@@ -74,6 +83,21 @@ impl Membership {
     /// without those it keeps only to finish what it took of them.
     pub fn owned(&self) -> impl Iterator<Item = u32> + '_ {
         self.held().filter(|p| self.wanted.contains(p))
+    }
+
+    /// Whether this worker may no longer hold the lease of `p`, or soon may not: it was not
+    /// renewed for [`LIFETIME`] less [`LEASE_MARGIN`] (the broker away, or cut off), or
+    /// another worker has it. A lease it cannot renew is a lease it no longer holds: its run
+    /// on `p` must stop before another worker can take the host.
+    pub fn lease_at_risk(&self, p: u32) -> bool {
+        Instant::now() >= self.lease_deadline(p)
+    }
+
+    /// When [`lease_at_risk`](Self::lease_at_risk) becomes true for `p` unless its lease is
+    /// renewed meanwhile (now, when it is not held).
+    pub fn lease_deadline(&self, p: u32) -> Instant {
+        let renewed = self.renewed.get(&p).filter(|_| self.held.contains_key(&p));
+        renewed.map_or_else(Instant::now, |&t| t + (LIFETIME - LEASE_MARGIN))
     }
 
     /// Whether it is time for [`beat`](Self::beat).
@@ -94,23 +118,28 @@ impl Membership {
         for (p, revision) in std::mem::take(&mut self.held) {
             if !wanted.contains(&p) && !busy.contains(&p) {
                 self.leases.delete(&lease(p)).await.ok();
+                self.renewed.remove(&p);
                 continue;
             }
+            let sent = Instant::now();
             if let Ok(revision) = self
                 .leases
                 .put(&lease(p), Bytes::new(), Some(revision))
                 .await
             {
                 self.held.insert(p, revision);
+                self.renewed.insert(p, sent);
             }
         }
         for &p in &wanted {
             if self.held.contains_key(&p) {
                 continue;
             }
+            let sent = Instant::now();
             if let Ok(revision) = self.leases.put(&lease(p), Bytes::new(), Some(0)).await {
                 self.held.insert(p, revision);
                 self.taken.insert(p, Instant::now());
+                self.renewed.insert(p, sent);
             }
         }
         self.wanted = wanted;
@@ -123,6 +152,7 @@ impl Membership {
         for p in std::mem::take(&mut self.held).into_keys() {
             self.leases.delete(&lease(p)).await.ok();
         }
+        self.renewed.clear();
         self.members.delete(&self.me).await.ok();
     }
 }

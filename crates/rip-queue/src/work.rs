@@ -28,6 +28,7 @@
 mod alone;
 mod batch;
 mod partitioned;
+mod tree;
 
 use crate::broker::{Absence, partitions_of};
 use crate::{Broker, Published, QueueError};

@@ -190,6 +190,9 @@ async fn run_program(
             command: program.to_string_lossy().into_owned(),
             source,
         })?;
+    // Declared after the child, so dropped before it: the stages below the command are
+    // killed while the command still holds them.
+    let mut tree = super::tree::RunTree::of(child.id());
     let stdin = child.stdin.take().expect("piped stdin");
     let feeder = tokio::spawn(feed(stdin, messages.clone()));
     let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
@@ -213,6 +216,7 @@ async fn run_program(
     }
     held.publish(publisher).await?;
     let status = child.wait().await?;
+    tree.disarm();
     // A program that stopped reading early broke the feeder's pipe: its exit status says
     // whether that was fine.
     feeder.await.ok();

@@ -16,6 +16,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 
 type Done = (u32, Result<Vec<Outcome>, QueueError>);
@@ -40,6 +41,7 @@ pub(super) async fn work(
         consumers: HashMap::new(),
         running: JoinSet::new(),
         busy: BTreeSet::new(),
+        stops: HashMap::new(),
         worked: Worked::default(),
     };
     let result = job.run(&mut members, &stop).await;
@@ -60,6 +62,8 @@ struct Job<'a> {
     consumers: HashMap<u32, PullConsumer>,
     running: JoinSet<Done>,
     busy: BTreeSet<u32>,
+    /// Stops the run on each busy partition (its lease at risk).
+    stops: HashMap<u32, oneshot::Sender<()>>,
     worked: Worked,
 }
 
@@ -77,13 +81,9 @@ impl Job<'_> {
             absence.check(self.broker, "keep the worker group")?;
             let connected = self.broker.connected();
             if connected && members.due() {
-                tokio::select! {
-                    beat = members.beat(&self.busy) => if let Err(e) = beat {
-                        tracing::warn!("{e}");
-                    },
-                    () = away(self.broker) => {}
-                }
+                self.beat(members).await;
             }
+            self.stop_unleased(members);
             let free: Vec<u32> = members.held().filter(|p| !self.busy.contains(p)).collect();
             turn = turn.wrapping_add(1);
             if !stopping && connected && self.start_batches(free, turn).await? {
@@ -109,10 +109,52 @@ impl Job<'_> {
             if let Ok(Some(done)) = tokio::time::timeout(linger, self.running.join_next()).await {
                 let (p, outcomes) = done.map_err(|e| QueueError::Io(std::io::Error::other(e)))?;
                 self.busy.remove(&p);
+                self.stops.remove(&p);
                 for outcome in outcomes? {
                     outcome.add_to(&mut self.worked);
                 }
             }
+        }
+    }
+
+    /// Renews the leases (a beat), stopping meanwhile each run whose lease may run out
+    /// before the beat ends: a beat waits for the broker (up to its request timeout) and
+    /// a machine cut off gets no answer.
+    async fn beat(&mut self, members: &mut Membership) {
+        let mut deadlines: Vec<(Instant, u32)> = (self.stops.keys())
+            .map(|&p| (members.lease_deadline(p), p))
+            .collect();
+        deadlines.sort_unstable();
+        let beat = members.beat(&self.busy);
+        tokio::pin!(beat);
+        loop {
+            let next = deadlines.first().map(|&(t, _)| t);
+            let until = tokio::time::Instant::from_std(next.unwrap_or_else(Instant::now));
+            tokio::select! {
+                beat = &mut beat => {
+                    if let Err(e) = beat {
+                        tracing::warn!("{e}");
+                    }
+                    return;
+                }
+                () = away(self.broker) => return,
+                () = tokio::time::sleep_until(until), if next.is_some() => {
+                    let (_, p) = deadlines.remove(0);
+                    stop_run(&mut self.stops, p);
+                }
+            }
+        }
+    }
+
+    /// Stops the runs on partitions whose lease this worker may no longer hold (not renewed
+    /// for nearly its lifetime: the broker away or this machine cut off), before another
+    /// worker can take their hosts over.
+    fn stop_unleased(&mut self, members: &Membership) {
+        let at_risk: Vec<u32> = (self.stops.keys().copied())
+            .filter(|&p| members.lease_at_risk(p))
+            .collect();
+        for p in at_risk {
+            stop_run(&mut self.stops, p);
         }
     }
 
@@ -135,13 +177,23 @@ impl Job<'_> {
             started = true;
             let (broker, options) = (self.broker.clone(), self.options.clone());
             let out_partitions = self.out_partitions;
+            let (stop, stopped) = oneshot::channel();
+            self.stops.insert(p, stop);
             self.running.spawn(async move {
                 let mut outcomes = Vec::new();
-                for group in groups {
-                    match batch::run(broker.clone(), options.clone(), out_partitions, group).await {
-                        Ok(outcome) => outcomes.push(outcome),
-                        Err(e) => return (p, Err(e)),
+                let runs = async {
+                    for group in groups {
+                        let run =
+                            batch::run(broker.clone(), options.clone(), out_partitions, group);
+                        outcomes.push(run.await?);
                     }
+                    Ok(())
+                };
+                // A run stopped is dropped: its processes killed, its records not
+                // acknowledged (they come back after the ack wait, to the partition's owner).
+                tokio::select! {
+                    ran = runs => if let Err(e) = ran { return (p, Err(e)) },
+                    _ = stopped => {}
                 }
                 (p, Ok(outcomes))
             });
@@ -197,5 +249,16 @@ impl Job<'_> {
         };
         let messages = received_while(self.broker, batch, Duration::from_secs(5)).await;
         crate::chunks::for_work(self.broker, messages).await
+    }
+}
+
+/// Stops the run on partition `p`, if one runs.
+fn stop_run(stops: &mut HashMap<u32, oneshot::Sender<()>>, p: u32) {
+    if let Some(stop) = stops.remove(&p) {
+        tracing::warn!(
+            "partition {p}: its lease could not be renewed in time; its run is stopped so \
+             that no two workers work on its hosts at once (its records come back)"
+        );
+        let _ = stop.send(());
     }
 }
