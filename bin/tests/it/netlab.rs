@@ -217,7 +217,9 @@ fn crawl(place: Place, gap: Duration, fault: Option<Fault>) -> Crawl {
         let status = wait("a worker", worker, Duration::from_secs(120));
         let log = dir.path().join(format!("w{w}/stderr.log"));
         let text = std::fs::read_to_string(log).unwrap_or_default();
-        assert!(status.success(), "worker {w}: {text}");
+        // A worker may have been killed by the test (SIGKILL), as a machine dies.
+        let killed = std::os::unix::process::ExitStatusExt::signal(&status) == Some(9);
+        assert!(status.success() || killed, "worker {w}: {text}");
         stderr.push_str(&format!("\n--- worker {w}:\n{text}"));
     }
     site.kill().ok();
@@ -517,6 +519,64 @@ fn a_worker_cut_off_mid_crawl_and_healed_loses_nothing_and_keeps_the_gap() {
         "worker {:?} cut 20 s; {} pages in {:.1} s; requests per worker {per_peer:?}; \
          shortest gap between two workers {shortest:?}; longest pause {:?}",
         cut.get(),
+        crawl.health["siteFetches"]["records"],
+        crawl.wall.as_secs_f64(),
+        longest_pause(&crawl.requests, &ips),
+    );
+    eprintln!("{}", crawl.stderr);
+    assert_whole(&crawl, &ips, gap);
+}
+
+/// Kills (SIGKILL) every process on `host`, as a machine that dies.
+fn kill_everything_on(host: &Host) {
+    let out = Command::new("ip")
+        .args(["netns", "pids", host.netns()])
+        .output()
+        .unwrap();
+    for pid in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+        Command::new("kill").args(["-KILL", pid]).status().unwrap();
+    }
+}
+
+/// Issue 41's fifth run: the worker fetching the site cut off mid-crawl and, while cut off,
+/// killed with everything on its host (SIGKILL); healed 10 s later with nothing left on it.
+///
+/// Fails: the books are whole, but the request the killed rip-fetch had sent into the cut
+/// still reaches the site after the heal (16 s late, the host's kernel retransmitting the
+/// dead process's socket), 83–103 ms from the new owner's: a process's death does not
+/// take back what its kernel still has to send. An abortive close (`SO_LINGER` 0 on
+/// rip-fetch's connections) would drop it.
+#[test]
+#[ignore = "issue 41: a killed worker's request in flight reaches the site after the heal"]
+fn a_worker_killed_while_cut_off_loses_nothing_and_keeps_the_gap() {
+    let Some(lab) = Lab::new(COORDINATOR + 1) else {
+        return;
+    };
+    let ms = Duration::from_millis;
+    lab.shape_all(Shape::new(ms(10), ms(2) + Duration::from_micros(500), 0.0));
+    let ips: Vec<String> = (FIRST_WORKER..COORDINATOR)
+        .map(|i| lab.host(i).ip())
+        .collect();
+    let gap = ms(250);
+    let crawl = crawl(
+        Place::Lab(&lab),
+        gap,
+        Some(Box::new(|_: &mut NatsCluster, log: &Path| {
+            rip_testkit::wait_for("the workers' first pages", Duration::from_secs(120), || {
+                requests_from(log, &ips) >= 5
+            });
+            let w = first_worker(log, &ips).expect("a worker asked the site");
+            lab.cut(FIRST_WORKER + w);
+            std::thread::sleep(Duration::from_secs(2));
+            kill_everything_on(lab.host(FIRST_WORKER + w));
+            std::thread::sleep(Duration::from_secs(8));
+            lab.heal(FIRST_WORKER + w);
+        })),
+    );
+    let (shortest, per_peer) = politeness(&crawl.requests, &ips);
+    eprintln!(
+        "{} pages in {:.1} s; requests per worker {per_peer:?}; shortest gap between two \
+         workers {shortest:?}; longest pause {:?}",
         crawl.health["siteFetches"]["records"],
         crawl.wall.as_secs_f64(),
         longest_pause(&crawl.requests, &ips),
