@@ -541,13 +541,10 @@ fn kill_everything_on(host: &Host) {
 /// Issue 41's fifth run: the worker fetching the site cut off mid-crawl and, while cut off,
 /// killed with everything on its host (SIGKILL); healed 10 s later with nothing left on it.
 ///
-/// Fails: the books are whole, but the request the killed rip-fetch had sent into the cut
-/// still reaches the site after the heal (16 s late, the host's kernel retransmitting the
-/// dead process's socket), 83–103 ms from the new owner's: a process's death does not
-/// take back what its kernel still has to send. An abortive close (`SO_LINGER` 0 on
-/// rip-fetch's connections) would drop it.
+/// The request the killed rip-fetch had sent into the cut must not reach the site after
+/// the heal: before rip-http's `UNACKNOWLEDGED_LIMIT` the host's kernel retransmitted the
+/// dead process's socket and it arrived 16 s late, 83–103 ms from the new owner's request.
 #[test]
-#[ignore = "issue 41: a killed worker's request in flight reaches the site after the heal"]
 fn a_worker_killed_while_cut_off_loses_nothing_and_keeps_the_gap() {
     let Some(lab) = Lab::new(COORDINATOR + 1) else {
         return;

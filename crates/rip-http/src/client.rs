@@ -93,6 +93,16 @@ pub enum Exchange {
     },
 }
 
+/// How long what a connection sent may go unacknowledged before the kernel drops the
+/// connection (`TCP_USER_TIMEOUT`), also once its process is gone. Without it, a request
+/// sent into a network partition is retransmitted by the kernel for minutes, even after
+/// its process was killed, and reaches the host once the partition heals, while another
+/// machine that took the host over is fetching it (issue 41: 83 ms between two machines'
+/// requests). A worker stops its run 1.5 s before its lease can run out and the next
+/// owner waits 2 s more: 3 s keeps a late request inside that. A connection whose data
+/// goes unacknowledged that long fails as a network error, retried as such.
+pub const UNACKNOWLEDGED_LIMIT: Duration = Duration::from_secs(3);
+
 /// The HTTP client of a fetcher.
 #[derive(Debug, Clone)]
 pub struct Client {
@@ -125,6 +135,7 @@ impl Client {
             .pool_max_idle_per_host(cfg.pool_idle_per_host)
             .pool_idle_timeout(Duration::from_secs(30))
             .tcp_nodelay(true)
+            .tcp_user_timeout(UNACKNOWLEDGED_LIMIT)
             .danger_accept_invalid_certs(cfg.insecure)
             .cookie_store(cfg.cookies);
         if let Some(proxy) = &cfg.proxy {
