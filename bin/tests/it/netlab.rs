@@ -375,7 +375,7 @@ fn the_broker_leading_the_refs_killed_mid_crawl_and_restarted_loses_nothing() {
         .map(|i| lab.host(i).ip())
         .collect();
     let down = std::cell::Cell::new(Duration::ZERO);
-    let election = std::cell::Cell::new(Duration::ZERO);
+    let election = std::cell::Cell::new(None);
     let crawl = crawl(
         Place::Lab(&lab),
         GAP,
@@ -387,22 +387,22 @@ fn the_broker_leading_the_refs_killed_mid_crawl_and_restarted_loses_nothing() {
             let (leader, _) = brokers.stream_leader(REFS).expect("a leader of the refs");
             brokers.kill(leader);
             let killed = Instant::now();
-            rip_testkit::wait_for("a new leader", Duration::from_secs(60), || {
-                brokers
-                    .stream_leader(REFS)
-                    .is_some_and(|(n, _)| n != leader)
-            });
-            election.set(killed.elapsed());
+            election.set(new_leader_within(
+                brokers,
+                leader,
+                killed,
+                Duration::from_secs(10),
+            ));
             std::thread::sleep(Duration::from_secs(10).saturating_sub(killed.elapsed()));
             brokers.restart(leader);
             down.set(killed.elapsed());
         })),
     );
     eprintln!(
-        "the refs' leader down {:.1} s, a new one in {:.1} s; {} pages in {:.1} s; the \
+        "the refs' leader down {:.1} s, a new one after {:?}; {} pages in {:.1} s; the \
          longest pause in the workers' requests {:?}",
         down.get().as_secs_f64(),
-        election.get().as_secs_f64(),
+        election.get(),
         crawl.health["siteFetches"]["records"],
         crawl.wall.as_secs_f64(),
         longest_pause(&crawl.requests, &ips),
@@ -444,7 +444,7 @@ fn the_broker_leading_the_refs_cut_off_mid_crawl_loses_nothing() {
     let ips: Vec<String> = (FIRST_WORKER..COORDINATOR)
         .map(|i| lab.host(i).ip())
         .collect();
-    let election = std::cell::Cell::new(Duration::ZERO);
+    let election = std::cell::Cell::new(None);
     let crawl = crawl(
         Place::Lab(&lab),
         GAP,
@@ -455,26 +455,44 @@ fn the_broker_leading_the_refs_cut_off_mid_crawl_loses_nothing() {
             let (leader, _) = brokers.stream_leader(REFS).expect("a leader of the refs");
             lab.cut(BROKERS[leader]);
             let cut = Instant::now();
-            rip_testkit::wait_for("a new leader", Duration::from_secs(60), || {
-                brokers
-                    .stream_leader(REFS)
-                    .is_some_and(|(n, _)| n != leader)
-            });
-            election.set(cut.elapsed());
+            election.set(new_leader_within(
+                brokers,
+                leader,
+                cut,
+                Duration::from_secs(10),
+            ));
             std::thread::sleep(Duration::from_secs(10).saturating_sub(cut.elapsed()));
             lab.heal(BROKERS[leader]);
         })),
     );
     eprintln!(
-        "the refs' leader cut off 10 s, a new one in {:.1} s; {} pages in {:.1} s; the \
+        "the refs' leader cut off 10 s, a new one after {:?}; {} pages in {:.1} s; the \
          longest pause in the workers' requests {:?}",
-        election.get().as_secs_f64(),
+        election.get(),
         crawl.health["siteFetches"]["records"],
         crawl.wall.as_secs_f64(),
         longest_pause(&crawl.requests, &ips),
     );
     eprintln!("{}", crawl.stderr);
     assert_whole(&crawl, &ips, GAP);
+}
+
+/// How long after `since` the nodes' logs name a leader of the refs other than `old`, if
+/// they do within `limit` (an election's time, measured; not asserted: a loaded machine's
+/// elections take longer).
+fn new_leader_within(
+    brokers: &NatsCluster,
+    old: usize,
+    since: Instant,
+    limit: Duration,
+) -> Option<Duration> {
+    while since.elapsed() < limit {
+        if brokers.stream_leader(REFS).is_some_and(|(n, _)| n != old) {
+            return Some(since.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
 }
 
 /// The worker (its index among `ips`) that asked the site first, by its log at `log`.
