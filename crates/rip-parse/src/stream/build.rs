@@ -130,6 +130,10 @@ pub struct Builder<'a, 'v, V: Visitor> {
     skip_lf: bool,
     /// The form element pointer is set.
     form: bool,
+    /// Text read and not yet given to the visitor: given whole when an element opens or
+    /// closes, so that text the tree holds as one node (around an end tag it ignores, a
+    /// `<` ending the page) is one event, as the tree walk gives it.
+    pending: Option<Cow<'a, str>>,
     /// Open elements that decide the mode (tables, templates).
     table_like: usize,
     templates: usize,
@@ -159,6 +163,7 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
             quirks: None,
             skip_lf: false,
             form: false,
+            pending: None,
             table_like: 0,
             templates: 0,
             open: [0; Tag::COUNT],
@@ -187,7 +192,8 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
             let token = self.scan.next(&mut self.tag_attrs)?;
             match token {
                 Token::Eof => return self.eof(),
-                Token::Comment => {}
+                // A comment is a node of the tree: the text on each side is another.
+                Token::Comment => self.flush_text(),
                 Token::Doctype(q) => {
                     self.quirks.get_or_insert(q);
                 }
@@ -202,7 +208,7 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
                         }
                         t => t,
                     };
-                    self.text(&t)?;
+                    self.text(t)?;
                 }
                 Token::Start { name, self_closing } => {
                     self.quirks.get_or_insert(Quirks::Yes);
@@ -257,6 +263,7 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         } else {
             Info::default()
         };
+        self.flush_text();
         self.stack.push(Open {
             name,
             tag,
@@ -280,6 +287,7 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
         if self.stack.is_empty() {
             return;
         }
+        self.flush_text();
         self.v.close(&Elem::on_path(Path {
             elems: &self.stack,
             attrs: &self.attrs,
@@ -314,7 +322,7 @@ impl<'a, 'v, V: Visitor> Builder<'a, 'v, V> {
             text
         };
         if !text.is_empty() {
-            self.v.text(&text);
+            self.pending = Some(text);
         }
         self.pop();
         Ok(())
@@ -447,32 +455,46 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
         };
     }
 
-    fn text(&mut self, t: &str) -> Step {
+    fn text(&mut self, t: Cow<'a, str>) -> Step {
         if t.is_empty() {
             return Ok(());
         }
         if self.phase != Phase::InBody {
             // White space before the body is not content; what follows it is.
-            let rest = t.trim_start_matches(is_space);
-            if rest.is_empty() {
+            let skip = t.len() - t.trim_start_matches(is_space).len();
+            if skip == t.len() {
                 return Ok(());
             }
             self.quirks.get_or_insert(Quirks::Yes);
             self.ensure_body()?;
+            let rest = match t {
+                Cow::Borrowed(s) => Cow::Borrowed(&s[skip..]),
+                Cow::Owned(s) => Cow::Owned(s[skip..].to_owned()),
+            };
             return self.body_text(rest);
         }
         self.body_text(t)
     }
 
-    fn body_text(&mut self, t: &str) -> Step {
+    fn body_text(&mut self, t: Cow<'a, str>) -> Step {
         if !self.in_foreign()
             && matches!(self.mode(), Mode::Table | Mode::TableBody | Mode::Row)
             && !t.chars().all(is_space)
         {
             return Err(Bail("text in a table outside its cells"));
         }
-        self.v.text(t);
+        match &mut self.pending {
+            Some(p) => p.to_mut().push_str(&t),
+            None => self.pending = Some(t),
+        }
         Ok(())
+    }
+
+    /// Gives the visitor the text read since the last element event.
+    fn flush_text(&mut self) {
+        if let Some(t) = self.pending.take() {
+            self.v.text(&t);
+        }
     }
 
     fn start(&mut self, name: Cow<'a, str>, tag: Tag, self_closing: bool) -> Step {
@@ -586,6 +608,7 @@ impl<'a, V: Visitor> Builder<'a, '_, V> {
         while !self.stack.is_empty() {
             self.pop();
         }
+        self.flush_text();
         Ok(())
     }
 }

@@ -116,6 +116,11 @@ fn hostile_markup_streams_the_same_or_goes_to_the_tree() {
         // Found by the stream_vs_tree fuzz target: the tree keeps a `&#10;` that starts a
         // <pre> (only a written newline is dropped).
         "<!DOCTYPE html><pre>&#x0a",
+        // The same fuzz target: text the tree holds as one node, read in two pieces
+        // (around an end tag it ignores, a `<` ending the page), chose another region.
+        "<div id=text><p>abcdefghijklmnopqrstuvwxy</div><p>.<",
+        "<div id=text><p>abcdefghijklmnopqrstuvwxy</div><p>a.</x>b",
+        "<div id=text><p>abcdefghijklmnopqrstuvwxy</div><p>a.<!---->b",
         // The same fuzz target: a list item's marker left waiting in a table cell.
         "<table><td>l<li>o</x>y",
         "<table><td>l<li>o<",
