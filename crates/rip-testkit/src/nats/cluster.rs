@@ -20,6 +20,8 @@ struct Node {
     client: String,
     /// `ip:port` of its cluster routes.
     route: String,
+    /// `ip:port` of its monitoring endpoint (`/healthz`).
+    monitor: String,
     dir: PathBuf,
     host: Option<Host>,
     child: Option<Child>,
@@ -42,6 +44,7 @@ impl NatsCluster {
                 (
                     format!("127.0.0.1:{}", free_port()),
                     format!("127.0.0.1:{}", free_port()),
+                    format!("127.0.0.1:{}", free_port()),
                     None,
                 )
             })
@@ -57,6 +60,7 @@ impl NatsCluster {
                 (
                     format!("{ip}:4222"),
                     format!("{ip}:6222"),
+                    format!("{ip}:8222"),
                     Some((*h).clone()),
                 )
             })
@@ -64,13 +68,14 @@ impl NatsCluster {
         Self::start_nodes(addrs)
     }
 
-    fn start_nodes(addrs: Vec<(String, String, Option<Host>)>) -> Self {
+    fn start_nodes(addrs: Vec<(String, String, String, Option<Host>)>) -> Self {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let nodes = (addrs.into_iter().enumerate())
-            .map(|(i, (client, route, host))| Node {
+            .map(|(i, (client, route, monitor, host))| Node {
                 name: format!("n{i}"),
                 client,
                 route,
+                monitor,
                 dir: dir.path().join(format!("n{i}")),
                 host,
                 child: None,
@@ -130,11 +135,43 @@ impl NatsCluster {
         }
     }
 
-    /// Starts node `i` again on its store and addresses; returns once it is ready.
+    /// Starts node `i` again on its store and addresses; returns once it is ready and,
+    /// for a node on loopback, healthy (`/healthz`: its streams and consumers caught up),
+    /// as an operator waits before taking down the next node.
     pub fn restart(&mut self, i: usize) {
         self.kill(i);
         self.launch(i);
         self.wait_log(i, "Server is ready");
+        self.wait_healthy(i);
+    }
+
+    /// Waits (60 s at most) until node `i` answers `/healthz` with 200; at once for a node
+    /// on a lab host, which this process cannot reach.
+    pub fn wait_healthy(&self, i: usize) {
+        use std::io::{Read, Write};
+        let node = &self.nodes[i];
+        if node.host.is_some() {
+            return;
+        }
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(60) {
+            let answer = std::net::TcpStream::connect(&node.monitor).and_then(|mut c| {
+                c.write_all(b"GET /healthz HTTP/1.0\r\n\r\n")?;
+                let mut s = String::new();
+                c.read_to_string(&mut s)?;
+                Ok(s)
+            });
+            if answer.is_ok_and(|a| a.starts_with("HTTP/1.1 200") || a.starts_with("HTTP/1.0 200"))
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!(
+            "nats-server {}: not healthy within 60 s: {}",
+            node.name,
+            self.log(i)
+        );
     }
 
     fn config(&self, i: usize) -> String {
@@ -146,12 +183,13 @@ impl NatsCluster {
         format!(
             "server_name: {}\nlisten: {}\nmax_payload: 8MB\n\
              jetstream {{\n  store_dir: \"{}\"\n}}\n\
-             cluster {{\n  name: rip\n  listen: {}\n  routes: [{}]\n}}\n",
+             cluster {{\n  name: rip\n  listen: {}\n  routes: [{}]\n}}\nhttp: {}\n",
             node.name,
             node.client,
             node.dir.join("store").display(),
             node.route,
-            routes.join(", ")
+            routes.join(", "),
+            node.monitor
         )
     }
 
