@@ -3,7 +3,7 @@
 //! links can be slowed, made to lose packets, cut and healed while programs run on them.
 //!
 //! Each host's one interface (`lab0`) is a TUN device, and the other end of every device is
-//! the lab's switch, threads of the test process ([`switch`]): it reads a packet from a
+//! the lab's switch, threads of the test process (the module `switch`): it reads a packet from a
 //! host, applies the sender's link and then the receiver's (delay ± jitter, loss, cut) and
 //! writes it to the receiver. This is `tc netem` on both ends of a veth pair into a bridge,
 //! done in user space, because this machine's kernel has no `netem` qdisc. Nothing touches
