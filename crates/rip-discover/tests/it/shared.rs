@@ -236,7 +236,7 @@ fn a_process_killed_mid_crawl_leaves_its_hosts_to_the_others_and_nothing_is_lost
     let start = format!("{}/p0", servers[0].url("").trim_end_matches('/'));
     let (_dirs, mut children) = three(&nats, &start, "killed", &["--ack-wait", "8s"], |_| {});
     let page_requests = || fetches(&servers).values().sum::<usize>();
-    rip_testkit::wait_for("40 pages fetched", Duration::from_secs(30), || {
+    rip_testkit::wait_for("40 pages fetched", Duration::from_secs(90), || {
         page_requests() >= 40
     });
     // Kill the process that has fetched the most pages: its hosts are mid-crawl.

@@ -90,6 +90,11 @@ impl NatsCluster {
             cluster.wait_log(i, "Server is ready");
         }
         cluster.wait_leader();
+        // JetStream takes requests once every node says it is healthy; before that a
+        // stream's creation can time out (seen under a full test run's load).
+        for i in 0..cluster.nodes.len() {
+            cluster.wait_healthy(i);
+        }
         cluster
     }
 
