@@ -17,6 +17,20 @@ pub struct NatsServer {
     extra: String,
 }
 
+/// Starts `cmd` (the server program, maybe run on a lab host) with the configuration file
+/// `config`, its output into `log`; panics, naming `scripts/setup test`, when it cannot.
+fn spawn_server(mut cmd: Command, config: &Path, log: std::fs::File) -> Child {
+    cmd.arg("-c")
+        .arg(config)
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().expect("the log file"))
+        .stderr(log)
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("cannot start nats-server ({e}): run `scripts/setup test` to install it")
+        })
+}
+
 /// The server program: `/usr/sbin/nats-server`, or the one on `PATH`.
 pub fn nats_server_program() -> PathBuf {
     let debian = Path::new("/usr/sbin/nats-server");
@@ -87,17 +101,11 @@ impl NatsServer {
         )
         .expect("the server's configuration");
         let log = std::fs::File::create(self.dir.path().join("server.log")).expect("a log file");
-        let child = Command::new(nats_server_program())
-            .arg("-c")
-            .arg(&config)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().expect("the log file"))
-            .stderr(log)
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("cannot start nats-server ({e}): run `scripts/setup test` to install it")
-            });
-        self.child = Some(child);
+        self.child = Some(spawn_server(
+            Command::new(nats_server_program()),
+            &config,
+            log,
+        ));
         self.wait_ready();
     }
 

@@ -7,10 +7,10 @@
 //! to R5); a stream of 3 replicas keeps taking writes while 2 of its 3 nodes are up.
 
 use std::path::PathBuf;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
-use super::{free_port, nats_server_program};
+use super::{free_port, nats_server_program, spawn_server};
 use crate::netlab::Host;
 
 /// One node: where it listens, its folder, its process while it runs.
@@ -212,21 +212,11 @@ impl NatsCluster {
             .append(true)
             .open(node.dir.join("server.log"))
             .expect("a log file");
-        let mut cmd = match &node.host {
+        let cmd = match &node.host {
             Some(host) => host.command(nats_server_program()),
             None => std::process::Command::new(nats_server_program()),
         };
-        let child = cmd
-            .arg("-c")
-            .arg(&path)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().expect("the log file"))
-            .stderr(log)
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("cannot start nats-server ({e}): run `scripts/setup test` to install it")
-            });
-        node.child = Some(child);
+        node.child = Some(spawn_server(cmd, &path, log));
     }
 
     /// Waits until node `i`'s log since it last started says `needle`.
