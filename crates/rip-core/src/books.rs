@@ -18,9 +18,11 @@ use std::fmt;
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use crate::accounting::{Ledger, Summary};
 use crate::exit::Status;
+use crate::live::{BooksSnapshot, LiveStage, PUBLISH_EVERY};
 use crate::ndjson::{
     Line, MalformedLine, NdjsonWriter, ReadError, report_bad_line, report_unshown_bad_lines,
 };
@@ -46,6 +48,8 @@ pub struct Books<W: Write> {
     counters: BTreeMap<String, u64>,
     notes: Vec<String>,
     ledger: Vec<String>,
+    live: Arc<LiveStage>,
+    published_at: Instant,
 }
 
 impl<W: Write> Books<W> {
@@ -66,6 +70,8 @@ impl<W: Write> Books<W> {
             counters: BTreeMap::new(),
             notes: Vec::new(),
             ledger: Vec::new(),
+            live: crate::live::stage(&opts.stage),
+            published_at: Instant::now(),
         }
     }
 
@@ -97,6 +103,7 @@ impl<W: Write> Books<W> {
                     .input_counts
                     .entry(line.kind().as_str().to_owned())
                     .or_default() += 1;
+                self.publish_now_and_then();
                 Ok(Some(line))
             }
             Err(ReadError::Malformed(m)) => self.bad_line(m).map(|()| None),
@@ -126,16 +133,19 @@ impl<W: Write> Books<W> {
 
     /// Writes a record.
     pub fn emit(&mut self, record: &Record) -> Result<(), PipeError> {
+        self.publish_now_and_then();
         Ok(self.out.write(record)?)
     }
 
     /// Writes a record this stage made, already serialised as a line.
     pub fn emit_line(&mut self, line: &Line) -> Result<(), PipeError> {
+        self.publish_now_and_then();
         Ok(self.out.write_line(line)?)
     }
 
     /// Writes an input line back unchanged (counted as passed through).
     pub fn pass(&mut self, line: &Line) -> Result<(), PipeError> {
+        self.publish_now_and_then();
         Ok(self.out.pass(line)?)
     }
 
@@ -163,7 +173,28 @@ impl<W: Write> Books<W> {
     /// Flushes pending ledger entries and buffered output.
     pub fn flush(&mut self) -> Result<(), PipeError> {
         self.flush_ledger()?;
+        self.publish(false);
         Ok(self.out.flush()?)
+    }
+
+    /// Publishes the books to the stage's [live account](crate::live) when the last
+    /// publication is older than [`PUBLISH_EVERY`]: a clock read a record, no lock.
+    fn publish_now_and_then(&mut self) {
+        if self.published_at.elapsed() >= PUBLISH_EVERY {
+            self.publish(false);
+        }
+    }
+
+    fn publish(&mut self, finished: bool) {
+        self.published_at = Instant::now();
+        self.live.publish(BooksSnapshot {
+            input: self.input_counts.clone(),
+            output: self.out.counts().clone(),
+            passed_through: self.out.passed().clone(),
+            bad_lines: self.bad_lines,
+            counters: self.counters.clone(),
+            finished,
+        });
     }
 
     /// Marks the run partial (some record failed), without stopping it.
@@ -235,6 +266,9 @@ impl<W: Write> Books<W> {
     pub fn finish(&mut self, status: Option<Status>) -> Result<Summary, PipeError> {
         self.flush_ledger()?;
         report_unshown_bad_lines(&self.stage);
+        // The live account gets the summary's numbers (this summary itself not counted,
+        // as in its `output`).
+        self.publish(true);
         let summary = Summary {
             stage: self.stage.clone(),
             pid: std::process::id(),

@@ -10,6 +10,7 @@
 //! - [`stream`]: [`Pipe`], the read-process-write loop of record-at-a-time stages.
 //! - [`books`]: [`Books`], what every stage's loop keeps account of (input, bad lines,
 //!   ledger, summary, status), the synchronous stages' through their [`Pipe`].
+//! - [`live`]: what a stage has counted so far, for its `--metrics` endpoint.
 //! - [`spill`]: [`spill::SpillFile`], queued items past a memory budget, waiting on disk.
 //! - [`folder`]: the record files of an output folder, for the stages that read one whole.
 //! - [`exit`]: the exit codes and [`Status`].
@@ -26,10 +27,12 @@ pub mod context;
 pub mod exit;
 pub mod fetch;
 pub mod folder;
+pub mod live;
 pub mod ndjson;
 pub mod outcome;
 pub mod published_schema;
 pub mod record;
+pub mod render_reason;
 pub mod spill;
 pub mod state_folder;
 pub mod stderr;
@@ -47,4 +50,5 @@ pub use ndjson::{
 };
 pub use outcome::{DOC_RESERVED_FIELDS, Doc, ErrorDoc, Expected, Resolution};
 pub use record::{Kind, Record};
+pub use render_reason::{PageFigures, RenderedBecause};
 pub use stream::{Pipe, PipeError, PipeOptions, Polled};

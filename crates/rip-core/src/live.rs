@@ -1,0 +1,202 @@
+//! What a stage has counted so far, readable from another thread while it runs: the source
+//! of the `--metrics` endpoint (rip-cli's `metrics` module renders it in the Prometheus
+//! text format).
+//!
+//! There is one count, not two: a stage's [`Books`](crate::Books) publish their own numbers
+//! here ([`LiveStage::publish`]: input and output by kind, passed through, bad lines, the
+//! summary's counters), now and then while the run goes on (at most every
+//! [`PUBLISH_EVERY`], and at every flush) and once more at the end with the very numbers of
+//! the `summary` record. The stage-specific counters a summary only gathers at its end
+//! (rip-fetch's `retries`, `failed.TIMEOUT`, …, kept in atomics of the HTTP stack) and the
+//! gauges of a stage's state (hosts waiting, the frontier's size, …) are read at scrape
+//! time by the readers a stage adds ([`LiveStage::add_reader`]), from the same atomics its
+//! summary reads at the end. So the per-record cost is a clock read, never a lock.
+//!
+//! Stages are found by name ([`stage`]): a process (rip-discover, which runs a fetch inside
+//! its crawl) may hold more than one.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+/// How stale the published books may get while records flow.
+pub const PUBLISH_EVERY: Duration = Duration::from_millis(200);
+
+/// A stage's books at one moment (see the module docs).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BooksSnapshot {
+    /// Records read, by kind.
+    pub input: BTreeMap<String, u64>,
+    /// Records written, by kind.
+    pub output: BTreeMap<String, u64>,
+    /// Of `output`, the records written back unchanged.
+    pub passed_through: BTreeMap<String, u64>,
+    /// Input lines that were not valid records.
+    pub bad_lines: u64,
+    /// The summary's stage-specific counters counted so far.
+    pub counters: BTreeMap<String, u64>,
+    /// True once the `summary` record is written: these are its numbers.
+    pub finished: bool,
+}
+
+/// What a stage's readers say at scrape time: counters (as in a summary's `counters`) and
+/// gauges (the stage's state now), by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Readings {
+    /// Counters by their summary name (`retries`, `failed.TIMEOUT`, …).
+    pub counters: BTreeMap<String, u64>,
+    /// Gauges by name (`hostsWaiting`, `frontier`, …).
+    pub gauges: BTreeMap<String, i64>,
+}
+
+impl Readings {
+    /// Sets the counter `name`.
+    pub fn counter(&mut self, name: impl Into<String>, value: u64) {
+        self.counters.insert(name.into(), value);
+    }
+
+    /// Sets the gauge `name`.
+    pub fn gauge(&mut self, name: impl Into<String>, value: i64) {
+        self.gauges.insert(name.into(), value);
+    }
+}
+
+type Reader = Box<dyn Fn(&mut Readings) + Send + Sync>;
+
+/// One stage's live account (see the module docs).
+pub struct LiveStage {
+    name: String,
+    books: Mutex<BooksSnapshot>,
+    readers: Mutex<Vec<Reader>>,
+}
+
+impl std::fmt::Debug for LiveStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveStage")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LiveStage {
+    /// The stage's name, e.g. `rip-fetch`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Replaces the published books.
+    pub fn publish(&self, books: BooksSnapshot) {
+        *self.books.lock().unwrap_or_else(PoisonError::into_inner) = books;
+    }
+
+    /// The books as last published.
+    pub fn books(&self) -> BooksSnapshot {
+        self.books
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Adds a reader, called at every scrape to say counters and gauges from the stage's
+    /// own state (atomics: a reader must not wait on the stage).
+    pub fn add_reader(&self, reader: impl Fn(&mut Readings) + Send + Sync + 'static) {
+        self.readers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Box::new(reader));
+    }
+
+    /// What the readers say now, under the counters of the published books: once the
+    /// summary is written, its counters are the numbers (the readers' atomics were read
+    /// for it).
+    pub fn readings(&self) -> Readings {
+        let mut readings = Readings::default();
+        for reader in self
+            .readers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+        {
+            reader(&mut readings);
+        }
+        let books = self.books();
+        for (name, value) in books.counters {
+            let counter = readings.counters.entry(name).or_default();
+            *counter = if books.finished {
+                value
+            } else {
+                (*counter).max(value)
+            };
+        }
+        readings
+    }
+}
+
+static STAGES: Mutex<Vec<Arc<LiveStage>>> = Mutex::new(Vec::new());
+
+/// The live account of the stage `name` in this process, made on first use.
+pub fn stage(name: &str) -> Arc<LiveStage> {
+    let mut stages = STAGES.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(s) = stages.iter().find(|s| s.name == name) {
+        return s.clone();
+    }
+    let s = Arc::new(LiveStage {
+        name: name.to_owned(),
+        books: Mutex::new(BooksSnapshot::default()),
+        readers: Mutex::new(Vec::new()),
+    });
+    stages.push(s.clone());
+    s
+}
+
+/// Every stage of this process with a live account, in the order they started.
+pub fn stages() -> Vec<Arc<LiveStage>> {
+    STAGES
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone()
+}
+
+/// A value of `/proc/self/status` (`VmRSS`, `VmHWM`), in bytes.
+pub fn proc_status_bytes(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status
+        .lines()
+        .find(|l| l.strip_prefix(field).is_some_and(|r| r.starts_with(':')))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_counters_win_once_finished() {
+        let s = stage("rip-live-test");
+        s.add_reader(|r| {
+            r.counter("retries", 3);
+            r.gauge("hostsWaiting", 2);
+        });
+        let mut books = BooksSnapshot::default();
+        books.counters.insert("retries".into(), 1);
+        s.publish(books.clone());
+        assert_eq!(
+            s.readings().counters["retries"],
+            3,
+            "the live reading is newer"
+        );
+        books.finished = true;
+        s.publish(books);
+        let r = s.readings();
+        assert_eq!((r.counters["retries"], r.gauges["hostsWaiting"]), (1, 2));
+        assert!(Arc::ptr_eq(&s, &stage("rip-live-test")));
+    }
+
+    #[test]
+    fn resident_memory_is_read() {
+        let rss = proc_status_bytes("VmRSS").unwrap();
+        let peak = proc_status_bytes("VmHWM").unwrap();
+        assert!(rss > 0 && peak >= rss / 2, "{rss} {peak}");
+    }
+}
