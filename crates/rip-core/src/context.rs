@@ -43,6 +43,11 @@ pub struct Context {
     /// fetched, so a ref carrying it is not an entry ([`crate::Ref::is_entry`]).
     #[serde(default, skip_serializing_if = "is_false")]
     pub needs_browser: bool,
+    /// Why the URL was sent to the browser (with `needsBrowser`): the render rule, the
+    /// signal measured in its fetched HTML (`--render auto`), or the decision learnt for
+    /// its URL pattern. Carried to the rendered page and its doc.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rendered_because: Option<crate::RenderedBecause>,
 }
 
 fn is_false(b: &bool) -> bool {

@@ -57,6 +57,16 @@ fn full_context() -> Context {
         wiki_api: Some("http://h/api.php".into()),
         resolves: Some("http://h/wrong/7".into()),
         needs_browser: true,
+        rendered_because: Some(rip_core::RenderedBecause {
+            signal: Some("emptyAppRoot".into()),
+            figures: rip_core::PageFigures {
+                text_chars: 12,
+                scripts: 2,
+                app_root_chars: Some(0),
+                ..Default::default()
+            },
+            ..Default::default()
+        }),
     }
 }
 
