@@ -26,6 +26,7 @@ pub mod help;
 pub mod http;
 pub mod log;
 pub mod malloc;
+pub mod metrics;
 pub mod output;
 pub mod progress;
 pub mod size;
