@@ -161,6 +161,8 @@ pub struct Cli {
 
     #[command(flatten)]
     pub shared: shared_args::SharedArgs,
+    #[command(flatten)]
+    pub metrics: rip_cli::metrics::MetricsArgs,
 }
 
 /// The command line parsed, `-h` short (the first sentence of each flag's help; the HTTP

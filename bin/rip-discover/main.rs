@@ -17,6 +17,7 @@ fn main() -> ExitCode {
 
 fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let stop = rip_cli::install_interrupt()?;
+    let _metrics = cli.metrics.start("rip-discover", cli.common.quiet)?;
     if !cli.explain.is_empty() {
         return run_explain(&cli);
     }

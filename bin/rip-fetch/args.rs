@@ -44,6 +44,8 @@ pub struct Cli {
     /// Worker threads of the async runtime (default: one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub metrics: rip_cli::metrics::MetricsArgs,
 }
 
 /// The command line parsed, `-h` short (the first sentence of each flag's help, the

@@ -15,6 +15,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
+    let _metrics = cli.metrics.start("rip-fetch", cli.common.quiet)?;
     let (input, pipe) = cli.urls.open_pipe(&cli.common, rip_fetch::STAGE)?;
     let progress = rip_cli::progress::Progress::new("rip-fetch", cli.common.quiet);
     let bar = progress.clone();

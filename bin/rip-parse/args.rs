@@ -109,6 +109,8 @@ pub struct Cli {
     /// Pages whose HTML takes longer than this to parse become failures.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = humantime::parse_duration)]
     pub parse_timeout: Duration,
+    #[command(flatten)]
+    pub metrics: rip_cli::metrics::MetricsArgs,
 }
 
 /// `--on-schema-error`: the flag's values, each the library's

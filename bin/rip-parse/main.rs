@@ -48,6 +48,7 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     if cli.check_rules {
         return checked(rules.as_deref(), output_schema.as_ref());
     }
+    let _metrics = cli.metrics.start(PROGRAM, cli.common.quiet)?;
     let (input, pipe) = cli.common.open_pipe(PROGRAM)?;
     let progress = rip_cli::progress::Progress::new("rip-parse", cli.common.quiet);
     let on_progress: Option<rip_parse::OnProgress> = progress.is_visible().then(|| {

@@ -88,6 +88,8 @@ pub struct Cli {
     /// --render-url RE | rip-render --only-marked | rip-fetch | rip-route --final`.
     #[arg(help_heading = WHICH, long, conflicts_with = "only")]
     pub only_marked: bool,
+    #[command(flatten)]
+    pub metrics: rip_cli::metrics::MetricsArgs,
 }
 
 const RENDERING: &str = "Rendering";

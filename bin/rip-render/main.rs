@@ -20,6 +20,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
+    let _metrics = cli.metrics.start("rip-render", cli.common.quiet)?;
     let (input, pipe) = cli.urls.open_pipe(&cli.common, rip_render::STAGE)?;
     let config = rip_render::Config {
         http: cli.http.config(),

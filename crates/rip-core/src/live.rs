@@ -61,13 +61,14 @@ impl Readings {
     }
 }
 
-type Reader = Box<dyn Fn(&mut Readings) + Send + Sync>;
+type Reader = (String, Box<dyn Fn(&mut Readings) + Send + Sync>);
 
 /// One stage's live account (see the module docs).
 pub struct LiveStage {
     name: String,
     books: Mutex<BooksSnapshot>,
     readers: Mutex<Vec<Reader>>,
+    ticked: Mutex<Readings>,
 }
 
 impl std::fmt::Debug for LiveStage {
@@ -98,20 +99,38 @@ impl LiveStage {
     }
 
     /// Adds a reader, called at every scrape to say counters and gauges from the stage's
-    /// own state (atomics: a reader must not wait on the stage).
-    pub fn add_reader(&self, reader: impl Fn(&mut Readings) + Send + Sync + 'static) {
-        self.readers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(Box::new(reader));
+    /// own state (atomics: a reader must not wait on the stage). A reader of the same `key`
+    /// is replaced (a second run in the process).
+    pub fn add_reader(&self, key: &str, reader: impl Fn(&mut Readings) + Send + Sync + 'static) {
+        let mut readers = self.readers.lock().unwrap_or_else(PoisonError::into_inner);
+        readers.retain(|(k, _)| k != key);
+        readers.push((key.to_owned(), Box::new(reader)));
+    }
+
+    /// Sets a gauge of the stage's state, for a stage that knows it in its own loop, on a
+    /// timer (not a record at a time: this takes a lock).
+    pub fn set_gauge(&self, name: &str, value: i64) {
+        let mut ticked = self.ticked.lock().unwrap_or_else(PoisonError::into_inner);
+        set(&mut ticked.gauges, name, value);
+    }
+
+    /// Sets a counter the stage keeps in its own loop, on a timer (as
+    /// [`LiveStage::set_gauge`]).
+    pub fn set_counter(&self, name: &str, value: u64) {
+        let mut ticked = self.ticked.lock().unwrap_or_else(PoisonError::into_inner);
+        set(&mut ticked.counters, name, value);
     }
 
     /// What the readers say now, under the counters of the published books: once the
     /// summary is written, its counters are the numbers (the readers' atomics were read
     /// for it).
     pub fn readings(&self) -> Readings {
-        let mut readings = Readings::default();
-        for reader in self
+        let mut readings = self
+            .ticked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for (_, reader) in self
             .readers
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -132,6 +151,15 @@ impl LiveStage {
     }
 }
 
+fn set<V>(map: &mut BTreeMap<String, V>, name: &str, value: V) {
+    match map.get_mut(name) {
+        Some(v) => *v = value,
+        None => {
+            map.insert(name.to_owned(), value);
+        }
+    }
+}
+
 static STAGES: Mutex<Vec<Arc<LiveStage>>> = Mutex::new(Vec::new());
 
 /// The live account of the stage `name` in this process, made on first use.
@@ -144,6 +172,7 @@ pub fn stage(name: &str) -> Arc<LiveStage> {
         name: name.to_owned(),
         books: Mutex::new(BooksSnapshot::default()),
         readers: Mutex::new(Vec::new()),
+        ticked: Mutex::new(Readings::default()),
     });
     stages.push(s.clone());
     s
@@ -174,10 +203,8 @@ mod tests {
     #[test]
     fn the_summary_counters_win_once_finished() {
         let s = stage("rip-live-test");
-        s.add_reader(|r| {
-            r.counter("retries", 3);
-            r.gauge("hostsWaiting", 2);
-        });
+        s.add_reader("test", |r| r.counter("retries", 3));
+        s.set_gauge("hostsWaiting", 2);
         let mut books = BooksSnapshot::default();
         books.counters.insert("retries".into(), 1);
         s.publish(books.clone());

@@ -517,6 +517,18 @@ impl<W: Write> Crawl<W> {
         if let Some(cb) = &self.cfg.on_progress {
             cb(&self.progress());
         }
+        // `--metrics`: what the summary's counters will say, so far.
+        let live = rip_core::live::stage(&self.cfg.pipe.stage);
+        for (name, n) in self.counters.named() {
+            live.set_counter(name, n);
+        }
+        for (name, n) in self.shared.fetcher.stats().counters() {
+            if name != "robotsDenied" {
+                live.set_counter(&name, n);
+            }
+        }
+        live.set_gauge("frontier", self.frontier.len() as i64);
+        live.set_gauge("breakersOpen", self.shared.fetcher.circuits_open() as i64);
     }
 
     /// Ends the crawl: drops what is in flight (interrupted: a resumed run redoes it, from

@@ -238,6 +238,11 @@ impl Hosts {
         self.queued
     }
 
+    /// Hosts with refs waiting for their turn (a `--metrics` gauge).
+    pub(crate) fn hosts_waiting(&self) -> usize {
+        self.due.len()
+    }
+
     /// When something may next be ready: the first host in the heap or ref waiting.
     pub(crate) fn next_due(&self) -> Option<Instant> {
         let host = self.due.peek().map(|Reverse((at, _))| *at);

@@ -179,6 +179,14 @@ impl<'c, W: Write> Stage<'c, W> {
         (started_at, start): (DateTime<Utc>, Instant),
     ) -> Self {
         let books = Books::new(&config.pipe, NdjsonWriter::new(output)).starting_at(started_at);
+        // `--metrics`: the HTTP stack's counters, as the summary reads them at the end.
+        let http = fetcher.clone();
+        rip_core::live::stage(&config.pipe.stage).add_reader("http", move |r| {
+            for (name, n) in http.stats().counters() {
+                r.counter(name, n);
+            }
+            r.gauge("breakersOpen", http.circuits_open() as i64);
+        });
         Self {
             fetcher,
             output: Output::new(books, config.ordered),
@@ -456,6 +464,9 @@ impl<'c, W: Write> Stage<'c, W> {
         }
         self.output.books.flush()?;
         self.progress(self.fetcher.stats());
+        let live = rip_core::live::stage(&self.config.pipe.stage);
+        live.set_gauge("hostsWaiting", self.hosts.hosts_waiting() as i64);
+        live.set_gauge("hostsBacklog", self.hosts.queued() as i64);
         Ok(())
     }
 

@@ -225,6 +225,11 @@ impl Fetcher {
         self.inner.stats.snapshot()
     }
 
+    /// Hosts whose circuit breaker is open now.
+    pub fn circuits_open(&self) -> usize {
+        self.inner.politeness.circuits_open()
+    }
+
     /// Fetches `url` (see the crate docs for the path it takes).
     pub async fn fetch(&self, url: &str) -> Fetched {
         self.fetch_with(url, &FetchOptions::default()).await

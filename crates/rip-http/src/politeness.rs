@@ -159,6 +159,15 @@ impl Politeness {
         })
     }
 
+    /// Hosts whose circuit is open now (a `--metrics` gauge).
+    pub fn circuits_open(&self) -> usize {
+        let now = Instant::now();
+        lock(&self.hosts)
+            .values()
+            .filter(|h| h.open_until.is_some_and(|t| t > now))
+            .count()
+    }
+
     /// Counts an attempt's outcome for the circuit breaker: a retryable failure (network,
     /// timeout, 5xx, 429) or not. Returns true when this failure opened the circuit.
     pub fn record(&self, host: &str, failed: bool) -> bool {

@@ -91,6 +91,13 @@ impl MetricsServer {
     }
 }
 
+impl Drop for MetricsServer {
+    /// The end of the program's run: lingers as [`MetricsServer::finish`] says.
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
 /// Scrapes answered, to know when one began after a moment.
 #[derive(Debug, Default)]
 struct Scrapes {
