@@ -6,6 +6,7 @@
 
 mod flags;
 mod help;
+mod metrics;
 mod netlab;
 mod netns;
 mod shell;

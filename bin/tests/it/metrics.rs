@@ -1,0 +1,432 @@
+//! `--metrics ADDR`: each long-running program serves its live books on `/metrics`, and
+//! what it serves at the end is what its `summary` record says. The runs are on the demo
+//! site (`testdata/site`) with the demo's faults (`testdata/demo-faults.json`: 503s and
+//! connection resets past the retries, a 429 with Retry-After, a 410), so that failures,
+//! retries and expected records are counted too. The input of rip-fetch and rip-parse is
+//! given in two parts, the second only once a scrape has shown the first done: a scrape
+//! during the run shows the counts growing, without a timing guess.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::process::{Child, ChildStdin, Output};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use prometheus_parse::{Scrape, Value};
+use rip_core::Summary;
+use rip_testkit::{Ran, Stage};
+use rip_testserver::{FaultPlan, TestServer};
+
+/// How long a scrape may take to show what a test waits for (a loaded machine).
+const PATIENCE: Duration = Duration::from_secs(120);
+
+/// The demo site, served with the demo's faults.
+fn demo_site() -> TestServer {
+    let plan = std::fs::read_to_string(rip_testkit::testdata("demo-faults.json")).unwrap();
+    TestServer::builder()
+        .dir(rip_testkit::testdata("site"))
+        .plan(FaultPlan::from_json(&plan).unwrap())
+        .start_background()
+        .unwrap()
+}
+
+/// The demo site's pages (and a page that is not there), as `ref` lines.
+fn demo_refs(server: &TestServer) -> Vec<String> {
+    let root = rip_testkit::testdata("site");
+    let mut paths = vec!["items/item-99.html".to_owned()];
+    let mut dirs = vec![root.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "html") {
+                let rel = path.strip_prefix(&root).unwrap().to_string_lossy();
+                paths.push(rel.into_owned());
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| {
+            format!(
+                r#"{{"_type":"ref","url":"{}"}}"#,
+                server.url(&format!("/{p}"))
+            )
+        })
+        .collect()
+}
+
+/// A program running with `--metrics 127.0.0.1:0`, its stdin held open by the test.
+struct Watched {
+    program: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    addr: String,
+    stdout: JoinHandle<Vec<u8>>,
+    stderr: JoinHandle<Vec<u8>>,
+}
+
+impl Watched {
+    /// Starts `program` with `args`; waits for the address it says on stderr.
+    fn start(program: &str, args: &[&str]) -> Self {
+        let mut child = Stage::new(program)
+            .args(args)
+            .args(["--metrics", "127.0.0.1:0", "--metrics-linger", "120s"])
+            .stdin("")
+            .command()
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let mut out = child.stdout.take().unwrap();
+        let stdout = std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = out.read_to_end(&mut bytes);
+            bytes
+        });
+        let (tx, rx) = mpsc::channel();
+        let err = BufReader::new(child.stderr.take().unwrap());
+        let stderr = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            for line in err.lines().map_while(Result::ok) {
+                if let Some((_, rest)) = line.split_once(": metrics on http://") {
+                    let _ = tx.send(rest.trim_end_matches("/metrics").to_owned());
+                }
+                text.extend_from_slice(line.as_bytes());
+                text.push(b'\n');
+            }
+            text
+        });
+        let addr = rx
+            .recv_timeout(PATIENCE)
+            .unwrap_or_else(|_| panic!("{program} did not say where its metrics are"));
+        Self {
+            program: program.to_owned(),
+            child,
+            stdin,
+            addr,
+            stdout,
+            stderr,
+        }
+    }
+
+    /// Writes input lines to the program.
+    fn feed(&mut self, lines: &[String]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        for line in lines {
+            writeln!(stdin, "{line}").unwrap();
+        }
+        stdin.flush().unwrap();
+    }
+
+    /// One scrape of `/metrics`, parsed (and held to the format's shape, see [`parsed`]).
+    fn scrape(&self) -> Scrape {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream.set_read_timeout(Some(PATIENCE)).unwrap();
+        write!(
+            stream,
+            "GET /metrics HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            self.addr
+        )
+        .unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: application/openmetrics-text"),
+            "{head}"
+        );
+        parsed(body)
+    }
+
+    /// Scrapes until `done` says yes of a scrape; that scrape.
+    fn scrape_until(&self, what: &str, done: impl Fn(&Scrape) -> bool) -> Scrape {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let scrape = self.scrape();
+            if done(&scrape) {
+                return scrape;
+            }
+            assert!(Instant::now() < deadline, "{}: never {what}", self.program);
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The last scrape: once the stage says it is finished (its summary's numbers).
+    fn finished(&mut self) -> Scrape {
+        drop(self.stdin.take());
+        let stage = self.program.clone();
+        self.scrape_until("finished", |s| {
+            value(s, "rip_stage_finished", &[("stage", &stage)]) == Some(1.0)
+        })
+    }
+
+    /// Waits for the program to end (it lingers until a scrape after its end).
+    fn end(mut self) -> Ran {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        let out = Output {
+            status,
+            stdout: self.stdout.join().unwrap(),
+            stderr: self.stderr.join().unwrap(),
+        };
+        Ran::from_output(&self.program, out)
+    }
+}
+
+/// The text parsed with a Prometheus text-format parser, after checks of the shape it
+/// does not make: `# EOF` once at the end, each family's `# HELP` and `# TYPE` once, a
+/// counter's samples named `<family>_total`, every sample of a declared family.
+fn parsed(text: &str) -> Scrape {
+    assert!(
+        text.ends_with("# EOF\n") && text.matches("# EOF").count() == 1,
+        "{text}"
+    );
+    let mut families: BTreeMap<String, String> = BTreeMap::new();
+    for line in text.lines().filter(|l| l.starts_with("# TYPE ")) {
+        let mut words = line.split(' ').skip(2);
+        let (name, kind) = (words.next().unwrap(), words.next().unwrap());
+        assert!(
+            families.insert(name.to_owned(), kind.to_owned()).is_none(),
+            "{name} twice"
+        );
+    }
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let name = line.split(['{', ' ']).next().unwrap();
+        let family = match name.strip_suffix("_total") {
+            Some(f) if families.get(f).is_some_and(|k| k == "counter") => f,
+            _ => name,
+        };
+        let kind = families
+            .get(family)
+            .unwrap_or_else(|| panic!("{line}: no # TYPE"));
+        assert_eq!(kind == "counter", family != name, "{line}");
+    }
+    Scrape::parse(text.lines().map(|l| Ok(l.to_owned()))).unwrap()
+}
+
+/// The value of the sample `metric` whose labels include `labels`.
+fn value(scrape: &Scrape, metric: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    scrape
+        .samples
+        .iter()
+        .find(|s| s.metric == metric && labels.iter().all(|(k, v)| s.labels.get(k) == Some(*v)))
+        .map(|s| number(&s.value))
+}
+
+fn number(value: &Value) -> f64 {
+    match value {
+        Value::Counter(v) | Value::Gauge(v) | Value::Untyped(v) => *v,
+        other => panic!("not a number: {other:?}"),
+    }
+}
+
+/// `metric`'s samples of `stage`, by the value of `label`.
+fn by_label(scrape: &Scrape, metric: &str, stage: &str, label: &str) -> BTreeMap<String, u64> {
+    scrape
+        .samples
+        .iter()
+        .filter(|s| s.metric == metric && s.labels.get("stage") == Some(stage))
+        .map(|s| {
+            (
+                s.labels.get(label).unwrap().to_owned(),
+                number(&s.value) as u64,
+            )
+        })
+        .collect()
+}
+
+/// The stage's counters as the summary names them: `failed.<CATEGORY>`, `retries`,
+/// `requests`, and the rest by their `counter` label.
+fn summary_counters(scrape: &Scrape, stage: &str) -> BTreeMap<String, u64> {
+    let mut counters = by_label(scrape, "rip_summary_counter_total", stage, "counter");
+    for (category, n) in by_label(scrape, "rip_failures_total", stage, "category") {
+        counters.insert(format!("failed.{category}"), n);
+    }
+    for (metric, name) in [
+        ("rip_retries_total", "retries"),
+        ("rip_http_requests_total", "requests"),
+    ] {
+        if let Some(n) = value(scrape, metric, &[("stage", stage)]) {
+            counters.insert(name.to_owned(), n as u64);
+        }
+    }
+    counters
+}
+
+/// The scrape's numbers are the summary's: records in, out and passed through by kind,
+/// bad lines, and every counter (one the summary leaves out, as zeros are, is 0).
+fn assert_books(scrape: &Scrape, summary: &Summary) {
+    let stage = summary.stage.as_str();
+    assert_eq!(
+        by_label(scrape, "rip_records_in_total", stage, "kind"),
+        summary.input
+    );
+    assert_eq!(
+        by_label(scrape, "rip_records_out_total", stage, "kind"),
+        summary.output
+    );
+    let passed = by_label(scrape, "rip_records_passed_through_total", stage, "kind");
+    assert_eq!(passed, summary.passed_through);
+    let bad = value(scrape, "rip_bad_lines_total", &[("stage", stage)]);
+    assert_eq!(bad, Some(summary.bad_lines as f64));
+    let counters = summary_counters(scrape, stage);
+    for (name, n) in &summary.counters {
+        assert_eq!(
+            counters.get(name),
+            Some(n),
+            "{stage}'s {name}: {counters:?}"
+        );
+    }
+    for (name, n) in &counters {
+        if !summary.counters.contains_key(name) {
+            assert_eq!(
+                *n, 0,
+                "{stage}'s {name} is not in its summary: {:?}",
+                summary.counters
+            );
+        }
+    }
+    let rss = value(
+        scrape,
+        "rip_resident_memory_peak_bytes",
+        &[("program", stage)],
+    );
+    assert!(rss.is_some_and(|b| b > 0.0), "peak RSS");
+}
+
+/// Records of `kinds` written by `stage` so far.
+fn out_of(scrape: &Scrape, stage: &str, kinds: &[&str]) -> u64 {
+    let out = by_label(scrape, "rip_records_out_total", stage, "kind");
+    kinds
+        .iter()
+        .map(|k| out.get(*k).copied().unwrap_or(0))
+        .sum()
+}
+
+/// Runs `program` on `lines` given in two parts: a scrape shows the first part done, the
+/// last scrape the whole; returns both and the run.
+fn two_parts(
+    program: &str,
+    args: &[&str],
+    lines: &[String],
+    made: &[&str],
+) -> (Scrape, Scrape, Ran) {
+    let (first, second) = lines.split_at(lines.len() / 2);
+    let mut watched = Watched::start(program, args);
+    watched.feed(first);
+    let n = first.len() as u64;
+    let midway = watched.scrape_until("done with the first part", |s| {
+        let read = by_label(s, "rip_records_in_total", program, "kind")
+            .values()
+            .sum::<u64>();
+        read == n && out_of(s, program, made) == n
+    });
+    watched.feed(second);
+    let last = watched.finished();
+    (midway, last, watched.end())
+}
+
+#[test]
+fn rip_fetch_and_rip_parse_serve_their_summary_live() {
+    let server = demo_site();
+    let refs = demo_refs(&server);
+    let args = [
+        "--delay",
+        "0ms",
+        "--jitter",
+        "0ms",
+        "--retry-base",
+        "20ms",
+        "--retry-max",
+        "50ms",
+        "--attempts",
+        "3",
+        "--cache",
+        "off",
+    ];
+    let (midway, last, ran) =
+        two_parts("rip-fetch", &args, &refs, &["page", "failure", "expected"]);
+    assert_eq!(ran.code, 2, "failures make it partial: {}", ran.stderr);
+    let summary = ran.summary();
+    assert_books(&last, summary);
+    let refs_midway = value(
+        &midway,
+        "rip_records_in_total",
+        &[("stage", "rip-fetch"), ("kind", "ref")],
+    );
+    assert_eq!(refs_midway, Some((refs.len() / 2) as f64), "midway");
+    assert!(summary.input["ref"] as usize == refs.len());
+    assert!(
+        summary.counters.get("retries").is_some_and(|&n| n > 0),
+        "{:?}",
+        summary.counters
+    );
+    assert!(
+        summary.counters.keys().any(|k| k.starts_with("failed.")),
+        "{:?}",
+        summary.counters
+    );
+
+    let pages: Vec<String> = ran
+        .lines()
+        .iter()
+        .filter(|l| l.contains(r#""_type":"page""#))
+        .cloned()
+        .collect();
+    let (midway, last, parsed) = two_parts("rip-parse", &[], &pages, &["doc", "error"]);
+    assert!(parsed.code == 0 || parsed.code == 2, "{}", parsed.stderr);
+    assert_books(&last, parsed.summary());
+    let docs_midway = out_of(&midway, "rip-parse", &["doc", "error"]);
+    assert!(
+        docs_midway < out_of(&last, "rip-parse", &["doc", "error"]),
+        "growing"
+    );
+}
+
+#[test]
+fn rip_discover_serves_its_summary_live() {
+    let server = demo_site();
+    let mut watched = Watched::start(
+        "rip-discover",
+        &[
+            &server.url("/"),
+            "--max-depth",
+            "5",
+            "--delay",
+            "0ms",
+            "--jitter",
+            "0ms",
+            "--retry-base",
+            "20ms",
+            "--retry-max",
+            "50ms",
+            "--cache",
+            "off",
+        ],
+    );
+    let last = watched.finished();
+    let ran = watched.end();
+    assert_books(&last, ran.summary());
+    assert!(
+        ran.summary().output.get("ref").is_some_and(|&n| n > 10),
+        "{:?}",
+        ran.summary()
+    );
+    let frontier = value(&last, "rip_frontier_urls", &[("stage", "rip-discover")]);
+    assert_eq!(frontier, Some(0.0), "the frontier is empty at the end");
+}
+
+#[test]
+fn a_bad_metrics_address_is_a_usage_error_naming_it() {
+    let ran = Stage::new("rip-fetch")
+        .args(["--metrics", "localhost:nine"])
+        .run();
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(ran.stderr.contains("localhost:nine"), "{}", ran.stderr);
+}
