@@ -53,6 +53,23 @@ pub struct Cli {
     )]
     pub old_target: Option<String>,
 
+    /// Keep the report up to date while the run goes on: read the stream as it comes
+    /// (stdin, or an --input file still being written) and make the HTML report (and a
+    /// line on stderr) again every --every, the page reloading itself; when the stream
+    /// ends, write the final report, the same as without --follow.
+    #[arg(long, conflicts_with = "dir")]
+    pub follow: bool,
+
+    /// With --follow: how often the report is made again (at least ten times what making
+    /// it takes, so that it never costs more than a tenth of the time).
+    #[arg(long, value_name = "DURATION", default_value = "3s", value_parser = humantime::parse_duration, requires = "follow")]
+    pub every: std::time::Duration,
+
+    /// With --follow and an --input file: the stream has ended when the file has not grown
+    /// for this long (or on Ctrl-C).
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = humantime::parse_duration, requires = "follow")]
+    pub idle: std::time::Duration,
+
     /// Do not require ledger records (the books are then not checked URL by URL).
     #[arg(long)]
     pub no_ledger: bool,

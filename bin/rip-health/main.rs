@@ -30,6 +30,8 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
             let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
             target = abs.file_name().map(|n| n.to_string_lossy().into_owned());
         }
+    } else if cli.follow {
+        follow(&cli, &mut tally, target.clone())?;
     } else {
         let (input, name) = cli.common.open_input()?;
         rip_health::tally_stream(input, &name, &mut tally, cli.common.strict)?;
@@ -71,6 +73,39 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     } else {
         rip_core::Status::Partial
     })
+}
+
+/// `--follow`: reads the stream as it comes, making the live report every `--every`.
+fn follow(cli: &args::Cli, tally: &mut Tally, target: Option<String>) -> anyhow::Result<()> {
+    let stop = rip_cli::install_interrupt()?;
+    let (input, name): (Box<dyn std::io::Read + Send>, String) = match &cli.common.input {
+        Some(p) if p.as_os_str() != "-" => {
+            let growing = rip_health::follow::Growing::open(p, cli.idle, stop)
+                .with_context(|| format!("cannot read {}", p.display()))?;
+            (Box::new(growing), p.display().to_string())
+        }
+        _ => cli.common.open_input()?,
+    };
+    let refresh = cli.every.as_secs().max(1);
+    rip_health::follow::follow(input, &name, tally, cli.common.strict, cli.every, |tally| {
+        let config = Config {
+            target: target.clone(),
+            require_ledger: !cli.no_ledger,
+            now: chrono::Utc::now(),
+        };
+        let report = rip_health::snapshot(tally, &config)?;
+        if let Some(path) = &cli.html {
+            let html = rip_health::html::render_live(&report, refresh);
+            if let Err(e) = rip_health::write_file(path, |w| w.write_all(html.as_bytes())) {
+                rip_core::stderr::say(format!("cannot write {}: {e}", path.display()));
+            }
+        }
+        if !cli.common.quiet {
+            rip_core::stderr::say(rip_health::text::live_line(&report));
+        }
+        Ok(())
+    })?;
+    Ok(())
 }
 
 /// Writes a report file, naming it when it cannot be written.

@@ -29,6 +29,7 @@ th{color:#555;font-weight:600}
 .legend span{display:inline-block;margin:4px 14px 0 0;font-size:13px}
 .legend i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}
 .muted{color:#667085}
+.live{margin:0;padding:8px 32px;background:#1d4ed8;color:#fff}
 ";
 
 /// Outcome slices: label, colour, count; together, the URLs that entered (with the ledger
@@ -79,6 +80,22 @@ pub fn render(r: &Report) -> String {
     section(&mut h, Width::Wide, None, |h| failure_lists(h, r));
     h.push_str("</main></body></html>\n");
     h
+}
+
+/// The report of a run still going on (`rip-health --follow`): [`render`]'s page, reloading
+/// itself every `refresh` seconds (a `<meta http-equiv="refresh">`: still no script), with
+/// a line under the header saying that the run is going on and when the page was made.
+pub fn render_live(r: &Report, refresh: u64) -> String {
+    let page = render(r);
+    let meta =
+        format!("<meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"{refresh}\">");
+    let banner = format!(
+        "</header><p class=\"live\" id=\"live\">Live: the run is going on. This page is made \
+         again every few seconds and reloads itself every {refresh} s; the numbers are what has \
+         come out so far, and URLs still on their way count as unaccounted.</p>"
+    );
+    page.replacen("<meta charset=\"utf-8\">", &meta, 1)
+        .replacen("</header>", &banner, 1)
 }
 
 /// How much of the page's grid a section takes.

@@ -46,6 +46,7 @@
 #![deny(missing_docs)]
 
 pub mod dir;
+pub mod follow;
 pub mod html;
 pub mod ledger;
 pub mod report;
@@ -130,18 +131,30 @@ pub(crate) fn tally_lines<R: BufRead>(
 ) -> Result<(), Error> {
     let name = reader.name().clone();
     for item in reader {
-        let bad = match item {
-            Ok(line) if !wanted(line.kind()) => continue,
-            Ok(line) => match tally.line(&line) {
-                Ok(()) => continue,
-                Err(source) => BadInput::line(&name, &line, source),
-            },
-            Err(ReadError::Malformed(m)) => BadInput::Malformed(m),
-            Err(e) => return Err(e.into()),
-        };
-        tally.bad_input(bad, strict)?;
+        take_item(tally, &name, item, strict, &wanted)?;
     }
     Ok(())
+}
+
+/// Takes one line read into `tally` (when `wanted` takes its kind): a bad one is reported,
+/// counted and skipped, or stops the reading with `strict`.
+pub(crate) fn take_item(
+    tally: &mut Tally,
+    name: &std::sync::Arc<str>,
+    item: Result<rip_core::Line, ReadError>,
+    strict: bool,
+    wanted: impl Fn(&Kind) -> bool,
+) -> Result<(), Error> {
+    let bad = match item {
+        Ok(line) if !wanted(line.kind()) => return Ok(()),
+        Ok(line) => match tally.line(&line) {
+            Ok(()) => return Ok(()),
+            Err(source) => BadInput::line(name, &line, source),
+        },
+        Err(ReadError::Malformed(m)) => BadInput::Malformed(m),
+        Err(e) => return Err(e.into()),
+    };
+    tally.bad_input(bad, strict)
 }
 
 /// Writes a report file (`crawl-health.json`, `report.html`) atomically: a temporary
@@ -193,34 +206,48 @@ pub fn write_json(report: &Report, out: &mut dyn std::io::Write) -> std::io::Res
 /// (they are the bulk of what grows with the failures: not copied). Fails only when the
 /// URLs to name cannot be read back from their temporary file ([`Error::Spill`]).
 pub fn build(mut tally: Tally, config: &Config) -> Result<Report, Error> {
-    let ledger = ledger::check(&tally, config.require_ledger).map_err(Error::Spill)?;
-    let totals = totals(&tally);
-    let expected = expected_gaps(&mut tally);
-    let t = &mut tally;
+    assemble(&mut tally, config, false)
+}
+
+/// The report of what has been read so far, leaving `tally` as it is so that reading goes
+/// on (`--follow`): [`build`] on a copy of the lists, which grow with the failures only.
+pub fn snapshot(tally: &mut Tally, config: &Config) -> Result<Report, Error> {
+    assemble(tally, config, true)
+}
+
+/// `x`, moved out (`keep` false) or copied.
+fn grab<T: Clone + Default>(x: &mut T, keep: bool) -> T {
+    if keep { x.clone() } else { std::mem::take(x) }
+}
+
+fn assemble(t: &mut Tally, config: &Config, keep: bool) -> Result<Report, Error> {
+    let ledger = ledger::check(t, config.require_ledger).map_err(Error::Spill)?;
+    let totals = totals(t);
+    let expected = expected_gaps(t, keep);
     Ok(Report {
         generated_at: config.now.to_rfc3339_opts(SecondsFormat::Millis, true),
         target: target_name(t, config),
-        captured_elsewhere: by_url(std::mem::take(&mut t.captured), |c| &c.url),
-        missing: by_url(std::mem::take(&mut t.missing), |m| &m.url),
-        dead: by_url(std::mem::take(&mut t.dead), |d| &d.url),
+        captured_elsewhere: by_url(grab(&mut t.captured, keep), |c| &c.url),
+        missing: by_url(grab(&mut t.missing, keep), |m| &m.url),
+        dead: by_url(grab(&mut t.dead, keep), |d| &d.url),
         complete: ledger.complete,
         unreconciled: t.unreconciled,
         outcomes: outcomes(t, &ledger, &expected),
         failures_by: FailuresBy {
-            category: std::mem::take(&mut t.by_category),
-            status: std::mem::take(&mut t.by_status),
-            host: std::mem::take(&mut t.by_host),
-            phase: std::mem::take(&mut t.by_phase),
-            code: std::mem::take(&mut t.by_code),
+            category: grab(&mut t.by_category, keep),
+            status: grab(&mut t.by_status, keep),
+            host: grab(&mut t.by_host, keep),
+            phase: grab(&mut t.by_phase, keep),
+            code: grab(&mut t.by_code, keep),
         },
         retries: retries(t),
         latency: latency(&t.latencies),
         site_fetches: t.site.clone(),
         counters: counters(t, &ledger, &totals, &expected),
-        not_persisted: std::mem::take(&mut t.not_persisted),
+        not_persisted: grab(&mut t.not_persisted, keep),
         ledger,
         input: InputStats {
-            records: std::mem::take(&mut t.records),
+            records: grab(&mut t.records, keep),
             bad_lines: t.bad_lines,
         },
         totals,
@@ -254,11 +281,12 @@ fn totals(tally: &Tally) -> Totals {
     }
 }
 
-/// The known gaps (moved out of `tally`), counted by reason and by source.
-fn expected_gaps(tally: &mut Tally) -> ExpectedGaps {
+/// The known gaps (moved out of `tally`, or copied with `keep`), counted by reason and by
+/// source.
+fn expected_gaps(tally: &mut Tally, keep: bool) -> ExpectedGaps {
     let mut expected = ExpectedGaps {
         total: tally.expected.len() as u64,
-        items: std::mem::take(&mut tally.expected),
+        items: grab(&mut tally.expected, keep),
         ..ExpectedGaps::default()
     };
     for e in &expected.items {

@@ -24,6 +24,21 @@ pub fn summary(r: &Report, paths: &[String]) -> String {
     s
 }
 
+/// The one line `--follow` writes each time it makes the report: what has come out so
+/// far and how many records were read.
+pub fn live_line(r: &Report) -> String {
+    let records: u64 = r.input.records.values().sum();
+    format!(
+        "so far: entered {} · docs {} · failures {} · expected {} · not yet out {} · {} records read",
+        r.counters.entered,
+        r.totals.concepts,
+        r.totals.failures,
+        r.expected.total,
+        r.outcomes.unaccounted + r.ledger.in_flight.len() as u64,
+        records
+    )
+}
+
 /// The verdict, what came out, and how the failures were reconciled.
 fn totals(s: &mut String, r: &Report) {
     let verdict = match r.verdict() {

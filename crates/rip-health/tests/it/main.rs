@@ -5,6 +5,7 @@
 mod chromium;
 mod html;
 mod layouts;
+mod live;
 mod many;
 mod network;
 mod pipeline;
