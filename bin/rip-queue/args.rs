@@ -155,4 +155,6 @@ pub struct WorkArgs {
     /// before anything is pushed waits for it; default: run until stopped).
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     pub idle_exit: Option<Duration>,
+    #[command(flatten)]
+    pub metrics: rip_cli::metrics::MetricsArgs,
 }

@@ -129,6 +129,7 @@ async fn relay(
 
 async fn work(broker: &Broker, args: WorkArgs, quiet: bool) -> anyhow::Result<Status> {
     let stop = rip_cli::install_interrupt()?;
+    let _metrics = args.metrics.start("rip-queue", quiet)?;
     let options = WorkOptions {
         group: args.group.unwrap_or_else(|| args.output.clone()),
         input: args.input,

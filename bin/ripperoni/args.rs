@@ -44,6 +44,9 @@ pub enum Command {
         /// Where the rip-* binaries are (default: beside ripperoni, else PATH).
         #[arg(long, env = "RIP_BIN_DIR", value_name = "DIR")]
         bin_dir: Option<PathBuf>,
+        /// Every stage's metrics on one address, each sample labelled with its `step`.
+        #[command(flatten)]
+        metrics: rip_cli::metrics::MetricsArgs,
     },
     /// Be one worker of a scrape spread over machines (the state file's `queue`): fetch,
     /// parse and route the pages `ripperoni run` (the coordinator, on any machine) sends,
@@ -58,6 +61,9 @@ pub enum Command {
         /// Where the rip-* binaries are (default: beside ripperoni, else PATH).
         #[arg(long, env = "RIP_BIN_DIR", value_name = "DIR")]
         bin_dir: Option<PathBuf>,
+        /// `rip-queue work` serves the worker's metrics (records, runs, the queue's lag).
+        #[command(flatten)]
+        metrics: rip_cli::metrics::MetricsArgs,
     },
     /// Print the shell pipeline `run` would run, to copy, change and run by hand.
     Pipeline {

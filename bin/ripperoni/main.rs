@@ -38,9 +38,16 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             state,
             idle_exit,
             bin_dir,
+            metrics,
         } => {
             let loaded = ripperoni::load(&state)?;
-            return ripperoni::runner::worker(&loaded, bin_dir.as_deref(), idle_exit.as_deref());
+            let queue_args = metrics_args(&metrics);
+            return ripperoni::runner::worker(
+                &loaded,
+                bin_dir.as_deref(),
+                idle_exit.as_deref(),
+                &queue_args,
+            );
         }
         Command::Scaffold {
             name,
@@ -54,18 +61,77 @@ fn run(cli: args::Cli) -> anyhow::Result<u8> {
             verbose,
             base_url,
             bin_dir,
+            metrics,
         } => {
+            let served = serve_pipeline_metrics(&metrics, quiet)?;
             let opts = ripperoni::runner::Options {
                 quiet,
                 verbose,
                 restart,
                 bin_dir,
+                metrics: served.as_ref().map(|(_, hook)| hook.clone()),
             };
             return scrape(&state, base_url.as_deref(), &opts);
         }
     }
     stdout.flush()?;
     Ok(rip_core::exit::COMPLETE)
+}
+
+/// `ripperoni worker --metrics`: the flags `rip-queue work` is given to serve them.
+fn metrics_args(metrics: &rip_cli::metrics::MetricsArgs) -> Vec<String> {
+    let mut args = Vec::new();
+    if let Some(addr) = metrics.metrics {
+        args.extend(["--metrics".to_owned(), addr.to_string()]);
+    }
+    if let Some(linger) = metrics.metrics_linger {
+        args.extend([
+            "--metrics-linger".to_owned(),
+            format!("{}ms", linger.as_millis()),
+        ]);
+    }
+    args
+}
+
+/// `ripperoni run --metrics`: the wrapper's endpoint, serving its stages' metrics (each
+/// scraped by the wrapper, its samples labelled with its `step`) merged with its own; and
+/// the hook that tells it where each stage serves them.
+fn serve_pipeline_metrics(
+    metrics: &rip_cli::metrics::MetricsArgs,
+    quiet: bool,
+) -> anyhow::Result<
+    Option<(
+        rip_cli::metrics::MetricsServer,
+        ripperoni::runner::MetricsHook,
+    )>,
+> {
+    use rip_cli::metrics::{Upstreams, merge, render};
+    let Some(addr) = metrics.metrics else {
+        return Ok(None);
+    };
+    let upstreams = Upstreams::start()?;
+    let stages = upstreams.clone();
+    let server = rip_cli::metrics::serve(
+        addr,
+        std::sync::Arc::new(move || {
+            let mut texts = vec![render("ripperoni")];
+            texts.extend(stages.texts());
+            merge(&texts)
+        }),
+    )?;
+    if !quiet || addr.port() == 0 {
+        rip_core::stderr::say(format_args!(
+            "ripperoni: metrics on http://{}/metrics",
+            server.addr()
+        ));
+    }
+    let hook =
+        ripperoni::runner::MetricsHook(std::sync::Arc::new(move |step: &str, line: &str| {
+            if let Some(addr) = Upstreams::address_in(line) {
+                upstreams.add(step, addr);
+            }
+        }));
+    Ok(Some((server.lingering(metrics.metrics_linger), hook)))
 }
 
 /// `ripperoni run`: the scrape, its summary on stderr, and its exit code.

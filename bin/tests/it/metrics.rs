@@ -144,6 +144,18 @@ impl Watched {
         parsed(body)
     }
 
+    /// One scrape, or `None` when the program does not answer (not yet, or no more).
+    fn try_scrape(&self) -> Option<Scrape> {
+        let mut stream = TcpStream::connect(&self.addr).ok()?;
+        stream.set_read_timeout(Some(PATIENCE)).unwrap();
+        let request = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+        stream.write_all(request.as_bytes()).ok()?;
+        let mut response = String::new();
+        stream.read_to_string(&mut response).ok()?;
+        let (_, body) = response.split_once("\r\n\r\n")?;
+        Some(parsed(body))
+    }
+
     /// Scrapes until `done` says yes of a scrape; that scrape.
     fn scrape_until(&self, what: &str, done: impl Fn(&Scrape) -> bool) -> Scrape {
         let deadline = Instant::now() + PATIENCE;
@@ -210,13 +222,16 @@ fn parsed(text: &str) -> Scrape {
     Scrape::parse(text.lines().map(|l| Ok(l.to_owned()))).unwrap()
 }
 
-/// The value of the sample `metric` whose labels include `labels`.
+/// The value of the samples `metric` whose labels include `labels` (added up: the steps
+/// of a pipeline); `None` when there is none.
 fn value(scrape: &Scrape, metric: &str, labels: &[(&str, &str)]) -> Option<f64> {
-    scrape
+    let mut matching = scrape
         .samples
         .iter()
-        .find(|s| s.metric == metric && labels.iter().all(|(k, v)| s.labels.get(k) == Some(*v)))
-        .map(|s| number(&s.value))
+        .filter(|s| s.metric == metric && labels.iter().all(|(k, v)| s.labels.get(k) == Some(*v)))
+        .peekable();
+    matching.peek()?;
+    Some(matching.map(|s| number(&s.value)).sum())
 }
 
 fn number(value: &Value) -> f64 {
@@ -226,19 +241,17 @@ fn number(value: &Value) -> f64 {
     }
 }
 
-/// `metric`'s samples of `stage`, by the value of `label`.
+/// `metric`'s samples of `stage`, by the value of `label` (added up over the steps of a
+/// pipeline, where a program runs more than once).
 fn by_label(scrape: &Scrape, metric: &str, stage: &str, label: &str) -> BTreeMap<String, u64> {
-    scrape
-        .samples
-        .iter()
-        .filter(|s| s.metric == metric && s.labels.get("stage") == Some(stage))
-        .map(|s| {
-            (
-                s.labels.get(label).unwrap().to_owned(),
-                number(&s.value) as u64,
-            )
-        })
-        .collect()
+    let mut values = BTreeMap::new();
+    let of_stage =
+        |s: &&prometheus_parse::Sample| s.metric == metric && s.labels.get("stage") == Some(stage);
+    for s in scrape.samples.iter().filter(of_stage) {
+        let key = s.labels.get(label).unwrap().to_owned();
+        *values.entry(key).or_default() += number(&s.value) as u64;
+    }
+    values
 }
 
 /// The stage's counters as the summary names them: `failed.<CATEGORY>`, `retries`,
@@ -429,4 +442,87 @@ fn a_bad_metrics_address_is_a_usage_error_naming_it() {
         .run();
     assert_eq!(ran.code, 1, "{}", ran.stderr);
     assert!(ran.stderr.contains("localhost:nine"), "{}", ran.stderr);
+}
+
+/// The summaries of one stage (a pipeline's fetch rounds), added up as one.
+fn added_up(summaries: &[&Summary]) -> Summary {
+    let mut sum = summaries[0].clone();
+    for s in &summaries[1..] {
+        for (into, from) in [
+            (&mut sum.input, &s.input),
+            (&mut sum.output, &s.output),
+            (&mut sum.passed_through, &s.passed_through),
+            (&mut sum.counters, &s.counters),
+        ] {
+            for (k, n) in from {
+                *into.entry(k.clone()).or_default() += n;
+            }
+        }
+        sum.bad_lines += s.bad_lines;
+    }
+    sum
+}
+
+/// testdata/demo/emberfall.state.json, pointed at `origin`, its companions by absolute
+/// path, its output under `dir/out`.
+fn demo_state(dir: &std::path::Path, origin: &str) -> std::path::PathBuf {
+    let demo = rip_testkit::testdata("demo");
+    let text = std::fs::read_to_string(demo.join("emberfall.state.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["baseUrl"] = format!("{origin}/").into();
+    for f in ["rules", "policy", "reconciler"] {
+        let p = demo.join(v[f].as_str().unwrap());
+        v[f] = p.canonicalize().unwrap().display().to_string().into();
+    }
+    v.as_object_mut().unwrap().remove("$schema");
+    v["output"]["basePath"] = dir.join("out").display().to_string().into();
+    let path = dir.join("emberfall.state.json");
+    std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
+    path
+}
+
+/// `ripperoni run --metrics`: the wrapper scrapes each stage that serves metrics and
+/// serves them all on its one address, each sample labelled with its `step` (the three
+/// fetch rounds are three rip-fetch processes). Scraped until the run ends (the wrapper
+/// lingers until a scrape after its end): the last scrape's numbers, added up by program,
+/// are the stages' summaries in the run's `stream.ndjson`.
+#[test]
+fn ripperoni_run_serves_the_whole_pipeline_on_one_address() {
+    let server = demo_site();
+    let dir = tempfile::tempdir().unwrap();
+    let state = demo_state(dir.path(), &server.origin());
+    let mut watched = Watched::start("ripperoni", &["run", state.to_str().unwrap()]);
+    drop(watched.stdin.take());
+    let mut scrapes = Vec::new();
+    let deadline = Instant::now() + PATIENCE * 2;
+    while watched.child.try_wait().unwrap().is_none() {
+        scrapes.extend(watched.try_scrape());
+        assert!(Instant::now() < deadline, "the run did not end");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let ran = watched.end();
+    assert_eq!(ran.code, 2, "partial, as the demo is: {}", ran.stderr);
+    let last = scrapes.last().expect("scraped");
+    let stream = dir.path().join("out/emberfall/stream.ndjson");
+    let summaries: Vec<Summary> = std::fs::read_to_string(stream)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with(r#"{"_type":"summary""#))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for program in ["rip-discover", "rip-fetch", "rip-parse"] {
+        let of: Vec<&Summary> = summaries.iter().filter(|s| s.stage == program).collect();
+        let steps = last
+            .samples
+            .iter()
+            .filter(|s| s.metric == "rip_stage_finished" && s.labels.get("stage") == Some(program));
+        assert_eq!(steps.count(), of.len(), "a step of {program} per summary");
+        assert_books(last, &added_up(&of));
+    }
+    let made = |s: &Scrape| value(s, "rip_records_out_total", &[]).unwrap_or(0.0);
+    let end = made(last);
+    assert!(
+        scrapes.iter().any(|s| made(s) > 0.0 && made(s) < end),
+        "a scrape during the run shows the counts growing"
+    );
 }

@@ -94,6 +94,67 @@ pub struct Worked {
     pub published: Published,
 }
 
+/// The stage name of a worker's live account (`--metrics`).
+pub const LIVE_STAGE: &str = "rip-queue work";
+
+impl Worked {
+    /// The counters of the worker's closing line, by name.
+    pub fn counters(&self) -> [(&'static str, u64); 8] {
+        [
+            ("records", self.records),
+            ("batches", self.batches),
+            ("redelivered", self.redelivered),
+            ("handedBack", self.handed_back),
+            ("givenUp", self.given_up),
+            ("failedRuns", self.failed_runs),
+            ("stored", self.published.stored),
+            ("duplicates", self.published.duplicates),
+        ]
+    }
+
+    /// Publishes these counts to the worker's live account (at each run's end, a lock; and
+    /// `finished` at the worker's end: the numbers of its closing line).
+    pub fn publish_live(&self, finished: bool) {
+        let live = rip_core::live::stage(LIVE_STAGE);
+        if finished {
+            live.publish(rip_core::live::BooksSnapshot {
+                counters: self.counters().map(|(k, v)| (k.to_owned(), v)).into(),
+                finished: true,
+                ..Default::default()
+            });
+        } else {
+            for (name, n) in self.counters() {
+                live.set_counter(name, n);
+            }
+        }
+    }
+}
+
+/// Sets the live gauge `queuePending` (the consumer's messages not yet delivered: the
+/// worker's lag behind its input) every second, until dropped.
+struct PendingWatch(tokio::task::JoinHandle<()>);
+
+impl PendingWatch {
+    fn start(consumer: &PullConsumer) -> Self {
+        let mut consumer = consumer.clone();
+        Self(tokio::spawn(async move {
+            loop {
+                if let Ok(info) = consumer.info().await {
+                    let pending = i64::try_from(info.num_pending).unwrap_or(i64::MAX);
+                    rip_core::live::stage(LIVE_STAGE).set_gauge("queuePending", pending);
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }))
+    }
+}
+
+impl Drop for PendingWatch {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Works on `options.input` until stopped (`stop`), or idle for `options.idle_exit`. On a
 /// stream partitioned by host, the worker works on the partitions it owns among the live
 /// workers of its group, one batch at a time per partition (see the `partitioned` module).
@@ -107,10 +168,12 @@ pub async fn work(
         .await?;
     let out_partitions = partitions_of(&broker.stream(&options.output).await?);
     let options = Arc::new(options);
-    match partitions_of(&input) {
+    let worked = match partitions_of(&input) {
         0 => shared(broker, input, options, out_partitions, stop).await,
         n => partitioned::work(broker, input, n, options, out_partitions, stop).await,
-    }
+    }?;
+    worked.publish_live(true);
+    Ok(worked)
 }
 
 /// Works on a stream that is not partitioned: every worker of the group takes batches.
@@ -122,6 +185,7 @@ async fn shared(
     stop: Arc<AtomicBool>,
 ) -> Result<Worked, QueueError> {
     let consumer = consumer(broker, &input, &options, None).await?;
+    let _pending = PendingWatch::start(&consumer);
     let mut running = JoinSet::new();
     let mut worked = Worked::default();
     let mut idle_since = Instant::now();

@@ -78,7 +78,27 @@ pub struct Options {
     pub restart: bool,
     /// Where the stage binaries are (default: beside this executable, else `PATH`).
     pub bin_dir: Option<PathBuf>,
+    /// `--metrics`: the stages that serve metrics are started with `--metrics
+    /// 127.0.0.1:0`, and each one's stderr line saying its address is handed to this hook.
+    pub metrics: Option<MetricsHook>,
 }
+
+/// Told, for each stage serving metrics, its step (`02-rip-fetch`, as its log is named)
+/// and its stderr line `<program>: metrics on http://ADDR/metrics`.
+#[derive(Clone)]
+pub struct MetricsHook(pub std::sync::Arc<MetricsTold>);
+
+/// What a [`MetricsHook`] calls: `(step, line)`.
+pub type MetricsTold = dyn Fn(&str, &str) + Send + Sync;
+
+impl std::fmt::Debug for MetricsHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MetricsHook")
+    }
+}
+
+/// The stages that serve metrics when asked (`--metrics`): the long-running ones.
+pub const METRICS_PROGRAMS: [&str; 4] = ["rip-discover", "rip-fetch", "rip-render", "rip-parse"];
 
 /// What a run did.
 #[derive(Debug)]

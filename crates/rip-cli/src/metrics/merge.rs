@@ -1,6 +1,6 @@
 //! One exposition made of several: `ripperoni run` serves its stages' metrics (each a
 //! process of its own) on one address. Every family is said once, with the samples of
-//! every text (theirs differ by their `stage` or `program` label), and `# EOF` once.
+//! every text (theirs differ by their `step` label, [`relabel`]), and `# EOF` once.
 
 use std::collections::BTreeMap;
 
@@ -42,9 +42,39 @@ pub fn merge<S: AsRef<str>>(texts: &[S]) -> String {
     out
 }
 
+/// `text` with the label `key="value"` added to every sample (first, before its own).
+pub fn relabel(text: &str, key: &str, value: &str) -> String {
+    let label = format!("{key}=\"{value}\"");
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for line in text.lines() {
+        if line.starts_with('#') || line.is_empty() {
+            out.push_str(line);
+        } else if let Some((name, rest)) = line.split_once('{') {
+            let comma = if rest.starts_with('}') { "" } else { "," };
+            out.push_str(&format!("{name}{{{label}{comma}{rest}"));
+        } else if let Some((name, rest)) = line.split_once(' ') {
+            out.push_str(&format!("{name}{{{label}}} {rest}"));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_label_is_added_to_every_sample() {
+        let text = "# TYPE x counter\nx_total{stage=\"a\"} 1\ny 2\n# EOF\n";
+        assert_eq!(
+            relabel(text, "step", "02-rip-fetch"),
+            "# TYPE x counter\nx_total{step=\"02-rip-fetch\",stage=\"a\"} 1\n\
+             y{step=\"02-rip-fetch\"} 2\n# EOF\n"
+        );
+    }
 
     #[test]
     fn each_family_is_said_once_with_every_sample() {

@@ -19,7 +19,15 @@ pub const POLL_EVERY: Duration = Duration::from_millis(500);
 /// The children's endpoints and the last text of each.
 #[derive(Debug, Default)]
 pub struct Upstreams {
-    children: Mutex<Vec<(SocketAddr, Option<String>)>>,
+    children: Mutex<Vec<Child>>,
+}
+
+/// A child: its step (`02-rip-fetch`), its endpoint, the last text read of it.
+#[derive(Debug)]
+struct Child {
+    step: String,
+    addr: SocketAddr,
+    last: Option<String>,
 }
 
 impl Upstreams {
@@ -36,9 +44,14 @@ impl Upstreams {
         Ok(upstreams)
     }
 
-    /// A child serving its metrics on `addr`.
-    pub fn add(&self, addr: SocketAddr) {
-        self.lock().push((addr, None));
+    /// A child serving its metrics on `addr`; its samples are labelled `step="<step>"`
+    /// (two stages of one program in a pipeline, e.g. the fetch rounds, tell apart by it).
+    pub fn add(&self, step: &str, addr: SocketAddr) {
+        self.lock().push(Child {
+            step: step.to_owned(),
+            addr,
+            last: None,
+        });
     }
 
     /// The address in a child's stderr line `<program>: metrics on http://ADDR/metrics`.
@@ -47,26 +60,29 @@ impl Upstreams {
         rest.strip_suffix("/metrics")?.parse().ok()
     }
 
-    /// The last text scraped of each child.
+    /// The last text scraped of each child, its samples labelled with its step.
     pub fn texts(&self) -> Vec<String> {
-        self.lock().iter().filter_map(|(_, t)| t.clone()).collect()
+        self.lock()
+            .iter()
+            .filter_map(|c| Some(super::merge::relabel(c.last.as_ref()?, "step", &c.step)))
+            .collect()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(SocketAddr, Option<String>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Child>> {
         self.children.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     async fn poll(self: Arc<Self>) {
         loop {
-            let addrs: Vec<SocketAddr> = self.lock().iter().map(|(a, _)| *a).collect();
+            let addrs: Vec<SocketAddr> = self.lock().iter().map(|c| c.addr).collect();
             for addr in addrs {
                 let Ok(Some(text)) =
                     tokio::time::timeout(Duration::from_secs(5), scrape(addr)).await
                 else {
                     continue;
                 };
-                if let Some(child) = self.lock().iter_mut().find(|(a, _)| *a == addr) {
-                    child.1 = Some(text);
+                if let Some(child) = self.lock().iter_mut().find(|c| c.addr == addr) {
+                    child.last = Some(text);
                 }
             }
             tokio::time::sleep(POLL_EVERY).await;

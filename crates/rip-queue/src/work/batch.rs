@@ -46,6 +46,7 @@ impl Outcome {
         worked.handed_back += self.handed_back;
         worked.given_up += self.given_up;
         worked.published.add(&self.published);
+        worked.publish_live(false);
     }
 }
 

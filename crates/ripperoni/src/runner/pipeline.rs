@@ -64,7 +64,7 @@ pub(super) fn run(
     let signals = Signals::install(&signals::RUN)?;
     let display = Display::new(opts.quiet, plan.rounds);
     let taps = Taps::default();
-    let started = start(plan, has_input, opts.verbose, bins, &display, &taps)?;
+    let started = start(plan, has_input, opts, bins, &display, &taps)?;
     signals.arm(started.children[0].1.id() as i32, started.pgid);
     let final_counts = taps.final_counts();
     let stream_path = plan.next.stream.clone();
@@ -112,7 +112,7 @@ pub(super) fn run(
 fn start(
     plan: &Plan,
     has_input: bool,
-    verbose: bool,
+    opts: &super::Options,
     bins: &dyn Fn(&str) -> PathBuf,
     display: &Display,
     taps: &Taps,
@@ -127,6 +127,15 @@ fn start(
     for (i, (role, stage)) in plan.stages.iter().enumerate() {
         let mut cmd = Command::new(bins(&stage.program));
         cmd.args(&stage.args);
+        let step = format!("{i:02}-{}", stage.program);
+        let metrics = opts
+            .metrics
+            .clone()
+            .filter(|_| super::METRICS_PROGRAMS.contains(&stage.program.as_str()));
+        if metrics.is_some() {
+            // Until the wrapper's scrape after its end has read its last numbers.
+            cmd.args(["--metrics", "127.0.0.1:0", "--metrics-linger", "30s"]);
+        }
         if i == 0 && has_input {
             cmd.arg("-i").arg(plan.next.input_file());
         }
@@ -152,9 +161,15 @@ fn start(
         pgid.get_or_insert(child.id() as i32);
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         tails.push(tail.clone());
-        let log = logs.join(format!("{i:02}-{}.log", stage.program));
+        let log = logs.join(format!("{step}.log"));
         let stderr = child.stderr.take().expect("piped");
-        threads.push(stderr_thread(stderr, log, tail, display.clone(), verbose));
+        let told = StderrTold {
+            tail,
+            display: display.clone(),
+            echo: opts.verbose,
+            metrics: metrics.map(|hook| (step, hook)),
+        };
+        threads.push(stderr_thread(stderr, log, told));
         let stdout = child.stdout.take().expect("piped");
         children.push((label(*role, stage), child));
         if i + 1 == plan.stages.len() {
@@ -271,13 +286,26 @@ fn save_stream(out: impl Read, path: &Path, counts: &Arc<tap::Counts>) -> std::i
     })
 }
 
-fn stderr_thread(
-    stderr: impl Read + Send + 'static,
-    log: PathBuf,
+/// Who is told a stage's stderr lines, besides its log.
+struct StderrTold {
     tail: Arc<Mutex<VecDeque<String>>>,
     display: Display,
     echo: bool,
+    /// The stage's step and the hook told where its metrics are.
+    metrics: Option<(String, super::MetricsHook)>,
+}
+
+fn stderr_thread(
+    stderr: impl Read + Send + 'static,
+    log: PathBuf,
+    told: StderrTold,
 ) -> JoinHandle<()> {
+    let StderrTold {
+        tail,
+        display,
+        echo,
+        metrics,
+    } = told;
     std::thread::spawn(move || {
         let mut file = fs::File::create(&log).ok().map(BufWriter::new);
         for line in BufReader::new(stderr).lines() {
@@ -287,6 +315,11 @@ fn stderr_thread(
             }
             if echo {
                 display.println(&line);
+            }
+            if let Some((step, hook)) = &metrics
+                && line.contains(": metrics on http://")
+            {
+                (hook.0)(step, &line);
             }
             if let Ok(mut t) = tail.lock() {
                 if t.len() == 20 {

@@ -29,7 +29,14 @@ const SAID: Said = Said {
 
 /// Runs the worker until it ends (Ctrl-C, or `idle_exit` with nothing to do); returns its
 /// exit code.
-pub fn worker(l: &Loaded, bin_dir: Option<&Path>, idle_exit: Option<&str>) -> anyhow::Result<u8> {
+/// `queue_args` go to `rip-queue work` as they are (`--metrics ADDR`: it serves the
+/// worker's metrics).
+pub fn worker(
+    l: &Loaded,
+    bin_dir: Option<&Path>,
+    idle_exit: Option<&str>,
+    queue_args: &[String],
+) -> anyhow::Result<u8> {
     let plan = Plan::new(l);
     let Some(stage) = &plan.worker else {
         bail!(
@@ -47,6 +54,7 @@ pub fn worker(l: &Loaded, bin_dir: Option<&Path>, idle_exit: Option<&str>) -> an
     if let Some(idle) = idle_exit {
         command.args(["--idle-exit", idle]);
     }
+    command.args(queue_args);
     command.args(after);
     // `sh -c 'rip-fetch … | rip-parse …'` finds the same binaries as ripperoni does.
     if let Some(dir) = program.parent().filter(|d| !d.as_os_str().is_empty()) {
