@@ -37,9 +37,37 @@ pub struct Cli {
     pub old_target: Option<String>,
 
     /// Append records to docs.jsonl, errors.jsonl and expected.jsonl instead of one file
-    /// per record (each file replaced atomically at the end of the run).
-    #[arg(long)]
+    /// per record (each file replaced atomically at the end of the run). The same as
+    /// --format jsonl.
+    #[arg(long, conflicts_with = "format")]
     pub jsonl: bool,
+
+    /// How records are written: `files` (one <slug>.json per record, the default),
+    /// `jsonl`, or a table per concept for data tools, `csv` (<concept>.csv, RFC 4180, a
+    /// header row) or `parquet` (<concept>.parquet, typed columns). With csv and parquet,
+    /// error documents and expected records go to errors.jsonl and expected.jsonl.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+
+    /// The tables' columns, for every concept: doc fields, comma-separated (e.g.
+    /// `url,name,price`). Default: url, id, name and the fields the concept's rules
+    /// declare (--rules), or the generic doc's fields, or the first doc's fields.
+    #[arg(long, value_name = "FIELDS", value_delimiter = ',')]
+    pub fields: Option<Vec<String>>,
+
+    /// The rules file rip-parse ran with: each concept's columns and their types in the
+    /// tables (csv, parquet). A field it does not type is a column of JSON text.
+    #[arg(long, short = 'r', value_name = "FILE", env = "RIP_RULES")]
+    pub rules: Option<PathBuf>,
+
+    /// Parquet: write a row group every this many rows ...
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub row_group_rows: usize,
+
+    /// ... or once its values reach this size, whichever comes first: what bounds the
+    /// memory a Parquet table holds.
+    #[arg(long, value_name = "SIZE", default_value = "32MiB", value_parser = rip_cli::parse_size)]
+    pub row_group_size: usize,
 
     /// Where the record files go: `flat`, directly in the folder, or `sharded`, in 256
     /// sub-folders named by two hex digits (the first two of the SHA-256 of the file
@@ -52,7 +80,7 @@ pub struct Cli {
     /// Also write a Markdown page, <slug>.md, beside each JSON file: a generic doc's is
     /// the page's Markdown (rip-parse --markdown) or text under a front matter of title and
     /// URL; a rules doc's lists its fields; an error document's what failed and where.
-    #[arg(long, conflicts_with = "jsonl")]
+    #[arg(long, conflicts_with_all = ["jsonl", "format"])]
     pub markdown: bool,
 
     /// Also write each page's body under raw/<slug>.<ext>.
@@ -67,6 +95,30 @@ pub struct Cli {
     /// slower).
     #[arg(long)]
     pub sync: bool,
+}
+
+/// `--format`: rip_write::Mode.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// One <slug>.json file per record.
+    Files,
+    /// docs.jsonl, errors.jsonl, expected.jsonl.
+    Jsonl,
+    /// <concept>.csv per concept.
+    Csv,
+    /// <concept>.parquet per concept.
+    Parquet,
+}
+
+impl From<Format> for rip_write::Mode {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Files => Self::Files,
+            Format::Jsonl => Self::Jsonl,
+            Format::Csv => Self::Csv,
+            Format::Parquet => Self::Parquet,
+        }
+    }
 }
 
 /// `--layout`: rip_write::Layout.

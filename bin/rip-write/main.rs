@@ -20,7 +20,16 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
     let mut config = Config::new(cli.out);
     config.pipe = pipe;
     config.target = cli.name;
-    config.mode = if cli.jsonl { Mode::Jsonl } else { Mode::Files };
+    config.mode = match (cli.format, cli.jsonl) {
+        (Some(f), _) => f.into(),
+        (None, true) => Mode::Jsonl,
+        (None, false) => Mode::Files,
+    };
+    config.columns = rip_write::feed::columns::ColumnChoice::new(cli.fields, cli.rules.as_deref())?;
+    config.row_group = rip_write::feed::parquet_table::RowGroupLimit {
+        rows: cli.row_group_rows.max(1),
+        bytes: cli.row_group_size.max(1),
+    };
     config.layout = cli.layout.map(Into::into);
     config.markdown = cli.markdown;
     config.raw = cli.raw;

@@ -8,6 +8,9 @@
 //!   the sharded layout to `<out>/<target>/<shard>/<slug>.json` (see [`layout`]);
 //! - with `--jsonl`, instead, they are appended to `docs.jsonl`, `errors.jsonl` and
 //!   `expected.jsonl` in that folder, one compact line each;
+//! - with `--format csv` or `parquet`, instead, the docs as a table per concept
+//!   (`<concept>.csv`, `<concept>.parquet`; error documents and expected records as
+//!   JSONL): see [`feed`];
 //! - with `--markdown`, a `<slug>.md` page beside each `.json` (see [`markdown`]);
 //! - with `--raw`, each `page` body under `raw/<slug>.<ext>` (`raw/<shard>/<slug>.<ext>`
 //!   sharded; a text body as the UTF-8 it was decoded to, a base64 body as its bytes);
@@ -77,6 +80,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod failures;
+pub mod feed;
 pub mod layout;
 pub mod markdown;
 mod outcomes;
@@ -96,6 +100,12 @@ pub enum Mode {
     Files,
     /// `docs.jsonl`, `errors.jsonl`, `expected.jsonl`.
     Jsonl,
+    /// A table per concept, `<concept>.csv` (see [`feed`]); error documents and expected
+    /// records as JSONL.
+    Csv,
+    /// A table per concept, `<concept>.parquet` (see [`feed`]); error documents and
+    /// expected records as JSONL.
+    Parquet,
 }
 
 /// What `rip-write` writes, and where.
@@ -120,6 +130,10 @@ pub struct Config {
     pub failures_file: bool,
     /// Sync each file's data before renaming it into place.
     pub sync: bool,
+    /// The tables' columns (CSV and Parquet).
+    pub columns: feed::columns::ColumnChoice,
+    /// When a Parquet row group is written.
+    pub row_group: feed::parquet_table::RowGroupLimit,
 }
 
 impl Config {
@@ -135,6 +149,8 @@ impl Config {
             raw: false,
             failures_file: true,
             sync: false,
+            columns: Default::default(),
+            row_group: Default::default(),
         }
     }
 
@@ -195,7 +211,21 @@ pub fn run<R: Read + Send + 'static, W: Write>(
         source,
     })?;
     let layout = Layout::check(&dir, config.layout)?;
+    let format = match config.mode {
+        Mode::Csv => Some(feed::TableFormat::Csv),
+        Mode::Parquet => Some(feed::TableFormat::Parquet),
+        Mode::Files | Mode::Jsonl => None,
+    };
+    let tables = format.map(|format| {
+        let feed = feed::FeedConfig {
+            format,
+            columns: config.columns.clone(),
+            row_group: config.row_group,
+        };
+        feed::Tables::new(&dir, feed)
+    });
     let mut w = Writer {
+        tables,
         pipe: Pipe::new(config.pipe.clone(), input, output)?,
         dir,
         layout,
@@ -216,6 +246,8 @@ pub fn run<R: Read + Send + 'static, W: Write>(
 const LOGGED_WRITE_ERRORS: u32 = 5;
 
 struct Writer<W: Write> {
+    /// The tables of `--format csv` or `parquet`.
+    tables: Option<feed::Tables>,
     pipe: Pipe<W>,
     dir: PathBuf,
     layout: Layout,
@@ -272,6 +304,9 @@ enum WriteError {
     /// A page's base64 body does not decode (`--raw`).
     #[error("bad base64 body: {0}")]
     Base64(base64::DecodeError),
+    /// A doc's row could not be written to its table.
+    #[error("{0}")]
+    Table(#[from] feed::TableError),
 }
 
 impl Fields {
@@ -355,9 +390,13 @@ impl<W: Write> Writer<W> {
         {
             return self.conflict(kind, line.number(), &fields, first);
         }
-        let written = match self.config.mode {
-            Mode::Files => self.write_files(kind, &fields),
-            Mode::Jsonl => self.append(kind, line),
+        let written = match (self.config.mode, &mut self.tables) {
+            (Mode::Files, _) => self.write_files(kind, &fields),
+            (Mode::Csv | Mode::Parquet, Some(tables)) if kind == "doc" => tables
+                .doc(&fields.map)
+                .map(|()| None)
+                .map_err(|(path, e)| (path, e.into())),
+            _ => self.append(kind, line),
         };
         let file = match written {
             Ok(file) => {
@@ -562,6 +601,11 @@ impl<W: Write> Writer<W> {
                 self.layout.relative(&slug, &format!("{slug}.json"))
             }
             Mode::Jsonl => jsonl_file(first.kind).to_owned(),
+            Mode::Csv | Mode::Parquet => match first.kind {
+                "doc" if self.config.mode == Mode::Csv => "a row of a *.csv table".to_owned(),
+                "doc" => "a row of a *.parquet table".to_owned(),
+                _ => jsonl_file(first.kind).to_owned(),
+            },
         };
         let path = self.dir.join(&kept);
         let error = format!(
@@ -648,6 +692,23 @@ impl<W: Write> Writer<W> {
     }
 
     fn finish(mut self) -> Result<Summary, Error> {
+        if let Some(tables) = self.tables.take() {
+            let done = tables.finish(self.config.sync);
+            for (path, e) in done.failed {
+                tracing::warn!("cannot write {}: {e}", path.display());
+                self.pipe.mark_partial();
+                self.pipe
+                    .note(format!("cannot write {}: {e}", path.display()));
+            }
+            for (name, n) in [
+                ("fieldsLeftOut", done.left_out),
+                ("cellsMistyped", done.mistyped),
+            ] {
+                if n > 0 {
+                    self.pipe.count(name, n);
+                }
+            }
+        }
         for (_, staged) in std::mem::take(&mut self.staged) {
             if let Ok(s) = staged {
                 let path = s.path().to_owned();

@@ -36,7 +36,7 @@ pub fn check_writable(dir: &Path) -> io::Result<()> {
     temp_in(dir)?.close()
 }
 
-fn temp_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
+pub(crate) fn temp_in(dir: &Path) -> io::Result<tempfile::NamedTempFile> {
     let mut b = tempfile::Builder::new();
     b.prefix(TEMP_PREFIX).suffix(".tmp");
     #[cfg(unix)]

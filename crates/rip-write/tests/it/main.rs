@@ -1,6 +1,7 @@
 //! `rip-write` as a binary: what it writes, that it passes everything through, and what a
 //! write error becomes.
 
+mod feeds;
 mod folder;
 mod identity;
 mod layout;
