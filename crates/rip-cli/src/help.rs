@@ -50,7 +50,9 @@ fn untitled(usage: &str) -> &str {
 /// none when empty).
 pub fn short_help(cmd: Command, long_only: &'static [&'static str], note: &'static str) -> Command {
     let cmd = cmd.mut_args(|a| {
-        let hidden = a.get_help_heading().is_some_and(|h| long_only.contains(&h));
+        // Hidden from `-h` by its heading, or by itself (`--metrics`).
+        let hidden = a.is_hide_short_help_set()
+            || a.get_help_heading().is_some_and(|h| long_only.contains(&h));
         let a = a.hide_short_help(hidden);
         if a.get_long_help().is_some() {
             return a;

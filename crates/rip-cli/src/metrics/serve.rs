@@ -21,13 +21,18 @@ pub type Render = Arc<dyn Fn() -> String + Send + Sync>;
 
 const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// The flags of the programs that serve live metrics.
+/// The flags of the programs that serve live metrics (in `--help` only: `-h` stays short).
 #[derive(Debug, Clone, Args)]
 pub struct MetricsArgs {
     /// Serve live counters on `http://ADDR/metrics`, in the Prometheus text format (e.g.
     /// `127.0.0.1:9464`; port 0 picks a free port, said on stderr): records in and out
     /// by kind, failures by category, retries, the stage's state, memory.
-    #[arg(long, value_name = "ADDR", help_heading = "Metrics")]
+    #[arg(
+        long,
+        value_name = "ADDR",
+        help_heading = "Metrics",
+        hide_short_help = true
+    )]
     pub metrics: Option<SocketAddr>,
 
     /// After the run, keep serving the final numbers until a scrape has read them, at
@@ -37,7 +42,8 @@ pub struct MetricsArgs {
         value_name = "DURATION",
         value_parser = humantime::parse_duration,
         requires = "metrics",
-        help_heading = "Metrics"
+        help_heading = "Metrics",
+        hide_short_help = true
     )]
     pub metrics_linger: Option<Duration>,
 }
