@@ -219,6 +219,7 @@ impl Cli {
             frontier_memory: self.frontier_memory,
             concurrency: self.http.concurrency.max(1),
             render: self.render.settings()?,
+            render_auto: self.render.auto(),
             warc: self.warc.config(),
             ..Default::default()
         })

@@ -6,6 +6,15 @@ use std::time::Duration;
 
 use clap::Args;
 
+/// Which pages `--render` renders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RenderMode {
+    /// Every page (`--render` alone).
+    All,
+    /// The pages whose content needs script.
+    Auto,
+}
+
 /// Links from the rendered DOM.
 #[derive(Debug, Args)]
 pub struct RenderArgs {
@@ -13,9 +22,20 @@ pub struct RenderArgs {
     /// a client-side router or a script-built list adds), with the same scope, budgets and
     /// resume. The rendered pages are cached, so a rip-render after replays them without a
     /// browser; a page whose render fails gives the links of its HTML as sent (counted in
-    /// renderFallbacks, named in the summary's notes).
-    #[arg(help_heading = "Rendering", long, conflicts_with = "mediawiki")]
-    pub render: bool,
+    /// renderFallbacks, named in the summary's notes). `--render auto` renders only the
+    /// pages whose HTML shows that their content needs script (an empty application root,
+    /// JSON data the body lacks, empty lists, ...), the decision learnt per URL pattern;
+    /// the others' links are read from the HTML as sent. Give the start URLs before it.
+    #[arg(
+        help_heading = "Rendering",
+        long,
+        value_name = "MODE",
+        value_enum,
+        num_args = 0..=1,
+        default_missing_value = "all",
+        conflicts_with = "mediawiki"
+    )]
+    pub render: Option<RenderMode>,
     /// Pages rendered at once: browser tabs.
     #[arg(
         help_heading = "Rendering",
@@ -49,9 +69,14 @@ pub struct RenderArgs {
 }
 
 impl RenderArgs {
+    /// `--render auto`.
+    pub fn auto(&self) -> bool {
+        self.render == Some(RenderMode::Auto)
+    }
+
     /// The renderer's settings, with `--render`; an error when the browser is missing.
     pub fn settings(&self) -> anyhow::Result<Option<rip_render::RenderSettings>> {
-        if !self.render {
+        if self.render.is_none() {
             return Ok(None);
         }
         if !self.chromium.is_file() {

@@ -4,6 +4,13 @@ use clap::Parser;
 use std::path::PathBuf;
 use std::time::Duration;
 
+/// Which pages `--render` sends to the browser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RenderMode {
+    /// The pages whose content needs script.
+    Auto,
+}
+
 /// Route each failure by policy: retry it, resolve it to candidate URLs, capture it as an
 /// `error` document, or mark it `expected`. Every other record passes through unchanged.
 ///
@@ -45,6 +52,14 @@ pub struct Cli {
     /// policy's render rules).
     #[arg(long, value_name = "REGEX")]
     pub render_url: Vec<String>,
+
+    /// `auto`: send on to the browser every fetched HTML page whose content needs script,
+    /// as measured in the HTML as sent (an empty application root, JSON data the body
+    /// lacks, empty lists, ...), the decision learnt per URL pattern and checked again
+    /// now and then; each ref says why (renderedBecause). Adds an `auto` render rule after
+    /// the policy's.
+    #[arg(long, value_name = "MODE", value_enum)]
+    pub render: Option<RenderMode>,
 
     /// The longest Retry-After hint honoured between rounds, e.g. 90s or 5m
     /// [default: the policy's maxRetryAfter, else 5m].

@@ -36,6 +36,9 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         })?;
         policy.render.push(rule);
     }
+    if cli.render.is_some() {
+        policy.render.push(rip_route::policy::RenderRule::auto());
+    }
     let (input, pipe) = cli.common.open_pipe("rip-route")?;
     let config = Config {
         policy,
@@ -43,5 +46,10 @@ fn run(cli: args::Cli) -> anyhow::Result<rip_core::Status> {
         pipe,
     };
     let summary = rip_route::run(config, input, rip_cli::stdout())?;
+    if let Some(line) = rip_route::auto_line(&summary)
+        && !cli.common.quiet
+    {
+        rip_core::stderr::say(line);
+    }
     Ok(summary.status)
 }

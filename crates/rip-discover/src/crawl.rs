@@ -351,8 +351,11 @@ impl<W: Write> Crawl<W> {
                 None => renderer,
             }
         });
+        let adaptive = (renderer.is_some() && cfg.render_auto)
+            .then(|| rip_adaptive::Adaptive::new(rip_adaptive::Learning::default()));
         let shared = Arc::new(Shared {
             renderer,
+            adaptive,
             fetcher,
             canon: cfg.canon.clone(),
             follow_nofollow: cfg.follow_nofollow,
@@ -518,6 +521,9 @@ impl<W: Write> Crawl<W> {
             cb(&self.progress());
         }
         // `--metrics`: what the summary's counters will say, so far.
+        if !rip_core::live::enabled() {
+            return;
+        }
         let live = rip_core::live::stage(&self.cfg.pipe.stage);
         for (name, n) in self.counters.named() {
             live.set_counter(name, n);

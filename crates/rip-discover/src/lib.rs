@@ -180,6 +180,10 @@ pub struct Config {
     /// `--render`: read each page's links from its DOM after headless Chromium ran its
     /// scripts (`None`: from the HTML as sent).
     pub render: Option<rip_render::RenderSettings>,
+    /// `--render auto`: with `render`, only the pages whose HTML shows that their content
+    /// needs script are rendered (see the crate `rip-adaptive`), the decision learnt per
+    /// URL pattern; the others' links are read from their HTML as sent.
+    pub render_auto: bool,
     /// Share the crawl with other processes through a broker (`None`: not shared).
     pub shared: Option<SharedConfig>,
     /// `--warc DIR`: write every exchange on the wire (pages, robots.txt, sitemaps, a
@@ -245,6 +249,7 @@ impl Default for Config {
             pipe: PipeOptions::new(STAGE),
             on_progress: None,
             render: None,
+            render_auto: false,
             shared: None,
             warc: None,
         }
@@ -323,7 +328,10 @@ pub(crate) fn params_json(cfg: &Config, context: Option<&ContextRules>) -> Strin
     });
     if cfg.render.is_some() {
         // Only when on, so that state folders written before the flag existed resume.
-        params["render"] = serde_json::Value::Bool(true);
+        params["render"] = match cfg.render_auto {
+            true => serde_json::Value::from("auto"),
+            false => serde_json::Value::Bool(true),
+        };
     }
     params.to_string()
 }

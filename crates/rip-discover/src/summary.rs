@@ -28,6 +28,7 @@ pub(crate) struct Counters {
     pub(crate) max_depth: u32,
     pub(crate) rendered_pages: u64,
     pub(crate) render_fallbacks: u64,
+    pub(crate) auto_kept: u64,
 }
 
 impl Counters {
@@ -40,10 +41,11 @@ impl Counters {
         self.links_dropped += s.dropped;
         self.rendered_pages += s.rendered;
         self.render_fallbacks += s.render_failed;
+        self.auto_kept += s.auto_kept;
     }
 
     /// The counters under their names in the summary record.
-    pub(crate) fn named(&self) -> [(&'static str, u64); 21] {
+    pub(crate) fn named(&self) -> [(&'static str, u64); 22] {
         [
             ("fetched", self.fetched),
             ("targets", self.targets),
@@ -66,6 +68,7 @@ impl Counters {
             ("resumed", self.resumed),
             ("renderedPages", self.rendered_pages),
             ("renderFallbacks", self.render_fallbacks),
+            ("autoKept", self.auto_kept),
         ]
     }
 }
@@ -108,6 +111,16 @@ pub fn summary_line(s: &Summary) -> String {
             ", {} URLs from {} sitemaps",
             c("sitemapUrls"),
             c("sitemaps")
+        ));
+    }
+    if c("autoChecked") + c("autoLearnt") > 0 {
+        line.push_str(&format!(
+            "; render auto: {} pages rendered, {} kept from the browser, {} decided by a learnt \
+             URL pattern ({} patterns learnt)",
+            c("renderedPages") + c("renderFallbacks"),
+            c("autoKept"),
+            c("autoLearnt"),
+            c("patternsLearnt"),
         ));
     }
     line.push_str(&format!(

@@ -30,6 +30,8 @@ pub(crate) struct Shared {
     pub sitemap_limits: Limits,
     /// `--render`: pages' links are read from their DOM after a browser ran their scripts.
     pub renderer: Option<rip_render::Renderer>,
+    /// `--render auto`: only the pages whose content needs script are rendered.
+    pub adaptive: Option<rip_adaptive::Adaptive>,
     /// Hrefs already resolved, by directory.
     pub resolutions: Resolutions,
 }
@@ -111,6 +113,8 @@ pub(crate) struct LinkStats {
     pub rendered: u64,
     /// Pages whose render failed: their links were read from the HTML as sent.
     pub render_failed: u64,
+    /// Pages `--render auto` kept from the browser: their links were read from the HTML.
+    pub auto_kept: u64,
 }
 
 #[derive(Debug)]
@@ -232,7 +236,16 @@ async fn page(shared: &Shared, scope: &Scope, item: &Item) -> PageResult {
     let mut found = FoundLinks::default();
     let mut render_failed = None;
     if html && wants_links {
-        let extracted = match &shared.renderer {
+        let renders = shared.renderer.as_ref().filter(|_| {
+            let kept = shared.adaptive.as_ref().is_some_and(|a| {
+                let (text, _, _) =
+                    html::charset_for(resp.content_type(), &resp.body).decode(&resp.body);
+                !a.decide(&item.record.url, &text).render
+            });
+            stats.auto_kept += u64::from(kept);
+            !kept
+        });
+        let extracted = match renders {
             Some(renderer) => {
                 let (extracted, failed) =
                     rendered_links(shared, renderer, item, resp, fetched.stats).await;

@@ -105,7 +105,8 @@ pub enum FieldProblem {
     BodyRegex(regex::Error),
     /// A render rule without a matcher.
     #[error(
-        "a render rule needs `url`, `body` or `bodyLacks` (hint: url = \".\" renders every page)"
+        "a render rule needs `url`, `body`, `bodyLacks` or `auto` (hint: url = \".\" renders \
+         every page, auto = true those whose content needs script)"
     )]
     NoRenderMatcher,
     /// `resolve.budget` is 0.

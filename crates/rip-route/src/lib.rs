@@ -86,6 +86,14 @@
 //! keeps the mark, so its retry goes back to the browser. `--final` does not change them:
 //! no `rip-fetch` follows, but a `rip-render` may.
 //!
+//! An `auto` rule (`auto = true`, or `--render auto`) decides by measuring instead: of the
+//! pages its regexes match (every page without them), `rip-adaptive` sends on those whose
+//! HTML shows that their content needs script, and learns the decision per URL pattern
+//! (after three pages of a pattern agree, the rest take it unjudged, every tenth judged
+//! again). Each ref says why in `renderedBecause` (the rule's name, or the signal and the
+//! figures measured, or the pattern learnt); the summary counts `autoChecked`,
+//! `autoLearnt`, `autoRendered`, `autoKept` and `patternsLearnt` ([`auto_line`] on stderr).
+//!
 //! This keeps the ledger: the failed URL entered once (candidates are not entries,
 //! [`rip_core::Ref::is_entry`]), and exactly one terminal record accounts for it (a record
 //! with `resolves` set accounts for that URL, not its own). At the end of input, a group
@@ -150,11 +158,14 @@ pub fn run<R: Read + Send + 'static, W: Write>(
         final_round: config.final_round,
         groups: Groups::default(),
         unfetched: None,
+        adaptive: rip_adaptive::Adaptive::new(rip_adaptive::Learning::default()),
+        auto_sent: 0,
     };
     while let Some(line) = router.pipe.next_line()? {
         router.line(line)?;
     }
     router.end_of_input()?;
+    router.count_auto();
     if let Some((n, first)) = &router.unfetched {
         tracing::warn!("{}", unfetched_warning(*n, first));
     }
@@ -168,6 +179,30 @@ struct Router<W: Write> {
     groups: Groups,
     /// Retry and candidate refs that arrived unfetched: how many, and the first.
     unfetched: Option<(u64, Ref)>,
+    /// `auto` render rules: what pages needed script, learnt per URL pattern.
+    adaptive: rip_adaptive::Adaptive,
+    /// Pages an `auto` rule sent to the browser.
+    auto_sent: u64,
+}
+
+/// The stderr line of a run whose `auto` render rules judged pages: how many were judged,
+/// sent to the browser, kept from it, decided by a learnt pattern, and patterns learnt.
+pub fn auto_line(s: &Summary) -> Option<String> {
+    let c = |k: &str| s.counters.get(k).copied().unwrap_or(0);
+    let decided = c("autoChecked") + c("autoLearnt");
+    (decided > 0).then(|| {
+        format!(
+            "rip-route: render auto: {decided} pages: {} to the browser, {} kept from it; \
+             {} judged from their HTML, {} by a learnt URL pattern ({} patterns learnt, {} \
+             contradicted)",
+            c("autoRendered"),
+            c("autoKept"),
+            c("autoChecked"),
+            c("autoLearnt"),
+            c("patternsLearnt"),
+            c("patternsContradicted"),
+        )
+    })
 }
 
 /// What to say about `n` retry or candidate refs that reached a `rip-route` unfetched.
@@ -249,12 +284,36 @@ impl<W: Write> Router<W> {
             Ok(_) => return self.pipe.pass(&line),
             Err(message) => return self.unreadable(&line, message),
         };
-        let Some(rule) = self.policy.render_rule(&page) else {
+        let Some(because) = self.policy.render_decision(&page, &self.adaptive) else {
             return self.pipe.pass(&line);
         };
-        tracing::debug!(url = %page.url, rule = %rule.name, "sent to the browser");
+        tracing::debug!(url = %page.url, ?because, "sent to the browser");
         self.pipe.count("sentToBrowser", 1);
-        self.pipe.emit(&Record::Ref(records::render_ref(page)))
+        self.auto_sent += u64::from(because.rule.is_none());
+        self.pipe
+            .emit(&Record::Ref(records::render_ref(page, because)))
+    }
+
+    /// The summary's counters of `auto` render rules, when one judged a page: pages
+    /// judged from their HTML (`autoChecked`), decided by their URL pattern's learnt
+    /// decision (`autoLearnt`), sent to the browser (`autoRendered`) or kept from it
+    /// (`autoKept`), and patterns learnt (`patternsLearnt`).
+    fn count_auto(&mut self) {
+        let c = self.adaptive.counts();
+        let decided = c.checked + c.learnt_skips;
+        if decided == 0 {
+            return;
+        }
+        for (name, n) in [
+            ("autoChecked", c.checked),
+            ("autoLearnt", c.learnt_skips),
+            ("autoRendered", self.auto_sent),
+            ("autoKept", decided - self.auto_sent),
+            ("patternsLearnt", c.patterns_learnt),
+            ("patternsContradicted", c.contradictions),
+        ] {
+            self.pipe.count(name, n);
+        }
     }
 
     /// A known kind that does not decode: reported, and passed on so nothing is lost.

@@ -196,13 +196,27 @@ impl Policy {
         }
     }
 
-    /// The render rule that sends `page` to the browser, if one does (see
-    /// [`RenderRule`]): only HTML text pages not rendered yet are judged.
+    /// The first render rule other than `auto` that sends `page` to the browser, if one
+    /// does (see [`RenderRule`]): only HTML text pages not rendered yet are judged.
     pub fn render_rule(&self, page: &rip_core::Page) -> Option<&RenderRule> {
         if !render::judged(page) {
             return None;
         }
-        self.render.iter().find(|r| r.matches(page))
+        self.render.iter().find(|r| !r.auto && r.matches(page))
+    }
+
+    /// Whether `page` goes to the browser, and why (its `renderedBecause`): the first rule
+    /// whose regexes match it, an `auto` one only when `adaptive` finds that its content
+    /// needs script. Only HTML text pages not rendered yet are judged.
+    pub fn render_decision(
+        &self,
+        page: &rip_core::Page,
+        adaptive: &rip_adaptive::Adaptive,
+    ) -> Option<rip_core::RenderedBecause> {
+        if !render::judged(page) {
+            return None;
+        }
+        render::decide(&self.render, page, adaptive)
     }
 }
 

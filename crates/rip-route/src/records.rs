@@ -1,7 +1,9 @@
 //! The records each route writes for a failure.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use rip_core::{ErrorDoc, ErrorEntry, Expected, ExpectedSource, Failure, Page, Ref};
+use rip_core::{
+    ErrorDoc, ErrorEntry, Expected, ExpectedSource, Failure, Page, Ref, RenderedBecause,
+};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -28,11 +30,12 @@ pub fn candidate_ref(failure: &Failure, url: &str) -> Ref {
 }
 
 /// A fetched page sent on to the browser: its URL, context, round and history as a `ref`
-/// marked `needsBrowser` (not a new entry: the URL is in the ledger already).
-pub fn render_ref(page: Page) -> Ref {
+/// marked `needsBrowser` (not a new entry: the URL is in the ledger already), saying why.
+pub fn render_ref(page: Page, because: RenderedBecause) -> Ref {
     let mut r = Ref::new(page.url);
     r.context = page.context;
     r.context.needs_browser = true;
+    r.context.rendered_because = Some(because);
     r.attempt = page.attempt;
     r.errors = page.errors;
     r.extra = page.extra;

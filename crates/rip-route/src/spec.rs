@@ -70,6 +70,9 @@ pub struct PolicySpec {
 /// name = "list filled in by script"
 /// bodyLacks = 'class="product"'        # a regex not found in the body
 /// body = '<ul class="products">\s*</ul>' # a regex found in the body
+///
+/// [[render]]
+/// auto = true                          # the pages whose content needs script, measured
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -87,6 +90,12 @@ pub struct RenderRuleSpec {
     /// page should have and does not).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body_lacks: Option<String>,
+    /// Adaptive rendering (`--render auto`): of the pages the other matchers match (every
+    /// page without them), those whose HTML shows that their content needs script (an
+    /// empty application root, JSON data the body lacks, empty lists, …; see the crate
+    /// `rip-adaptive`), the decision learnt per URL pattern.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub auto: bool,
 }
 
 /// One rule: what it matches (every given matcher must match) and the route it takes.

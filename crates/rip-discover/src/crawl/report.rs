@@ -47,6 +47,13 @@ impl<W: Write> Crawl<W> {
                 put(&k, v);
             }
         }
+        if let Some(adaptive) = &self.shared.adaptive {
+            let a = adaptive.counts();
+            put("autoChecked", a.checked);
+            put("autoLearnt", a.learnt_skips);
+            put("patternsLearnt", a.patterns_learnt);
+            put("patternsContradicted", a.contradictions);
+        }
         let http = self.shared.fetcher.stats();
         for (k, v) in http.counters() {
             if k != "robotsDenied" {

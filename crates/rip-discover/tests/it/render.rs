@@ -124,6 +124,29 @@ fn budgets_hold_a_failed_render_falls_back_and_a_changed_flag_is_refused_on_resu
 }
 
 #[test]
+fn render_auto_renders_only_the_pages_whose_content_needs_script() {
+    let server = site_js();
+    let dir = tempfile::tempdir().unwrap();
+    let start = server.url("/");
+    // Depth 2: the products' links are not read, so only the index (server-rendered:
+    // kept), the market and the two app views (shells: rendered) are judged.
+    let args = [start.as_str(), "--render", "auto", "--max-depth", "2"];
+    let auto = run_with(&args, &dir.path().join("cache"), None);
+    assert_eq!(auto.code, 0, "{}", auto.stderr);
+    let paths = auto.paths();
+    assert_eq!(
+        products(&paths).len(),
+        12,
+        "read from the rendered market: {paths:?}"
+    );
+    assert_eq!(paths.len(), 16, "{paths:?}");
+    assert_eq!(auto.counter("renderedPages"), 3);
+    assert_eq!(auto.counter("autoKept"), 1, "the index needs no script");
+    assert_eq!(auto.counter("autoChecked"), 4);
+    assert_eq!(auto.counter("browserStarts"), 1);
+}
+
+#[test]
 fn render_without_a_browser_is_a_clear_fatal_error() {
     let ran = Stage::new("rip-discover")
         .args([

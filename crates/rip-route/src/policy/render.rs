@@ -3,9 +3,15 @@
 //! A page a rule matches comes out of `rip-route` as a `ref` marked `needsBrowser`, for the
 //! `rip-render` after it. Only HTML pages served as text are judged, and never one that
 //! was rendered already (its `render` object is set) or was meant for the browser.
+//!
+//! An `auto` rule (`--render auto`) asks `rip-adaptive` about the pages its other
+//! matchers match: those whose HTML shows that their content needs script go on, with
+//! the signal and figures that said so (or the URL pattern whose decision was learnt) as
+//! the ref's `renderedBecause`; the others go on to the next rule.
 
 use regex::Regex;
-use rip_core::{BodyEncoding, Page};
+use rip_adaptive::Adaptive;
+use rip_core::{BodyEncoding, Page, RenderedBecause};
 
 use crate::error::{FieldError, FieldProblem};
 use crate::spec::RenderRuleSpec;
@@ -18,6 +24,8 @@ pub struct RenderRule {
     url: Option<Regex>,
     body: Option<Regex>,
     body_lacks: Option<Regex>,
+    /// Adaptive: of the pages the regexes match, those that need script.
+    pub auto: bool,
 }
 
 impl RenderRule {
@@ -34,6 +42,17 @@ impl RenderRule {
         })
     }
 
+    /// The rule of `--render auto`: every page whose content needs script.
+    pub fn auto() -> Self {
+        Self {
+            name: "--render auto".into(),
+            url: None,
+            body: None,
+            body_lacks: None,
+            auto: true,
+        }
+    }
+
     /// Checks and compiles `render[i]`.
     pub fn compile(i: usize, spec: RenderRuleSpec) -> Result<Self, FieldError> {
         let regex = |field: &str, text: Option<String>, bad: fn(regex::Error) -> FieldProblem| {
@@ -46,8 +65,14 @@ impl RenderRule {
             url: regex("url", spec.url, FieldProblem::UrlRegex)?,
             body: regex("body", spec.body, FieldProblem::BodyRegex)?,
             body_lacks: regex("bodyLacks", spec.body_lacks, FieldProblem::BodyRegex)?,
+            auto: spec.auto,
         };
-        if rule.url.is_none() && rule.body.is_none() && rule.body_lacks.is_none() {
+        let regexes = [
+            rule.url.is_some(),
+            rule.body.is_some(),
+            rule.body_lacks.is_some(),
+        ];
+        if !rule.auto && regexes.iter().all(|r| !r) {
             return Err(FieldError::new(
                 format!("render[{i}]"),
                 FieldProblem::NoRenderMatcher,
@@ -56,7 +81,8 @@ impl RenderRule {
         Ok(rule)
     }
 
-    /// Whether this rule sends `page` to the browser.
+    /// Whether this rule's regexes match `page` (for an `auto` rule, the pages it asks
+    /// `rip-adaptive` about).
     pub fn matches(&self, page: &Page) -> bool {
         self.url.as_ref().is_none_or(|re| re.is_match(&page.url))
             && self.body.as_ref().is_none_or(|re| re.is_match(&page.body))
@@ -65,6 +91,30 @@ impl RenderRule {
                 .as_ref()
                 .is_none_or(|re| !re.is_match(&page.body))
     }
+}
+
+/// Why the first rule that sends `page` to the browser does (see
+/// [`crate::Policy::render_decision`]).
+pub(crate) fn decide(
+    rules: &[RenderRule],
+    page: &Page,
+    adaptive: &Adaptive,
+) -> Option<RenderedBecause> {
+    let mut judged = None;
+    for rule in rules.iter().filter(|r| r.matches(page)) {
+        if !rule.auto {
+            return Some(RenderedBecause {
+                rule: Some(rule.name.clone()),
+                ..RenderedBecause::default()
+            });
+        }
+        // Judged once, whatever the number of auto rules: learning counts pages.
+        let decision = judged.get_or_insert_with(|| adaptive.decide(&page.url, &page.body));
+        if let Some(because) = &decision.because {
+            return Some(because.clone());
+        }
+    }
+    None
 }
 
 /// Whether render rules may judge `page` at all: an HTML text page, not rendered yet and
@@ -147,10 +197,43 @@ mod tests {
     }
 
     #[test]
+    fn an_auto_rule_sends_the_pages_that_need_script_and_says_why() {
+        let p = policy(
+            "[[render]]\nname = \"market\"\nurl = '/market/'\n\
+             [[render]]\nauto = true\nurl = '/shop/'\n",
+        )
+        .unwrap();
+        let a = Adaptive::default();
+        let html = "text/html";
+        let shell = "<div id=app></div><script src=/app.js></script>";
+        let why = |url: &str, body: &str| {
+            p.render_decision(&page(url, html, body), &a)
+                .map(|b| serde_json::to_value(b).unwrap())
+        };
+        assert_eq!(
+            why("http://h/market/", "<p>whatever</p>"),
+            Some(serde_json::json!({"rule": "market"}))
+        );
+        assert_eq!(
+            why("http://h/shop/1", shell),
+            Some(serde_json::json!({"signal": "emptyAppRoot", "scripts": 1, "appRootChars": 0}))
+        );
+        let full = "<h1>Lantern</h1><p>A brass lantern, 12 gp, burns for a night.</p>\
+                    <script src=/app.js></script>";
+        assert_eq!(why("http://h/shop/2", full), None, "its content is there");
+        assert_eq!(why("http://h/blog/1", shell), None, "the auto rule's url");
+        assert_eq!(a.counts().checked, 2, "the other pages were not judged");
+        assert!(
+            p.render_rule(&page("http://h/shop/1", html, shell))
+                .is_none()
+        );
+    }
+
+    #[test]
     fn bad_render_rules_name_the_field() {
         let err = policy("[[render]]\nname = \"nothing\"\n").unwrap_err();
         assert!(
-            err.contains("render[0]: a render rule needs `url`"),
+            err.contains("render[0]: a render rule needs `url`, `body`, `bodyLacks` or `auto`"),
             "{err}"
         );
         let err = policy("[[render]]\nurl = 'a'\n[[render]]\nbodyLacks = '(['\n").unwrap_err();

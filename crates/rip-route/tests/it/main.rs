@@ -5,6 +5,7 @@ mod jq_recipes;
 mod last_round;
 mod ledger_property;
 mod pipeline;
+mod render_auto;
 mod resolve_groups;
 mod routes;
 mod schema;
