@@ -296,6 +296,13 @@ impl Broker {
         }
     }
 
+    /// Says `line` on stderr after `rip-queue: `, unless told not to.
+    pub(crate) fn say(&self, line: &str) {
+        if self.options.say_waits {
+            eprintln!("rip-queue: {line}");
+        }
+    }
+
     /// Says on stderr (unless told not to) that the broker did not answer, or `answered`
     /// with a refusal, and is asked again.
     pub fn say_waiting(&self, doing: &str, error: &dyn std::fmt::Display, answered: bool) {

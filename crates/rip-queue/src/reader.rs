@@ -7,6 +7,15 @@
 //! reader remembers the stream sequence of the last message it gave out, and on any error of
 //! the consumer opens a new one just after it, waiting for the broker as long as its patience
 //! allows: nothing is read twice, nothing skipped.
+//!
+//! On a cluster, the ordered consumer lives on one server (one replica, whatever the
+//! stream's), not always the one the reader is connected to. When that server dies, the
+//! connection stays up and the consumer goes silent: the client notices only after two
+//! missed idle heartbeats (30 s each in async-nats 0.51), and its own recreation may fail
+//! during the election and wait again (a `pull --follow` got nothing for 60 to over 120 s,
+//! issue 41). So a reader that has been quiet asks the stream, every [`STALL_CHECK`],
+//! whether it holds a message at or past the place; one held at two checks in a row with
+//! nothing delivered between means the consumer is gone, and the reader opens another.
 
 use crate::{Broker, QueueError};
 use async_nats::jetstream::Message;
@@ -28,7 +37,15 @@ pub(crate) struct Reader {
     opened_on: u64,
     /// Since when the consumer has failed without a message or a quiet wait between.
     trouble: Option<Instant>,
+    /// When the stream was last asked whether the consumer missed a message.
+    checked: Instant,
+    /// The place when the last check found a message at or past it, not delivered yet.
+    undelivered: Option<u64>,
 }
+
+/// How often a quiet reader asks the stream whether its consumer missed a message: a dead
+/// consumer is replaced between one and two of these after its message was stored.
+pub(crate) const STALL_CHECK: Duration = Duration::from_secs(2);
 
 impl Reader {
     /// A reader of `handle` (the stream `name`), from the sequence `from` (1: the start).
@@ -41,6 +58,8 @@ impl Reader {
             messages: None,
             opened_on: 0,
             trouble: None,
+            checked: Instant::now(),
+            undelivered: None,
         }
     }
 
@@ -60,7 +79,8 @@ impl Reader {
                 return Ok(None);
             }
             Err(_) => {
-                self.trouble = None; // a quiet wait: the consumer is fine
+                self.trouble = None; // a quiet wait: the connection is fine
+                self.check_stalled().await;
                 return Ok(None);
             }
             Ok(Some(Ok(message))) => match message.info().map(|i| i.stream_sequence) {
@@ -70,6 +90,7 @@ impl Reader {
                 Ok(sequence) => {
                     self.next = sequence + 1;
                     self.trouble = None;
+                    self.undelivered = None;
                     return Ok(Some(message));
                 }
                 Err(e) => e.to_string(),
@@ -79,6 +100,32 @@ impl Reader {
         };
         self.failed(&failure)?;
         Ok(None)
+    }
+
+    /// After a quiet wait, every [`STALL_CHECK`]: drops the consumer (to open another at the
+    /// place) when the stream held a message at or past the place at this check and the one
+    /// before, nothing delivered between. A check the broker does not answer (an election)
+    /// decides nothing.
+    async fn check_stalled(&mut self) {
+        if self.checked.elapsed() < STALL_CHECK {
+            return;
+        }
+        self.checked = Instant::now();
+        let held = tokio::time::timeout(STALL_CHECK, self.first_from(self.next)).await;
+        match held {
+            Ok(Ok(Some(_))) if self.undelivered == Some(self.next) => {
+                self.broker.say(&format!(
+                    "read the stream {}: its reader on the broker stopped delivering (the \
+                     server holding it is gone?); reading on from sequence {} with a new one",
+                    self.name, self.next
+                ));
+                self.messages = None;
+                self.undelivered = None;
+            }
+            Ok(Ok(Some(_))) => self.undelivered = Some(self.next),
+            Ok(Ok(None)) => self.undelivered = None,
+            Ok(Err(_)) | Err(_) => {}
+        }
     }
 
     /// Drops the consumer after `failure`, to open a new one at the place; an error once
@@ -132,23 +179,27 @@ impl Reader {
     /// sequence may be of a message since deleted (chunks no head names), which no reader
     /// will ever get.
     pub(crate) async fn holds_between(&self, from: u64, to: u64) -> Result<bool, QueueError> {
-        use async_nats::jetstream::stream::RawMessageErrorKind;
         let doing = format!("read the stream {}", self.name);
-        let first = self
-            .broker
-            .patiently(&doing, || async {
-                match self
-                    .handle
-                    .get_first_raw_message_by_subject(">", from)
-                    .await
-                {
-                    Ok(m) => Ok(Some(m.sequence)),
-                    Err(e) if e.kind() == RawMessageErrorKind::NoMessageFound => Ok(None),
-                    Err(e) => Err(e),
-                }
-            })
+        let first = (self.broker)
+            .patiently(&doing, || self.first_from(from))
             .await?;
         Ok(first.is_some_and(|sequence| sequence <= to))
+    }
+
+    /// The sequence of the stream's first message at or past `from`, asked once.
+    async fn first_from(
+        &self,
+        from: u64,
+    ) -> Result<Option<u64>, async_nats::jetstream::stream::RawMessageError> {
+        use async_nats::jetstream::stream::RawMessageErrorKind;
+        match (self.handle)
+            .get_first_raw_message_by_subject(">", from)
+            .await
+        {
+            Ok(m) => Ok(Some(m.sequence)),
+            Err(e) if e.kind() == RawMessageErrorKind::NoMessageFound => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// The sequence of the stream's last message, waiting for the broker.

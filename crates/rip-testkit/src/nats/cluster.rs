@@ -153,20 +153,15 @@ impl NatsCluster {
     /// Waits (60 s at most) until node `i` answers `/healthz` with 200; at once for a node
     /// on a lab host, which this process cannot reach.
     pub fn wait_healthy(&self, i: usize) {
-        use std::io::{Read, Write};
         let node = &self.nodes[i];
         if node.host.is_some() {
             return;
         }
         let start = Instant::now();
         while start.elapsed() < Duration::from_secs(60) {
-            let answer = std::net::TcpStream::connect(&node.monitor).and_then(|mut c| {
-                c.write_all(b"GET /healthz HTTP/1.0\r\n\r\n")?;
-                let mut s = String::new();
-                c.read_to_string(&mut s)?;
-                Ok(s)
-            });
-            if answer.is_ok_and(|a| a.starts_with("HTTP/1.1 200") || a.starts_with("HTTP/1.0 200"))
+            let answer = self.monitor_get(i, "/healthz");
+            if answer
+                .is_some_and(|a| a.starts_with("HTTP/1.1 200") || a.starts_with("HTTP/1.0 200"))
             {
                 return;
             }
@@ -177,6 +172,42 @@ impl NatsCluster {
             node.name,
             self.log(i)
         );
+    }
+
+    /// The node (of those on loopback that run) holding a client connection named `name`
+    /// (async-nats' `ConnectOptions::name`; `rip-queue` names its connections so), by the
+    /// nodes' `/connz`.
+    pub fn serving(&self, name: &str) -> Option<usize> {
+        let needle = format!("\"name\": \"{name}\"");
+        (0..self.nodes.len()).find(|&i| {
+            self.nodes[i].child.is_some()
+                && self
+                    .monitor_get(i, "/connz")
+                    .is_some_and(|a| a.contains(&needle))
+        })
+    }
+
+    /// The node whose `server_name` is `name` (`n0`, `n1`, …: the names JetStream gives,
+    /// e.g. as a consumer's or stream's leader).
+    pub fn node_named(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// The answer, headers and body, of node `i`'s monitoring endpoint to `GET path`; `None`
+    /// when it does not answer (or is on a lab host).
+    fn monitor_get(&self, i: usize, path: &str) -> Option<String> {
+        use std::io::{Read, Write};
+        let node = &self.nodes[i];
+        if node.host.is_some() {
+            return None;
+        }
+        let mut c = std::net::TcpStream::connect(&node.monitor).ok()?;
+        c.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+        c.write_all(format!("GET {path} HTTP/1.0\r\n\r\n").as_bytes())
+            .ok()?;
+        let mut s = String::new();
+        c.read_to_string(&mut s).ok()?;
+        Some(s)
     }
 
     fn config(&self, i: usize) -> String {
