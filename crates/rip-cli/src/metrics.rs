@@ -281,6 +281,7 @@ mod tests {
 
     #[test]
     fn the_books_are_rendered_with_bounded_labels() {
+        live::enable();
         let stage = live::stage("rip-metrics-test");
         let mut books = live::BooksSnapshot::default();
         books.input.insert("ref".into(), 3);

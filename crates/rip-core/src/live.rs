@@ -14,10 +14,26 @@
 //!
 //! Stages are found by name ([`stage`]): a process (rip-discover, which runs a fetch inside
 //! its crawl) may hold more than one.
+//!
+//! Nothing is published unless the program serves metrics ([`enable`]): without
+//! `--metrics`, the cost is one relaxed atomic load a record.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+/// Turns publishing on for this process (the program serves metrics).
+pub fn enable() {
+    ENABLED.store(true, Ordering::Relaxed);
+}
+
+/// True once [`enable`]d: stages publish their books and set their gauges.
+pub fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
 
 /// How stale the published books may get while records flow.
 pub const PUBLISH_EVERY: Duration = Duration::from_millis(200);
@@ -202,6 +218,7 @@ mod tests {
 
     #[test]
     fn the_summary_counters_win_once_finished() {
+        enable();
         let s = stage("rip-live-test");
         s.add_reader("test", |r| r.counter("retries", 3));
         s.set_gauge("hostsWaiting", 2);

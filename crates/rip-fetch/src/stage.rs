@@ -464,9 +464,11 @@ impl<'c, W: Write> Stage<'c, W> {
         }
         self.output.books.flush()?;
         self.progress(self.fetcher.stats());
-        let live = rip_core::live::stage(&self.config.pipe.stage);
-        live.set_gauge("hostsWaiting", self.hosts.hosts_waiting() as i64);
-        live.set_gauge("hostsBacklog", self.hosts.queued() as i64);
+        if rip_core::live::enabled() {
+            let live = rip_core::live::stage(&self.config.pipe.stage);
+            live.set_gauge("hostsWaiting", self.hosts.hosts_waiting() as i64);
+            live.set_gauge("hostsBacklog", self.hosts.queued() as i64);
+        }
         Ok(())
     }
 

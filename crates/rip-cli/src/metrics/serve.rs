@@ -55,6 +55,7 @@ impl MetricsArgs {
         let Some(addr) = self.metrics else {
             return Ok(None);
         };
+        rip_core::live::enable();
         let name = program.to_owned();
         let render: Render = Arc::new(move || super::render(&name));
         let server = serve(addr, render)?;
