@@ -308,17 +308,39 @@ impl Broker {
     pub fn say_waiting(&self, doing: &str, error: &dyn std::fmt::Display, answered: bool) {
         if self.options.say_waits {
             let said = without_secrets(&error.to_string(), &self.options.url);
-            let url = &self.shown_url;
-            let what = if answered {
-                format!("the broker at {url} refused; asking again")
-            } else {
-                format!("waiting for the broker at {url}")
-            };
+            let cluster = self.client.server_info().cluster.is_some();
+            let what = waiting_line(&said, &self.shown_url, answered, cluster);
             eprintln!(
                 "rip-queue: {doing}: {said}; {what} (up to {:?})",
                 self.options.patience
             );
         }
+    }
+}
+
+/// What a program does after the broker at `url` answered a request with `said` (or did not
+/// answer: `answered` false). On a cluster, a request timed out or a stream not found is
+/// most often the cluster electing a new leader after a server left (2-8 s), and is said so:
+/// not a refusal.
+fn waiting_line(said: &str, url: &str, answered: bool, cluster: bool) -> String {
+    let electing = cluster
+        && [
+            "timed out",
+            "no stream found",
+            "no responders",
+            "temporarily unavailable",
+        ]
+        .iter()
+        .any(|sign| said.contains(sign));
+    if electing {
+        format!(
+            "the broker cluster at {url} is electing a leader (a server left or is cut off); \
+             asking again"
+        )
+    } else if answered {
+        format!("the broker at {url} refused; asking again")
+    } else {
+        format!("waiting for the broker at {url}")
     }
 }
 
@@ -426,6 +448,26 @@ mod tests {
         assert_eq!(redact("127.0.0.1:4222"), "127.0.0.1:4222");
         let said = without_secrets("auth failed for secret on host", "nats://u:secret@h:1");
         assert!(!said.contains("secret on"), "{said}");
+    }
+
+    #[test]
+    fn an_election_is_called_one_on_a_cluster() {
+        let url = "nats://b1:4222,nats://b2:4222";
+        for said in [
+            "jetstream request timed out",
+            "no stream found for given subject",
+        ] {
+            let line = waiting_line(said, url, true, true);
+            assert!(line.contains("is electing a leader"), "{line}");
+            assert!(!line.contains("refused"), "{line}");
+            // One server: no election; it refused.
+            let line = waiting_line(said, url, true, false);
+            assert!(line.contains("refused"), "{line}");
+        }
+        let line = waiting_line("stream name already in use", url, true, true);
+        assert!(line.contains("refused"), "{line}");
+        let line = waiting_line("disconnected", url, false, true);
+        assert!(line.starts_with("waiting for the broker"), "{line}");
     }
 
     #[test]
