@@ -1,8 +1,8 @@
 //! Link resolution (`rip_url`): the string fast path against `Url::join`, and the
 //! canonical form rip-discover keeps.
 
-use rip_url::join::join;
-use rip_url::{Canonicalizer, HrefNeeds, Resolver, base_dir, href_needs};
+use rip_url::Canonicalizer;
+use rip_url::check::{cache_premises_hold, joins_agree};
 use url::Url;
 
 use crate::input::{choice, split_nul, text};
@@ -39,16 +39,8 @@ pub(crate) fn href_join(data: &[u8]) {
         }
         (base, text(href))
     };
-    for href in [&*href, href.trim()] {
-        let by_url = base.join(href).ok().map(String::from);
-        assert_eq!(join(&base, href), by_url, "join: {href:?} against {base}");
-        let mut s = String::from("kept:");
-        let done = Resolver::new(&base).join_onto(href, &mut s);
-        match &by_url {
-            Some(want) if done => assert_eq!(s, format!("kept:{want}")),
-            None if !done => assert_eq!(s, "kept:"),
-            _ => panic!("Resolver: {href:?} against {base}: {done}, {by_url:?}"),
-        }
+    if let Err(what) = joins_agree(&base, &href) {
+        panic!("{what}");
     }
     canonical(&base, &href);
 }
@@ -62,17 +54,7 @@ fn canonical(base: &Url, href: &str) {
     canon.canonicalize(&mut again);
     assert_eq!(again, url, "canonicalising {url} again");
     assert_eq!(canon.parse(url.as_str()).ok(), Some(url.clone()));
-    match href_needs(href) {
-        HrefNeeds::Dir => {
-            if let Ok(other) = Url::parse(&format!("{}other?q#f", base_dir(base))) {
-                assert_eq!(
-                    canon.resolve(&other, href).ok(),
-                    Some(url),
-                    "Dir: {href:?} against {base} and {other}"
-                );
-            }
-        }
-        HrefNeeds::Itself => assert_eq!(canon.resolve(base, "#").ok(), Some(url)),
-        HrefNeeds::Whole => {}
+    if let Err(what) = cache_premises_hold(&canon, base, href, Some(url.as_str())) {
+        panic!("{what}");
     }
 }

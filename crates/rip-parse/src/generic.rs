@@ -11,6 +11,7 @@
 //! their ARIA roles). Links are resolved against the
 //! `<base href>` (itself resolved against the page URL) or the page URL.
 
+mod agree;
 mod article;
 mod content;
 mod head;
@@ -28,6 +29,7 @@ use url::Url;
 use crate::dom::{ParseLimits, Skip, html_name, node_attr};
 use crate::stream::{self, Bail};
 use crate::visit::{Elem, Visitor, walk_tree};
+pub use agree::{Agreement, streaming_agrees};
 use content::{ContentFields, Regions};
 use head::HeadAndLinks;
 pub use links::{Link, Links};

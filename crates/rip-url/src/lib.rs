@@ -34,6 +34,7 @@ use std::cmp::Ordering;
 
 pub use url::Url;
 
+pub mod check;
 pub mod join;
 pub use join::{HrefNeeds, Resolver, base_dir, href_needs};
 

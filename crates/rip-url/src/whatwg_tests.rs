@@ -19,7 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::join::{fast, join, parts_of};
-use crate::{Canonicalizer, HrefNeeds, Resolver, Url, base_dir, href_needs};
+use crate::{Canonicalizer, Url};
 
 /// One case: `input` against `base` (none: parsed alone) gives `href`, or fails (`None`).
 struct Case {
@@ -216,44 +216,17 @@ fn run(cases: &[Case]) -> Outcome {
     out
 }
 
-/// The string join and the resolver give `Url::join`'s answer, on `input` as it is and
-/// trimmed (as rip-parse calls them).
+/// [`crate::check::joins_agree`], panicking on what broke.
 fn same_as_url_join(base: &Url, input: &str) {
-    for href in [input, input.trim()] {
-        let by_url = base.join(href).ok().map(String::from);
-        assert_eq!(join(base, href), by_url, "join: {href:?} against {base}");
-        let mut s = String::new();
-        let done = Resolver::new(base).join_onto(href, &mut s);
-        assert_eq!(
-            done.then_some(s),
-            by_url,
-            "Resolver: {href:?} against {base}"
-        );
+    if let Err(what) = crate::check::joins_agree(base, input) {
+        panic!("{what}");
     }
 }
 
-/// What rip-discover's per-directory cache relies on: a [`HrefNeeds::Dir`] href resolves
-/// alike against any base of the same [`base_dir`], an [`HrefNeeds::Itself`] one as `#`.
+/// [`crate::check::cache_premises_hold`], panicking on what broke.
 fn cache_premises(canon: &Canonicalizer, base: &Url, input: &str, got: Option<&str>) {
-    let again = |b: &Url, h: &str| canon.resolve(b, h).ok().map(String::from);
-    match href_needs(input) {
-        HrefNeeds::Dir => {
-            if let Ok(other) = Url::parse(&format!("{}other?q#f", base_dir(base))) {
-                assert_eq!(
-                    again(&other, input).as_deref(),
-                    got,
-                    "Dir: {input:?} against {base} and {other}"
-                );
-            }
-        }
-        HrefNeeds::Itself => {
-            assert_eq!(
-                again(base, "#").as_deref(),
-                got,
-                "Itself: {input:?} against {base}"
-            );
-        }
-        HrefNeeds::Whole => {}
+    if let Err(what) = crate::check::cache_premises_hold(canon, base, input, got) {
+        panic!("{what}");
     }
 }
 

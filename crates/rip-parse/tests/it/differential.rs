@@ -8,47 +8,16 @@
 use std::path::Path;
 
 use rip_parse::dom::{ParseLimits, parse};
-use rip_parse::generic::{extract, extract_streaming};
+use rip_parse::generic::{extract, extract_streaming, streaming_agrees};
 use url::Url;
 
-/// How the streaming pass did on a page, against the tree.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Compared {
-    /// It read the page and gave the tree's fields.
-    Streamed,
-    /// It gave the page up (or the tree refused it, and so did the pass).
-    GaveUp,
-    /// It read the page and gave other fields than the tree's: what differs.
-    Differs(String),
-}
+pub(crate) use rip_parse::generic::Agreement as Compared;
 
-/// Compares the two paths on `html`, with the page URL every differential test uses.
+/// Compares the two paths on `html` ([`rip_parse::generic::streaming_agrees`]), with the
+/// page URL every differential test uses.
 pub(crate) fn compare(html: &str) -> Compared {
     let url = Url::parse("http://site.test/dir/page.html").unwrap();
-    let limits = ParseLimits::default();
-    let Ok(tree) = parse(html, limits) else {
-        // The tree refuses it (too deep): the streaming pass must not read it either.
-        return match extract_streaming(html, &url, true, limits) {
-            Err(_) => Compared::GaveUp,
-            Ok(_) => Compared::Differs("the tree refused it, the stream read it".into()),
-        };
-    };
-    let mut want = extract(&tree, &url, true);
-    let Ok(mut got) = extract_streaming(html, &url, true, limits) else {
-        return Compared::GaveUp;
-    };
-    let (got_title, want_title) = (got.title.take(), want.title.take());
-    if got_title != want_title {
-        return Compared::Differs(format!("title: {got_title:?}, not {want_title:?}"));
-    }
-    let (got, want) = (
-        serde_json::Value::Object(got.into_fields()),
-        serde_json::Value::Object(want.into_fields()),
-    );
-    if got != want {
-        return Compared::Differs(format!("fields: {got}\n   the tree's: {want}"));
-    }
-    Compared::Streamed
+    streaming_agrees(html, &url, ParseLimits::default())
 }
 
 /// Compares the two paths on `html`; true when the streaming pass read it. Panics on a
