@@ -34,9 +34,11 @@ pub struct Cli {
     #[command(flatten)]
     pub http: rip_cli::http::HttpArgs,
 
-    /// When a page is done: `load` (its load event), `network-idle` (loaded, and no
+    /// When a page is done: `settled` (loaded, no request in flight, and the page says
+    /// it has no fetch, XHR, inserted script or timer within 1 s pending, for 100 ms; else
+    /// as `network-idle`), `load` (its load event), `network-idle` (loaded, and no
     /// request in flight for 500 ms) or `selector:CSS` (an element matches).
-    #[arg(help_heading = RENDERING, long, default_value = "network-idle", value_name = "RULE")]
+    #[arg(help_heading = RENDERING, long, default_value = "settled", value_name = "RULE")]
     pub wait: rip_render::Wait,
     /// The longest a page may take to settle (then a TIMEOUT failure, `render.timeout`).
     #[arg(help_heading = RENDERING, long, default_value = "30s", value_parser = humantime::parse_duration)]

@@ -7,7 +7,8 @@
 //! stage's [`Fetcher`], under the same per-host gap, robots.txt, Retry-After, circuit
 //! breaker, retries, body limit and cache as `rip-fetch`; images, fonts and media are
 //! refused unless allowed; requests other than `GET` and `HEAD` are refused (rip-http
-//! sends neither bodies nor other methods); a navigation of the page away from itself is
+//! sends neither bodies nor other methods); a subresource another page fetched is
+//! answered with that response while the cache's rules allow ([`crate::shared`]); a navigation of the page away from itself is
 //! answered `204 No Content` (the page stays) and noted.
 
 use std::sync::Arc;
@@ -21,11 +22,12 @@ use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, ResourceType};
 use chromiumoxide::listeners::EventStream;
 use futures::StreamExt;
 use rip_core::FailedRequest;
-use rip_http::{FetchFailure, FetchOptions, Fetcher, Outcome, Response};
+use rip_http::{FetchFailure, Fetcher, Outcome, Response};
 use tokio::sync::Mutex;
 use tokio::task::JoinSet;
 
 use crate::seen::Seen;
+use crate::shared::Shared;
 
 /// Resource types refused unless allowed (`--allow`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -68,6 +70,8 @@ const DROPPED_HEADERS: &[&str] = &[
 /// What answers one page's requests.
 pub(crate) struct Interceptor {
     pub fetcher: Fetcher,
+    /// The subresources the renderer's pages share.
+    pub shared: Arc<Shared>,
     pub seen: Seen,
     /// The page's document, fetched before the browser was opened.
     pub document: Arc<Response>,
@@ -81,6 +85,7 @@ pub(crate) struct Interceptor {
 impl Interceptor {
     pub fn new(
         fetcher: Fetcher,
+        shared: Arc<Shared>,
         seen: Seen,
         document: Arc<Response>,
         allow: Allow,
@@ -88,6 +93,7 @@ impl Interceptor {
     ) -> Self {
         Self {
             fetcher,
+            shared,
             seen,
             document,
             allow,
@@ -215,8 +221,7 @@ async fn fetch(
     ctx: &Interceptor,
     ev: &EventRequestPaused,
 ) -> chromiumoxide::error::Result<()> {
-    let opts = FetchOptions::default();
-    let fetched = ctx.fetcher.fetch_with(&ev.request.url, &opts).await;
+    let fetched = ctx.shared.fetch(&ctx.fetcher, &ev.request.url).await;
     match fetched.outcome {
         Outcome::Page(resp) => fulfill(page, ev, &resp).await,
         Outcome::Failure(f) => {

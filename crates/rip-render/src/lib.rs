@@ -21,8 +21,9 @@
 //!    served to Chromium from the response just fetched, and every request the page makes
 //!    goes through the same `Fetcher` ([`intercept`]): Chromium itself asks the network for
 //!    nothing. Images, fonts and media are refused unless allowed ([`Allow`]).
-//! 4. **Done** by [`Wait`]: `load`, `network-idle` (loaded, and no request in flight for
-//!    500 ms) or `selector:CSS`, within [`RenderSettings::page_timeout`]; a page that does not
+//! 4. **Done** by [`Wait`]: `settled` (the default: loaded, nothing in flight, and the page
+//!    says it has no work pending, see `settle`), `load`, `network-idle` (loaded, and no
+//!    request in flight for 500 ms) or `selector:CSS`, within [`RenderSettings::page_timeout`]; a page that does not
 //!    settle is a `TIMEOUT` failure (`render.timeout`) naming what it was doing, with the
 //!    DOM seen so far as the failure's body. A renderer that crashes (a script allocating
 //!    without end reaches the heap cap, [`BrowserSettings::js_heap_mib`]) is a `RESOURCE`
@@ -69,6 +70,8 @@ pub mod intercept;
 pub mod record;
 pub mod renderer;
 mod seen;
+mod settle;
+mod shared;
 mod stage;
 mod tab;
 pub mod wait;

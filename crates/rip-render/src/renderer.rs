@@ -17,6 +17,7 @@ use tokio::time::Instant;
 
 use crate::browser::{BrowserSettings, Chromium, Engine};
 use crate::record::{self, RenderFailure};
+use crate::shared::Shared;
 use crate::tab::{self, Blank, Rendering, TabError, TabSettings};
 use crate::{Allow, STAGE, Wait};
 
@@ -59,7 +60,7 @@ impl Default for RenderSettings {
     fn default() -> Self {
         Self {
             tabs: 4,
-            wait: Wait::NetworkIdle,
+            wait: Wait::Settled,
             page_timeout: Duration::from_secs(30),
             allow: Allow::default(),
             max_requests: 500,
@@ -102,6 +103,8 @@ struct Spares {
     most: usize,
     /// Tabs open in the shared session ([`RenderSettings::session`]).
     session: bool,
+    /// The wait rule the tabs are readied for.
+    wait: Wait,
 }
 
 impl Spares {
@@ -124,7 +127,7 @@ impl Spares {
         self.opening.fetch_add(1, Ordering::Relaxed);
         let spares = self.clone();
         tokio::spawn(async move {
-            let opened = tab::open(&chromium, spares.session).await;
+            let opened = tab::open(&chromium, spares.session, &spares.wait).await;
             spares.opening.fetch_sub(1, Ordering::Relaxed);
             match opened {
                 Ok(blank) => spares
@@ -165,6 +168,7 @@ impl Renderer {
         Self {
             tab: TabSettings {
                 fetcher: fetcher.clone(),
+                shared: Arc::new(Shared::new(&fetcher)),
                 wait: settings.wait.clone(),
                 timeout: settings.page_timeout,
                 allow: settings.allow,
@@ -179,6 +183,7 @@ impl Renderer {
                 opening: AtomicUsize::new(0),
                 most: settings.tabs.max(1),
                 session: settings.session,
+                wait: settings.wait.clone(),
             }),
             browser_retries: settings.browser_retries,
             js_heap_mib: settings.browser.js_heap_mib,
@@ -300,7 +305,7 @@ impl Renderer {
         if let Some(blank) = self.spares.take(chromium.generation) {
             return Ok(blank);
         }
-        match tab::open(chromium, self.spares.session).await {
+        match tab::open(chromium, self.spares.session, &self.spares.wait).await {
             Ok(blank) => Ok(blank),
             // A browser still connected is busy, not lost: the pages in its other tabs go
             // on; this ref tries again.
@@ -472,6 +477,7 @@ impl Renderer {
             ("renderCrashes", c.crashes.load(Ordering::Relaxed)),
             ("browserLost", self.engine.losses()),
             ("subrequests", c.subrequests.load(Ordering::Relaxed)),
+            ("subrequestsShared", self.tab.shared.served()),
             ("blockedRequests", c.blocked.load(Ordering::Relaxed)),
             ("consoleErrors", c.console_errors.load(Ordering::Relaxed)),
             ("warcDoms", c.dom_archived.load(Ordering::Relaxed)),

@@ -26,6 +26,8 @@ struct State {
     /// When the last request started or ended.
     last_activity: Option<Instant>,
     load_fired: bool,
+    /// When the load event fired.
+    loaded_at: Option<Instant>,
     /// The browser's own `networkIdle` lifecycle event fired for the page's document since
     /// its navigation began: no request of the page's in flight for 500 ms, as its renderer
     /// counts them. A request a script starts reaches the interception some time later
@@ -125,8 +127,14 @@ impl Seen {
     pub fn load_fired(&self) {
         self.with(|s| {
             s.load_fired = true;
+            s.loaded_at.get_or_insert_with(Instant::now);
             s.last_activity = Some(Instant::now());
         })
+    }
+
+    /// How long after `start` the load event fired, if it did.
+    pub fn loaded_after(&self, start: Instant) -> Option<std::time::Duration> {
+        self.with(|s| s.loaded_at.map(|t| t.saturating_duration_since(start)))
     }
 
     pub fn is_loaded(&self) -> bool {

@@ -13,8 +13,8 @@ use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::fetch::{self, RequestPattern, RequestStage};
 use chromiumoxide::cdp::browser_protocol::inspector::{self, EventTargetCrashed};
 use chromiumoxide::cdp::browser_protocol::page::{
-    EventJavascriptDialogOpening, EventLifecycleEvent, EventLoadEventFired,
-    HandleJavaScriptDialogParams, NavigateParams,
+    AddScriptToEvaluateOnNewDocumentParams, EventJavascriptDialogOpening, EventLifecycleEvent,
+    EventLoadEventFired, HandleJavaScriptDialogParams, NavigateParams,
 };
 use chromiumoxide::cdp::browser_protocol::target::{
     CreateBrowserContextParams, CreateTargetParams,
@@ -32,7 +32,9 @@ use tokio::time::Instant;
 use crate::browser::Chromium;
 use crate::intercept::{Allow, Interceptor};
 use crate::seen::{Seen, cut};
-use crate::wait::{GRACE, IDLE, Wait};
+use crate::settle::{self, PageState};
+use crate::shared::Shared;
+use crate::wait::{GRACE, IDLE, SETTLE_QUIET, Wait};
 
 /// How often the wait looks at the page.
 const POLL: Duration = Duration::from_millis(50);
@@ -46,6 +48,8 @@ const SEEN_READ: Duration = Duration::from_secs(3);
 /// What the tabs share.
 pub(crate) struct TabSettings {
     pub fetcher: Fetcher,
+    /// The subresources pages share ([`crate::shared`]).
+    pub shared: Arc<Shared>,
     pub wait: Wait,
     pub timeout: Duration,
     pub allow: Allow,
@@ -100,25 +104,38 @@ pub(crate) struct Blank {
     /// Its own context (disposed with it); `None` in a shared session.
     context: Option<BrowserContextId>,
     page: Page,
+    /// How long its context and its tab took to open.
+    opening: (Duration, Duration),
 }
 
 /// Opens a blank tab: in a fresh context, or with `session` in the browser's default
 /// context, whose cookies and storage every page of the session shares.
-pub(crate) async fn open(chromium: &Chromium, session: bool) -> Result<Blank, TabError> {
+pub(crate) async fn open(
+    chromium: &Chromium,
+    session: bool,
+    wait: &Wait,
+) -> Result<Blank, TabError> {
+    let began = Instant::now();
     let context = match session {
         true => None,
         false => Some(fresh_context(chromium).await?),
     };
+    let context_took = began.elapsed();
     let mut target = CreateTargetParams::new("about:blank");
     target.browser_context_id = context.clone();
     let opened = tokio::time::timeout(QUICK * 2, chromium.browser.new_page(target)).await;
     let failed = match opened {
-        Ok(Ok(page)) => {
+        Ok(Ok(page)) if prepare(&page, wait).await.is_ok() => {
             return Ok(Blank {
                 generation: chromium.generation,
                 context,
                 page,
+                opening: (context_took, began.elapsed() - context_took),
             });
+        }
+        Ok(Ok(page)) => {
+            let _ = tokio::time::timeout(QUICK, page.close()).await;
+            TabError::Lost("no answer to preparing a tab".into())
         }
         Ok(Err(e)) => lost(chromium, e),
         Err(_) => TabError::Lost("no answer to opening a tab".into()),
@@ -128,6 +145,19 @@ pub(crate) async fn open(chromium: &Chromium, session: bool) -> Result<Blank, Ta
         let _ = tokio::time::timeout(QUICK, dispose).await;
     }
     Err(failed)
+}
+
+/// Readies a blank tab for the rule `wait`: with [`Wait::Settled`], the script that keeps
+/// the page's account of its work ([`crate::settle`]) is run before each document's own.
+async fn prepare(page: &Page, wait: &Wait) -> Result<(), ()> {
+    if *wait != Wait::Settled {
+        return Ok(());
+    }
+    let add = AddScriptToEvaluateOnNewDocumentParams::new(settle::script());
+    match tokio::time::timeout(QUICK, page.execute(add)).await {
+        Ok(Ok(_)) => Ok(()),
+        _ => Err(()),
+    }
 }
 
 async fn fresh_context(chromium: &Chromium) -> Result<BrowserContextId, TabError> {
@@ -171,12 +201,41 @@ pub(crate) async fn render(
     doc: Arc<Response>,
     blank: Blank,
 ) -> Result<Rendering, TabError> {
-    let Blank { context, page, .. } = blank;
-    let result = render_in(chromium, settings, url, doc, page.clone()).await;
+    let Blank {
+        context,
+        page,
+        opening,
+        ..
+    } = blank;
+    let mut phases = Phases::default();
+    let result = render_in(chromium, settings, url, doc, page.clone(), &mut phases).await;
+    let closing = Instant::now();
     if !close(chromium, context, page).await && result.is_ok() {
         tracing::debug!("could not close the tab of {url}");
     }
+    phases.close = closing.elapsed();
+    tracing::debug!(
+        target: "rip_render::phases",
+        "{url}: context {:?}, tab {:?}, watch {:?}, load {:?}, settle {:?}, read {:?}, close {:?}",
+        opening.0, opening.1, phases.watch, phases.load, phases.settle, phases.read, phases.close
+    );
     result
+}
+
+/// Where a page's time went, past the opening of its tab (logged at debug level, target
+/// `rip_render::phases`: what `docs/benchmarks-log.md`'s per-phase table is made of).
+#[derive(Default)]
+struct Phases {
+    /// Setting up the interception and the event listeners.
+    watch: Duration,
+    /// From the navigation to the `load` event.
+    load: Duration,
+    /// From the `load` event to the wait rule's end.
+    settle: Duration,
+    /// Reading the DOM back.
+    read: Duration,
+    /// Closing the tab (disposing of its context).
+    close: Duration,
 }
 
 async fn render_in(
@@ -185,12 +244,15 @@ async fn render_in(
     url: &str,
     doc: Arc<Response>,
     page: Page,
+    phases: &mut Phases,
 ) -> Result<Rendering, TabError> {
     let seen = Seen::default();
     let mut watchers = JoinSet::new();
+    let watching = Instant::now();
     watch(&page, &seen, settings, doc, &mut watchers)
         .await
         .map_err(|e| lost(chromium, e))?;
+    phases.watch = watching.elapsed();
     let start = Instant::now();
     let nav = page.clone();
     let url_owned = url.to_owned();
@@ -200,6 +262,10 @@ async fn render_in(
     });
     let outcome = settle(chromium, &page, &seen, settings, &mut navigation, start).await;
     navigation.abort();
+    let settled = start.elapsed();
+    phases.load = seen.loaded_after(start).unwrap_or(settled);
+    phases.settle = settled.saturating_sub(phases.load);
+    let reading = Instant::now();
     let rendering = match outcome {
         Settled::Done => read_back(&page, &seen, settings, start).await,
         Settled::TimedOut => {
@@ -224,6 +290,7 @@ async fn render_in(
         },
         Settled::Lost(why) => return Err(TabError::Lost(why)),
     };
+    phases.read = reading.elapsed();
     watchers.abort_all();
     if !chromium.is_alive() {
         return Err(TabError::Lost("browser gone".into()));
@@ -340,12 +407,8 @@ async fn settle(
         }
         let done = match &settings.wait {
             Wait::Load => seen.is_loaded(),
-            Wait::NetworkIdle => {
-                let quiet = seen.quiet_since().map(|t| t.elapsed());
-                seen.is_loaded()
-                    && quiet
-                        .is_some_and(|q| q >= IDLE && (seen.is_browser_idle() || q >= IDLE + GRACE))
-            }
+            Wait::NetworkIdle => network_idle(seen),
+            Wait::Settled => network_idle(seen) || settled_now(page, seen).await,
             Wait::Selector(_) => match &probe {
                 Some(p) => matches_now(page, p).await,
                 None => false,
@@ -374,6 +437,37 @@ async fn settle(
     }
 }
 
+/// Loaded, and no request in flight for [`IDLE`], as both the browser and the
+/// interception count them ([`Wait::NetworkIdle`]).
+fn network_idle(seen: &Seen) -> bool {
+    let quiet = seen.quiet_since().map(|t| t.elapsed());
+    seen.is_loaded()
+        && quiet.is_some_and(|q| q >= IDLE && (seen.is_browser_idle() || q >= IDLE + GRACE))
+}
+
+/// Loaded, no request in flight for [`SETTLE_QUIET`], and the page says it has no work
+/// pending and did nothing for as long ([`crate::settle`]). The interception is looked at
+/// again once the page has answered: a request the page started before it answered has
+/// reached the interception by then, or is one of the page's pending.
+async fn settled_now(page: &Page, seen: &Seen) -> bool {
+    let quiet_enough = || {
+        seen.is_loaded()
+            && seen
+                .quiet_since()
+                .is_some_and(|t| t.elapsed() >= SETTLE_QUIET)
+    };
+    if !quiet_enough() {
+        return false;
+    }
+    let asked = tokio::time::timeout(Duration::from_millis(500), page.evaluate(settle::PROBE));
+    let state = match asked.await {
+        Ok(Ok(result)) => result.value().and_then(PageState::from_value),
+        _ => None,
+    };
+    state.is_some_and(|s| s.pending <= 0 && s.quiet_ms >= SETTLE_QUIET.as_millis() as f64)
+        && quiet_enough()
+}
+
 /// True when the selector probe matches now (a busy page answers later: false).
 async fn matches_now(page: &Page, probe: &str) -> bool {
     match tokio::time::timeout(Duration::from_millis(500), page.evaluate(probe)).await {
@@ -396,6 +490,7 @@ async fn watch(
     watch_script_events(page, seen, watchers).await?;
     let ctx = Arc::new(Interceptor::new(
         settings.fetcher.clone(),
+        settings.shared.clone(),
         seen.clone(),
         doc,
         settings.allow,

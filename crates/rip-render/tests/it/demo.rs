@@ -101,7 +101,7 @@ fn fetch_misses_the_script_built_items_and_render_extracts_every_one() {
             panic!("{record:?}")
         };
         let render = page.render.as_ref().expect("a render object");
-        assert_eq!(render.wait, "network-idle");
+        assert_eq!(render.wait, "settled");
         assert!(render.browser.contains("156") || !render.browser.is_empty());
         assert!(render.requests >= 2, "the script and its JSON: {render:?}");
         assert!(render.console_errors.is_empty(), "{render:?}");

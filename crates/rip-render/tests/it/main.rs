@@ -3,6 +3,7 @@
 //! cases: a browser start is the costly part.
 
 mod demo;
+mod fast;
 mod faults;
 mod plain_urls;
 mod session;
