@@ -320,8 +320,8 @@ impl Broker {
 
 /// What a program does after the broker at `url` answered a request with `said` (or did not
 /// answer: `answered` false). On a cluster, a request timed out or a stream not found is
-/// most often the cluster electing a new leader after a server left (2-8 s), and is said so:
-/// not a refusal.
+/// most often the cluster electing a new leader after a server left (2-8 s), or a server too
+/// slow to answer, and is said so: not a refusal.
 fn waiting_line(said: &str, url: &str, answered: bool, cluster: bool) -> String {
     let electing = cluster
         && [
@@ -334,8 +334,8 @@ fn waiting_line(said: &str, url: &str, answered: bool, cluster: bool) -> String 
         .any(|sign| said.contains(sign));
     if electing {
         format!(
-            "the broker cluster at {url} is electing a leader (a server left or is cut off); \
-             asking again"
+            "no leader in the broker cluster at {url} answered (an election after a server \
+             left or was cut off, or a slow server); asking again"
         )
     } else if answered {
         format!("the broker at {url} refused; asking again")
@@ -458,7 +458,8 @@ mod tests {
             "no stream found for given subject",
         ] {
             let line = waiting_line(said, url, true, true);
-            assert!(line.contains("is electing a leader"), "{line}");
+            assert!(line.contains("no leader in the broker cluster"), "{line}");
+            assert!(line.contains("an election"), "{line}");
             assert!(!line.contains("refused"), "{line}");
             // One server: no election; it refused.
             let line = waiting_line(said, url, true, false);
