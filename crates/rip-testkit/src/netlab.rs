@@ -186,6 +186,17 @@ impl Lab {
     pub fn heal(&self, i: usize) {
         self.switch().set(i, |l| l.cut = false);
     }
+
+    /// Cuts hosts `i` and `j` off from each other only (a partition between two machines
+    /// that both still reach the rest), until [`Lab::join`].
+    pub fn part(&self, i: usize, j: usize) {
+        self.switch().set_apart(i, j, true);
+    }
+
+    /// Ends a [`Lab::part`] of hosts `i` and `j`.
+    pub fn join(&self, i: usize, j: usize) {
+        self.switch().set_apart(i, j, false);
+    }
 }
 
 impl Drop for Lab {

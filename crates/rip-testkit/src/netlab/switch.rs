@@ -46,6 +46,8 @@ pub(crate) struct Link {
 /// Packets waiting for their time, and the links' settings.
 struct State {
     links: Vec<Link>,
+    /// Pairs of hosts that cannot reach each other (either way), each reaching the others.
+    apart: std::collections::HashSet<(usize, usize)>,
     /// (due, sequence, destination host) → packet.
     queue: BinaryHeap<Reverse<(Instant, u64, usize)>>,
     packets: std::collections::HashMap<u64, Vec<u8>>,
@@ -80,6 +82,7 @@ impl Switch {
         let state = Arc::new((
             Mutex::new(State {
                 links: vec![Link::default(); hosts],
+                apart: Default::default(),
                 queue: BinaryHeap::new(),
                 packets: Default::default(),
                 last_due: Default::default(),
@@ -118,6 +121,29 @@ impl Switch {
         let mut state = self.state.0.lock().unwrap_or_else(|e| e.into_inner());
         change(&mut state.links[host]);
     }
+
+    /// Parts hosts `a` and `b` (`apart`) or joins them again: while parted, every packet
+    /// between the two is lost, and each reaches every other host as before.
+    pub fn set_apart(&self, a: usize, b: usize, apart: bool) {
+        let mut state = self.state.0.lock().unwrap_or_else(|e| e.into_inner());
+        let pair = (a.min(b), a.max(b));
+        if apart {
+            state.apart.insert(pair);
+        } else {
+            state.apart.remove(&pair);
+        }
+    }
+}
+
+/// Whether a packet from host `from` to host `to` is lost to a cut: either's link cut, or
+/// the two parted.
+fn blocked(
+    links: &[Link],
+    apart: &std::collections::HashSet<(usize, usize)>,
+    from: usize,
+    to: usize,
+) -> bool {
+    links[from].cut || links[to].cut || apart.contains(&(from.min(to), from.max(to)))
 }
 
 impl Drop for Switch {
@@ -151,7 +177,7 @@ fn read_loop(
         let mut guard = state.0.lock().unwrap_or_else(|e| e.into_inner());
         let s = &mut *guard;
         let (a, b) = (s.links[from], s.links[to]);
-        if a.cut || b.cut {
+        if blocked(&s.links, &s.apart, from, to) {
             continue;
         }
         let mut delay = Duration::ZERO;
@@ -224,5 +250,16 @@ mod tests {
         p[0] = 0x60;
         assert_eq!(host_of(&p, 4), None);
         assert_eq!(host_of(&p[..10], 4), None);
+    }
+
+    #[test]
+    fn parted_hosts_reach_every_other_host() {
+        let mut links = vec![Link::default(); 4];
+        let apart = [(1, 2)].into_iter().collect();
+        assert!(blocked(&links, &apart, 1, 2) && blocked(&links, &apart, 2, 1));
+        assert!(!blocked(&links, &apart, 1, 3) && !blocked(&links, &apart, 0, 2));
+        links[3].cut = true;
+        assert!(blocked(&links, &apart, 0, 3) && blocked(&links, &apart, 3, 0));
+        assert!(!blocked(&links, &apart, 0, 1));
     }
 }
