@@ -178,10 +178,19 @@ impl Watched {
         })
     }
 
-    /// Waits for the program to end (it lingers until a scrape after its end).
+    /// Waits for the program to end (it lingers until its final numbers are read: scraped
+    /// again while it is up, which a scrape of them already did).
     fn end(mut self) -> Ran {
         drop(self.stdin.take());
-        let status = self.child.wait().unwrap();
+        let deadline = Instant::now() + PATIENCE;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "{} did not end", self.program);
+            let _ = self.try_scrape();
+            std::thread::sleep(Duration::from_millis(100));
+        };
         let out = Output {
             status,
             stdout: self.stdout.join().unwrap(),
@@ -525,4 +534,44 @@ fn ripperoni_run_serves_the_whole_pipeline_on_one_address() {
         scrapes.iter().any(|s| made(s) > 0.0 && made(s) < end),
         "a scrape during the run shows the counts growing"
     );
+}
+
+/// rip-render (headless Chromium) on a few pages of the demo site, one answering 503 past
+/// its retries and one not there: the same books, live and at the end.
+#[test]
+fn rip_render_serves_its_summary_live() {
+    let server = demo_site();
+    let paths = [
+        "/index.html",
+        "/about.html",
+        "/items/item-1.html",
+        "/items/item-7.html",
+        "/items/item-99.html",
+        "/items/item-2.html",
+    ];
+    let refs: Vec<String> = paths
+        .iter()
+        .map(|p| format!(r#"{{"_type":"ref","url":"{}"}}"#, server.url(p)))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let args = [
+        "--delay",
+        "0ms",
+        "--jitter",
+        "0ms",
+        "--retry-base",
+        "20ms",
+        "--retry-max",
+        "50ms",
+        "--attempts",
+        "2",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ];
+    let made = ["page", "failure", "expected"];
+    let (midway, last, ran) = two_parts("rip-render", &args, &refs, &made);
+    assert!(ran.code == 0 || ran.code == 2, "{}", ran.stderr);
+    assert_books(&last, ran.summary());
+    assert!(out_of(&midway, "rip-render", &made) < out_of(&last, "rip-render", &made));
 }

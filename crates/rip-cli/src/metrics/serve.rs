@@ -5,7 +5,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -89,8 +89,9 @@ impl MetricsServer {
         self
     }
 
-    /// At the end of the run: with a linger time, waits until a scrape that began now
-    /// has been answered (the final numbers read), at most that long.
+    /// At the end of the run: with a linger time, waits until the final numbers have been
+    /// read (a scrape answered once every stage had finished, or one that began now), at
+    /// most that long.
     pub fn finish(&self) {
         if let Some(most) = self.linger {
             self.scrapes.wait_for_one_after(Instant::now() + most);
@@ -105,31 +106,45 @@ impl Drop for MetricsServer {
     }
 }
 
-/// Scrapes answered, to know when one began after a moment.
+/// Scrapes answered, to know when the final numbers have been read.
 #[derive(Debug, Default)]
 struct Scrapes {
-    /// (connections accepted, 1 + the last index of a connection whose scrape was answered)
-    counts: Mutex<(u64, u64)>,
+    counts: Mutex<Counts>,
     answered: Condvar,
 }
+
+#[derive(Debug, Default)]
+struct Counts {
+    /// Connections accepted.
+    accepted: u64,
+    /// 1 + the index of the last connection whose scrape was answered.
+    answered: u64,
+    /// A scrape made once every stage of the process had finished was answered.
+    final_read: bool,
+}
+
+/// What a connection did: nothing yet, a scrape, a scrape of the final numbers.
+const SCRAPED: u8 = 1;
+const SCRAPED_FINAL: u8 = 2;
 
 impl Scrapes {
     fn accepted(&self) -> u64 {
         let mut c = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        c.0 += 1;
-        c.0 - 1
+        c.accepted += 1;
+        c.accepted - 1
     }
 
-    fn answered(&self, index: u64) {
+    fn answered(&self, index: u64, final_read: bool) {
         let mut c = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        c.1 = c.1.max(index + 1);
+        c.answered = c.answered.max(index + 1);
+        c.final_read |= final_read;
         self.answered.notify_all();
     }
 
     fn wait_for_one_after(&self, deadline: Instant) {
         let mut c = self.counts.lock().unwrap_or_else(PoisonError::into_inner);
-        let first_after = c.0;
-        while c.1 <= first_after {
+        let first_after = c.accepted;
+        while c.answered <= first_after && !c.final_read {
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
                 return;
             };
@@ -178,7 +193,7 @@ async fn accept_loop(listener: std::net::TcpListener, render: Render, scrapes: A
         let index = scrapes.accepted();
         let (render, scrapes) = (render.clone(), scrapes.clone());
         tokio::spawn(async move {
-            let scraped = Arc::new(AtomicBool::new(false));
+            let scraped = Arc::new(AtomicU8::new(0));
             let seen = scraped.clone();
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let response = respond(&request, &render, &seen);
@@ -188,8 +203,9 @@ async fn accept_loop(listener: std::net::TcpListener, render: Render, scrapes: A
                 .keep_alive(false)
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
-            if scraped.load(Ordering::Relaxed) {
-                scrapes.answered(index);
+            match scraped.load(Ordering::Relaxed) {
+                0 => {}
+                what => scrapes.answered(index, what == SCRAPED_FINAL),
             }
         });
     }
@@ -198,12 +214,15 @@ async fn accept_loop(listener: std::net::TcpListener, render: Render, scrapes: A
 fn respond(
     request: &Request<Incoming>,
     render: &Render,
-    scraped: &AtomicBool,
+    scraped: &AtomicU8,
 ) -> Response<Full<Bytes>> {
     let (status, content_type, body) = match (request.method(), request.uri().path()) {
         (&Method::GET, "/metrics") => {
+            let stages = rip_core::live::stages();
+            let finished = !stages.is_empty() && stages.iter().all(|s| s.books().finished);
             let text = render();
-            scraped.store(true, Ordering::Relaxed);
+            let what = if finished { SCRAPED_FINAL } else { SCRAPED };
+            scraped.store(what, Ordering::Relaxed);
             (StatusCode::OK, CONTENT_TYPE, text)
         }
         (&Method::GET, path) => (
