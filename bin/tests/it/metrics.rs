@@ -73,13 +73,20 @@ struct Watched {
 impl Watched {
     /// Starts `program` with `args`; waits for the address it says on stderr.
     fn start(program: &str, args: &[&str]) -> Self {
-        let mut child = Stage::new(program)
-            .args(args)
-            .args(["--metrics", "127.0.0.1:0", "--metrics-linger", "120s"])
-            .stdin("")
-            .command()
-            .spawn()
-            .unwrap();
+        Self::start_with(program, args, |stage| stage)
+    }
+
+    /// [`Watched::start`], the stage changed by `with` (an environment); the metrics
+    /// flags go before a `--` that starts a command.
+    fn start_with(program: &str, args: &[&str], with: impl FnOnce(Stage) -> Stage) -> Self {
+        let at = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+        let metrics = ["--metrics", "127.0.0.1:0", "--metrics-linger", "120s"];
+        let stage = Stage::new(program)
+            .args(&args[..at])
+            .args(metrics)
+            .args(&args[at..])
+            .stdin("");
+        let mut child = with(stage).command().spawn().unwrap();
         let stdin = child.stdin.take();
         let mut out = child.stdout.take().unwrap();
         let stdout = std::thread::spawn(move || {
@@ -171,10 +178,15 @@ impl Watched {
 
     /// The last scrape: once the stage says it is finished (its summary's numbers).
     fn finished(&mut self) -> Scrape {
-        drop(self.stdin.take());
         let stage = self.program.clone();
+        self.finished_as(&stage)
+    }
+
+    /// [`Watched::finished`] for a stage named otherwise than its program.
+    fn finished_as(&mut self, stage: &str) -> Scrape {
+        drop(self.stdin.take());
         self.scrape_until("finished", |s| {
-            value(s, "rip_stage_finished", &[("stage", &stage)]) == Some(1.0)
+            value(s, "rip_stage_finished", &[("stage", stage)]) == Some(1.0)
         })
     }
 
@@ -574,4 +586,86 @@ fn rip_render_serves_its_summary_live() {
     assert!(ran.code == 0 || ran.code == 2, "{}", ran.stderr);
     assert_books(&last, ran.summary());
     assert!(out_of(&midway, "rip-render", &made) < out_of(&last, "rip-render", &made));
+}
+
+/// The counts of `rip-queue work`'s closing line (`rip-queue: 8 records in 2 runs (0
+/// delivered again, 0 handed back, 0 given up as failures, 0 runs failed); output: 24
+/// stored, 0 already there`), by their metrics names.
+fn worked_line(stderr: &str) -> BTreeMap<String, u64> {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains(" records in "))
+        .expect(stderr);
+    let numbers: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let names = [
+        "records",
+        "batches",
+        "redelivered",
+        "handedBack",
+        "givenUp",
+        "failedRuns",
+        "stored",
+        "duplicates",
+    ];
+    assert_eq!(numbers.len(), names.len(), "{line}");
+    names.iter().map(|n| n.to_string()).zip(numbers).collect()
+}
+
+/// `rip-queue work` (what `ripperoni worker` runs) on a real broker: started before the
+/// refs are pushed, its records counted from 0 as they come, the queue's pending messages
+/// served, and at the end its counts are its closing line's.
+#[test]
+fn rip_queue_work_serves_its_counts_and_its_queue_lag() {
+    let server = demo_site();
+    let nats = rip_testkit::NatsServer::start();
+    let refs: Vec<String> = demo_refs(&server).into_iter().take(12).collect();
+    let pipeline =
+        "rip-fetch -q --delay 0ms --jitter 0ms --retry-base 20ms --cache off | rip-parse -q";
+    let broker = nats.url();
+    let args = [
+        "--broker",
+        &broker,
+        "work",
+        "refs",
+        "docs",
+        "--ack-wait",
+        "2s",
+        "--idle-exit",
+        "2s",
+        "--batch",
+        "4",
+        "--",
+        "bash",
+        "-c",
+        pipeline,
+    ];
+    let mut watched = Watched::start_with("rip-queue", &args, |s| {
+        s.env("PATH", rip_testkit::path_with_bins())
+    });
+    let stage = "rip-queue work";
+    let counters = |s: &Scrape| by_label(s, "rip_summary_counter_total", stage, "counter");
+    let before = watched.scrape();
+    assert_eq!(counters(&before).get("records").copied().unwrap_or(0), 0);
+    let pushed = Stage::new("rip-queue")
+        .args(["--broker", &broker, "push", "refs"])
+        .stdin(refs.join("\n") + "\n")
+        .run();
+    assert_eq!(pushed.code, 0, "{}", pushed.stderr);
+    let all = refs.len() as u64;
+    let done = watched.scrape_until("done with every ref", |s| {
+        counters(s).get("records") == Some(&all)
+    });
+    assert!(value(&done, "rip_queue_pending_messages", &[("stage", stage)]).is_some());
+    let last = watched.finished_as(stage);
+    let ran = watched.end();
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let worked = worked_line(&ran.stderr);
+    assert_eq!(counters(&last), worked, "{}", ran.stderr);
+    assert_eq!(
+        value(&last, "rip_queue_pending_messages", &[("stage", stage)]),
+        Some(0.0)
+    );
 }
