@@ -9,6 +9,7 @@ mod help;
 mod metrics;
 mod netlab;
 mod netns;
+mod render_auto;
 mod shell;
 
 use std::process::Command;

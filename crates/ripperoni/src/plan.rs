@@ -483,6 +483,21 @@ fn crawl_discover(st: &State, http: &HttpFlags, state_dir: &Path) -> Stage {
         c.jitter_ms.unwrap_or(st.jitter_ms),
     );
     http.add_warc(&mut discover);
+    if let Some(r) = st.render.as_ref().filter(|r| r.auto) {
+        discover.flag("--render", "auto");
+        if let Some(wait) = &r.wait {
+            discover.flag("--render-wait", wait.clone());
+        }
+        if let Some(tabs) = r.tabs {
+            discover.flag("--render-tabs", tabs.to_string());
+        }
+        if let Some(ms) = r.page_timeout_ms {
+            discover.flag("--render-timeout", format!("{ms}ms"));
+        }
+        if r.session {
+            discover.arg("--render-session");
+        }
+    }
     discover.path("--state", state_dir);
     discover
 }
@@ -494,18 +509,30 @@ fn rounds_of(l: &Loaded, http: &HttpFlags, rounds: u32) -> Vec<(Role, Stage)> {
     let st = &l.state;
     let mut work = Vec::new();
     let marked_only = Render::default();
+    let auto = st.render.as_ref().is_some_and(|r| r.auto);
     for round in 1..=rounds {
-        if let Some(r) = &st.render {
-            work.push((Role::Fetch(round), render(r, http, false)));
-        } else if l.policy_renders {
-            work.push((Role::Fetch(round), render(&marked_only, http, true)));
+        match &st.render {
+            Some(r) if r.auto => work.push((Role::Fetch(round), render(r, http, true))),
+            Some(r) => work.push((Role::Fetch(round), render(r, http, false))),
+            None if l.policy_renders => {
+                work.push((Role::Fetch(round), render(&marked_only, http, true)));
+            }
+            None => {}
         }
-        if st.render.as_ref().is_none_or(|r| r.urls.is_some()) {
+        if st
+            .render
+            .as_ref()
+            .is_none_or(|r| r.auto || r.urls.is_some())
+        {
             work.push((Role::Fetch(round), fetch(st, http)));
         }
-        work.push((Role::Route(round), route(l, round == rounds)));
+        let mut route = route(l, round == rounds);
+        if auto {
+            route.flag("--render", "auto");
+        }
+        work.push((Role::Route(round), route));
     }
-    if l.policy_renders {
+    if l.policy_renders || auto {
         let r = st.render.as_ref().unwrap_or(&marked_only);
         work.push((Role::Fetch(rounds), render(r, http, true)));
     }

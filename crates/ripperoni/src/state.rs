@@ -138,8 +138,15 @@ pub struct State {
 
     /// Render pages in headless Chromium (`rip-render`) instead of fetching them: every
     /// page, or those whose URL matches `urls`, so that pages built by script come out with
-    /// their content. Needs Debian's `chromium`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// their content; or `"auto"` (also `{"auto": true, ...}`): every page is fetched, and
+    /// those whose HTML shows that their content needs script are rendered (`rip-discover
+    /// --render auto`, `rip-route --render auto`). Needs Debian's `chromium`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "render_section"
+    )]
+    #[schemars(with = "Option<RenderSection>")]
     pub render: Option<Render>,
 
     /// The network policy of every stage that fetches: which addresses requests may
@@ -173,6 +180,35 @@ impl Network {
     }
 }
 
+/// The two forms of `render`: `"auto"`, or the settings.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // read through `render_section`
+enum RenderSection {
+    /// `"auto"`: the pages whose content needs script.
+    Mode(RenderMode),
+    /// The settings.
+    Settings(Render),
+}
+
+/// `render`'s one word.
+#[derive(Deserialize, JsonSchema)]
+enum RenderMode {
+    /// The pages whose content needs script, as `{"auto": true}`.
+    #[serde(rename = "auto")]
+    Auto,
+}
+
+fn render_section<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Render>, D::Error> {
+    Ok(Some(match RenderSection::deserialize(d)? {
+        RenderSection::Mode(RenderMode::Auto) => Render {
+            auto: true,
+            ..Render::default()
+        },
+        RenderSection::Settings(r) => r,
+    }))
+}
+
 /// Which pages go through the browser, and how it waits for them.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -199,6 +235,12 @@ pub struct Render {
     /// page leaves are seen by the pages after it. Default: a fresh context per page.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub session: bool,
+    /// Render only the pages whose fetched HTML shows that their content needs script
+    /// (`"render": "auto"` says the same): every page is fetched; `rip-discover` and each
+    /// round's `rip-route` judge it (`--render auto`), and a `rip-render --only-marked`
+    /// renders those they send on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub auto: bool,
 }
 
 /// The broker a scrape spread over machines goes through.

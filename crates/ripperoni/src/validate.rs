@@ -254,6 +254,17 @@ pub fn contradictions(st: &State) -> Vec<Problem> {
     }
     headers(st, &mut out);
     network(st, &mut out);
+    if st
+        .render
+        .as_ref()
+        .is_some_and(|r| r.auto && r.urls.is_some())
+    {
+        out.refuse(
+            "render.urls",
+            "says which pages to render, and `render` is `auto`, which judges every page \
+             (hint: drop one)",
+        );
+    }
     if st.queue.is_some() && st.include_raw_content {
         out.refuse(
             "includeRawContent",

@@ -105,3 +105,57 @@ fn a_policy_with_render_rules_sends_the_empty_shells_to_the_browser() {
     );
     assert_eq!(server.count("/api/products.json"), 1, "rendered once");
 }
+
+/// `"render": "auto"`: every page is fetched; rip-discover (in a crawl) and each round's
+/// rip-route judge it (`--render auto`) and a `rip-render --only-marked` renders the ones
+/// whose content needs script, whose docs say why.
+#[test]
+fn render_auto_renders_the_shells_and_keeps_the_index_from_the_browser() {
+    let server = TestServer::builder()
+        .dir(testdata("site-js"))
+        .start_background()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let state = json!({
+        "baseUrl": format!("{}/", server.origin()),
+        "urls": ["/market/", "/app/?view=guilds", "/index.html"],
+        "rateLimitMs": 0,
+        "jitterMs": 0,
+        "maxRetries": 1,
+        "rules": testdata("render/market.rules.toml").display().to_string(),
+        "render": "auto",
+        "output": {"basePath": dir.path().join("out").display().to_string()},
+    });
+    let path = dir.path().join("market.state.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&state).unwrap()).unwrap();
+
+    let o = run(&["pipeline", path.to_str().unwrap()]);
+    let script = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(script.matches("--render auto").count(), 2, "{script}");
+    assert_eq!(
+        script.matches("rip-render --only-marked").count(),
+        3,
+        "{script}"
+    );
+    assert_eq!(script.matches("rip-fetch").count(), 2, "{script}");
+
+    let docs = run_complete(&path, &dir.path().join("out/market"));
+    let market = docs.iter().find(|d| d["concept"] == "market").unwrap();
+    assert_eq!(market["products"].as_array().map_or(0, Vec::len), 12);
+    assert_eq!(
+        market["renderedBecause"]["signal"], "emptyContainer",
+        "{market}"
+    );
+    let board = docs.iter().find(|d| d["concept"] == "board").unwrap();
+    assert!(!board["entries"].as_array().unwrap().is_empty(), "{board}");
+    let kept: Vec<_> = docs
+        .iter()
+        .filter(|d| d.get("renderedBecause").is_none())
+        .collect();
+    assert_eq!(kept.len(), 1, "the index: {kept:?}");
+    assert_eq!(
+        server.count("/market/"),
+        1,
+        "the browser read rip-fetch's cache"
+    );
+}

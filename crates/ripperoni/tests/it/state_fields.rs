@@ -320,6 +320,14 @@ fn cases(dir: &std::path::Path) -> Vec<Case> {
             &[(render, "--page-timeout 2727ms")],
         ),
         field("render.session", json!(true), &[(render, "--session")]),
+        case(
+            "render.auto",
+            |v| set(v, "render", json!({"auto": true})),
+            &[
+                (&["rip-route"], "any: --render auto"),
+                (render, "--only-marked"),
+            ],
+        ),
     ];
     for (path, value, text) in [
         (
