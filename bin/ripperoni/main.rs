@@ -211,6 +211,20 @@ fn summary(o: &ripperoni::runner::Outcome, health: bool) -> String {
         c("failed"),
         r.errors.len()
     ));
+    if r.counters.contains_key("renderAuto.fetched") {
+        let a = |k: &str| c(&format!("renderAuto.{k}"));
+        s.push_str(&format!(
+            "ripperoni: render auto: {} pages fetched, {} rendered, {} kept from the browser; \
+             {} judgements from their HTML, {} by a learnt URL pattern, {} patterns learnt \
+             (over the rounds)\n",
+            a("fetched"),
+            a("rendered"),
+            a("fetched").saturating_sub(a("rendered")),
+            a("autoChecked"),
+            a("autoLearnt"),
+            a("patternsLearnt"),
+        ));
+    }
     for e in r.errors.iter().take(10) {
         s.push_str(&format!("  - {e}\n"));
     }

@@ -56,6 +56,44 @@ pub fn finish(
     Ok(health)
 }
 
+/// With `render: "auto"`: adds to `counters`, as `renderAuto.<name>`, what the stages'
+/// summaries in the output stream say of it: the pages rip-fetch fetched (`fetched`),
+/// those the rip-renders rendered (`rendered`), and the rip-routes' judging (`autoChecked`,
+/// `autoLearnt`, `patternsLearnt`), summed over the rounds (a page kept from the browser
+/// passes through the later rounds' rip-route, and is judged again there). Only summary
+/// lines are decoded.
+pub fn render_auto(stream: &Path, counters: &mut BTreeMap<String, u64>) {
+    use std::io::BufRead as _;
+    let Ok(file) = std::fs::File::open(stream) else {
+        return;
+    };
+    let wanted: [(&str, &str, &str); 5] = [
+        ("rip-fetch", "page", "fetched"),
+        ("rip-render", "rendered", "rendered"),
+        ("rip-route", "autoChecked", "autoChecked"),
+        ("rip-route", "autoLearnt", "autoLearnt"),
+        ("rip-route", "patternsLearnt", "patternsLearnt"),
+    ];
+    for line in std::io::BufReader::new(file).lines().map_while(Result::ok) {
+        if !line.starts_with(r#"{"_type":"summary""#) {
+            continue;
+        }
+        let Ok(s) = serde_json::from_str::<rip_core::Summary>(&line) else {
+            continue;
+        };
+        for (stage, counter, name) in wanted {
+            if s.stage != stage {
+                continue;
+            }
+            let n = match counter {
+                "page" => s.made("page"),
+                c => s.counters.get(c).copied().unwrap_or(0),
+            };
+            *counters.entry(format!("renderAuto.{name}")).or_default() += n;
+        }
+    }
+}
+
 /// Adds crawl-health's `counters` and `totals` (as `totals.<name>`) to `counters`, and its
 /// ledger problems and missing URLs to `errors`.
 pub fn from_report(path: &Path, counters: &mut BTreeMap<String, u64>, errors: &mut Vec<String>) {

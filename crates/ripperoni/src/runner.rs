@@ -138,6 +138,9 @@ pub fn run(l: &Loaded, opts: &Options) -> anyhow::Result<Outcome> {
         &mut ended.counters,
         &mut ended.errors,
     );
+    if l.state.render.as_ref().is_some_and(|r| r.auto) {
+        account::render_auto(&plan.next.dir.join("stream.ndjson"), &mut ended.counters);
+    }
     let verdict = verdict::judge(&ended, health.exit);
     if verdict.resumable {
         prepare::write_marker(&plan.next, &id, prepared.state)?;

@@ -158,4 +158,12 @@ fn render_auto_renders_the_shells_and_keeps_the_index_from_the_browser() {
         1,
         "the browser read rip-fetch's cache"
     );
+    // The run's record counts them (and `ripperoni run` says so on stderr).
+    let runs = std::fs::read_to_string(dir.path().join("out/runs.ndjson")).unwrap();
+    let run: Value = serde_json::from_str(runs.lines().last().unwrap()).unwrap();
+    let counter = |k: &str| run["counters"][format!("renderAuto.{k}")].as_u64();
+    assert_eq!(counter("fetched"), Some(3), "{run}");
+    assert_eq!(counter("rendered"), Some(2), "{run}");
+    // The index, kept from the browser, is judged again by the second round's rip-route.
+    assert_eq!(counter("autoChecked"), Some(4), "{run}");
 }
