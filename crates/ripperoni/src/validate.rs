@@ -663,6 +663,25 @@ mod tests {
     }
 
     #[test]
+    fn render_auto_is_a_word_or_a_field_and_refused_with_urls() {
+        let fields = |render: Value| -> Vec<String> {
+            let st: State =
+                serde_json::from_value(json!({"urls": ["http://h/a"], "render": render})).unwrap();
+            assert!(st.render.as_ref().is_some_and(|r| r.auto));
+            contradictions(&st).into_iter().map(|p| p.field).collect()
+        };
+        assert_eq!(fields(json!("auto")), Vec::<String>::new());
+        assert_eq!(
+            fields(json!({"auto": true, "tabs": 2})),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            fields(json!({"auto": true, "urls": "/app/"})),
+            ["render.urls"]
+        );
+    }
+
+    #[test]
     fn api_url_alone_is_a_source_and_refused_with_urls() {
         let st: State = serde_json::from_value(json!({"apiUrl": "http://wiki/api.php"})).unwrap();
         assert!(contradictions(&st).is_empty());
