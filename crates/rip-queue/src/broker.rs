@@ -323,15 +323,7 @@ impl Broker {
 /// most often the cluster electing a new leader after a server left (2-8 s), or a server too
 /// slow to answer, and is said so: not a refusal.
 fn waiting_line(said: &str, url: &str, answered: bool, cluster: bool) -> String {
-    let electing = cluster
-        && [
-            "timed out",
-            "no stream found",
-            "no responders",
-            "temporarily unavailable",
-        ]
-        .iter()
-        .any(|sign| said.contains(sign));
+    let electing = cluster && crate::error::no_leader_answered(said);
     if electing {
         format!(
             "no leader in the broker cluster at {url} answered (an election after a server \

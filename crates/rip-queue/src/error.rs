@@ -45,8 +45,9 @@ pub enum QueueError {
         /// The last error the client gave.
         reason: String,
     },
-    /// A JetStream request the broker refused (stream or consumer settings).
-    #[error("the broker refused to {doing}: {reason}")]
+    /// A JetStream request the broker refused (stream or consumer settings), or that no
+    /// leader answered in time (said so: see [`no_leader_answered`]).
+    #[error("{}", refused_text(doing, reason))]
     Refused {
         /// What was being asked.
         doing: String,
@@ -101,6 +102,31 @@ pub enum QueueError {
     },
 }
 
+/// Whether a JetStream request's failure `said` is one no leader answered in time: a request
+/// timed out, or a publish with no stream to take it. On a cluster that is most often an
+/// election (2-8 s after a server left or was cut off), else a server too slow to answer.
+pub fn no_leader_answered(said: &str) -> bool {
+    [
+        "timed out",
+        "no stream found",
+        "no responders",
+        "temporarily unavailable",
+    ]
+    .iter()
+    .any(|sign| said.contains(sign))
+}
+
+fn refused_text(doing: &str, reason: &str) -> String {
+    if no_leader_answered(reason) {
+        format!(
+            "the broker did not answer in time to {doing}: {reason} (a slow broker, or a \
+             cluster electing a leader after a server left or was cut off)"
+        )
+    } else {
+        format!("the broker refused to {doing}: {reason}")
+    }
+}
+
 impl QueueError {
     /// The broker refused (or could not answer) a request: what was asked, and its answer.
     pub fn refused(doing: impl Into<String>, reason: impl std::fmt::Display) -> Self {
@@ -108,5 +134,26 @@ impl QueueError {
             doing: doing.into(),
             reason: reason.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::QueueError;
+
+    #[test]
+    fn a_request_no_leader_answered_is_not_called_refused() {
+        let e = QueueError::refused("write a table", "timed out: didn't receive ack in time");
+        let text = e.to_string();
+        assert!(
+            text.starts_with("the broker did not answer in time"),
+            "{text}"
+        );
+        assert!(text.contains("electing a leader"), "{text}");
+        let e = QueueError::refused("open the stream refs", "subjects overlap");
+        assert_eq!(
+            e.to_string(),
+            "the broker refused to open the stream refs: subjects overlap"
+        );
     }
 }
