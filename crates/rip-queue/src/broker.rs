@@ -308,7 +308,9 @@ impl Broker {
     pub fn say_waiting(&self, doing: &str, error: &dyn std::fmt::Display, answered: bool) {
         if self.options.say_waits {
             let said = without_secrets(&error.to_string(), &self.options.url);
-            let cluster = self.client.server_info().cluster.is_some();
+            // Connected to a server of a cluster: a request it did not answer is one no
+            // leader answered.
+            let cluster = self.client.server_info().cluster.is_some() && self.connected();
             let what = waiting_line(&said, &self.shown_url, answered, cluster);
             eprintln!(
                 "rip-queue: {doing}: {said}; {what} (up to {:?})",

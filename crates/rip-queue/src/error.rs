@@ -108,6 +108,7 @@ pub enum QueueError {
 pub fn no_leader_answered(said: &str) -> bool {
     [
         "timed out",
+        "no answer within",
         "no stream found",
         "no responders",
         "temporarily unavailable",
@@ -150,6 +151,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("electing a leader"), "{text}");
+        assert!(super::no_leader_answered("no answer within 10s"));
         let e = QueueError::refused("open the stream refs", "subjects overlap");
         assert_eq!(
             e.to_string(),
