@@ -26,6 +26,11 @@ const MEANINGS: &[(&str, &str, &str)] = &[
     ),
     ("--verbose", "more on stderr", r"(?i)stderr"),
     (
+        "--render",
+        "pages through headless Chromium; `auto`: only those whose content needs script",
+        r"(?s)--render auto.*needs script|auto.*needs script",
+    ),
+    (
         "--concurrency",
         "how much work is in flight at once",
         r"(?i)in flight|at once",
