@@ -351,8 +351,11 @@ impl<W: Write> Crawl<W> {
                 None => renderer,
             }
         });
+        let adaptive = (renderer.is_some() && cfg.render_auto)
+            .then(|| rip_adaptive::Adaptive::new(rip_adaptive::Learning::default()));
         let shared = Arc::new(Shared {
             renderer,
+            adaptive,
             fetcher,
             canon: cfg.canon.clone(),
             follow_nofollow: cfg.follow_nofollow,
