@@ -288,7 +288,7 @@ mod tests {
         books.output.insert("page".into(), 2);
         books.output.insert("failure".into(), 1);
         stage.publish(books);
-        stage.add_reader("test", |r| {
+        let _reader = stage.add_reader("test", |r| {
             r.counter("retries", 4);
             r.counter("failed.TIMEOUT", 1);
             r.counter("cacheHits", 2);

@@ -116,11 +116,22 @@ impl LiveStage {
 
     /// Adds a reader, called at every scrape to say counters and gauges from the stage's
     /// own state (atomics: a reader must not wait on the stage). A reader of the same `key`
-    /// is replaced (a second run in the process).
-    pub fn add_reader(&self, key: &str, reader: impl Fn(&mut Readings) + Send + Sync + 'static) {
+    /// is replaced (a second run in the process). The reader is removed when the returned
+    /// guard is dropped: what it holds (an HTTP stack, whose drop writes its hosts'
+    /// schedules) is not kept alive past the stage.
+    #[must_use = "the reader is removed when the guard is dropped"]
+    pub fn add_reader(
+        self: &Arc<Self>,
+        key: &str,
+        reader: impl Fn(&mut Readings) + Send + Sync + 'static,
+    ) -> ReaderGuard {
         let mut readers = self.readers.lock().unwrap_or_else(PoisonError::into_inner);
         readers.retain(|(k, _)| k != key);
         readers.push((key.to_owned(), Box::new(reader)));
+        ReaderGuard {
+            stage: self.clone(),
+            key: key.to_owned(),
+        }
     }
 
     /// Sets a gauge of the stage's state, for a stage that knows it in its own loop, on a
@@ -176,6 +187,24 @@ fn set<V>(map: &mut BTreeMap<String, V>, name: &str, value: V) {
     }
 }
 
+/// Removes its reader from the stage when dropped ([`LiveStage::add_reader`]).
+#[derive(Debug)]
+pub struct ReaderGuard {
+    stage: Arc<LiveStage>,
+    key: String,
+}
+
+impl Drop for ReaderGuard {
+    fn drop(&mut self) {
+        let mut readers = self
+            .stage
+            .readers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        readers.retain(|(k, _)| *k != self.key);
+    }
+}
+
 static STAGES: Mutex<Vec<Arc<LiveStage>>> = Mutex::new(Vec::new());
 
 /// The live account of the stage `name` in this process, made on first use.
@@ -220,7 +249,7 @@ mod tests {
     fn the_summary_counters_win_once_finished() {
         enable();
         let s = stage("rip-live-test");
-        s.add_reader("test", |r| r.counter("retries", 3));
+        let reader = s.add_reader("test", |r| r.counter("retries", 3));
         s.set_gauge("hostsWaiting", 2);
         let mut books = BooksSnapshot::default();
         books.counters.insert("retries".into(), 1);
@@ -235,6 +264,8 @@ mod tests {
         let r = s.readings();
         assert_eq!((r.counters["retries"], r.gauges["hostsWaiting"]), (1, 2));
         assert!(Arc::ptr_eq(&s, &stage("rip-live-test")));
+        drop(reader);
+        assert!(!s.readings().gauges.is_empty() && s.readers.lock().unwrap().is_empty());
     }
 
     #[test]

@@ -168,6 +168,9 @@ pub(crate) struct Stage<'c, W: Write> {
     /// Refs marked `needsBrowser`, passed on to a rip-render unfetched.
     for_browser: u64,
     start: Instant,
+    /// `--metrics`' reader of the HTTP stack's counters, removed with the stage (it holds
+    /// a clone of the fetcher, whose drop writes the hosts' schedules).
+    _live_reader: rip_core::live::ReaderGuard,
 }
 
 impl<'c, W: Write> Stage<'c, W> {
@@ -181,7 +184,7 @@ impl<'c, W: Write> Stage<'c, W> {
         let books = Books::new(&config.pipe, NdjsonWriter::new(output)).starting_at(started_at);
         // `--metrics`: the HTTP stack's counters, as the summary reads them at the end.
         let http = fetcher.clone();
-        rip_core::live::stage(&config.pipe.stage).add_reader("http", move |r| {
+        let live_reader = rip_core::live::stage(&config.pipe.stage).add_reader("http", move |r| {
             for (name, n) in http.stats().counters() {
                 r.counter(name, n);
             }
@@ -208,6 +211,7 @@ impl<'c, W: Write> Stage<'c, W> {
             too_far: 0,
             for_browser: 0,
             start,
+            _live_reader: live_reader,
             config,
         }
     }
