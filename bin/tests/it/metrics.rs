@@ -68,6 +68,9 @@ struct Watched {
     addr: String,
     stdout: JoinHandle<Vec<u8>>,
     stderr: JoinHandle<Vec<u8>>,
+    /// Its working folder: what it leaves there (`.rip-cache/hosts`, the shared host
+    /// schedules) stays out of the checkout.
+    _cwd: tempfile::TempDir,
 }
 
 impl Watched {
@@ -81,7 +84,9 @@ impl Watched {
     fn start_with(program: &str, args: &[&str], with: impl FnOnce(Stage) -> Stage) -> Self {
         let at = args.iter().position(|a| *a == "--").unwrap_or(args.len());
         let metrics = ["--metrics", "127.0.0.1:0", "--metrics-linger", "120s"];
+        let cwd = tempfile::tempdir().unwrap();
         let stage = Stage::new(program)
+            .current_dir(cwd.path())
             .args(&args[..at])
             .args(metrics)
             .args(&args[at..])
@@ -117,6 +122,7 @@ impl Watched {
             addr,
             stdout,
             stderr,
+            _cwd: cwd,
         }
     }
 
