@@ -31,6 +31,12 @@ const MEANINGS: &[(&str, &str, &str)] = &[
         r"(?s)--render auto.*needs script|auto.*needs script",
     ),
     (
+        "--rules",
+        "the rules file (TOML) of the site's concepts: rip-parse extracts by it, rip-write \
+         types its tables by it",
+        r"(?i)\brules file\b",
+    ),
+    (
         "--concurrency",
         "how much work is in flight at once",
         r"(?i)in flight|at once",

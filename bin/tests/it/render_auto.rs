@@ -154,25 +154,32 @@ fn run<S: AsRef<std::ffi::OsStr>>(
     ran
 }
 
-#[test]
-fn render_auto_renders_exactly_the_pages_that_need_script_with_the_same_docs() {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("site");
+/// The mixed site written into `tmp` and served: the server, its origin, the pages' URLs
+/// (one a line) and the rules file's path.
+fn mixed_site(tmp: &Path) -> (Child, String, String, String) {
+    let root = tmp.join("site");
     let files = site();
     for (path, body) in &files {
         let file = root.join(path);
         std::fs::create_dir_all(file.parent().unwrap()).unwrap();
         std::fs::write(file, body).unwrap();
     }
-    let rules = tmp.path().join("mixed.rules.toml");
+    let rules = tmp.join("mixed.rules.toml");
     std::fs::write(&rules, RULES).unwrap();
-    let rules = rules.to_str().unwrap();
-    let (mut server, origin) = serve(&root, &tmp.path().join("requests.ndjson"));
+    let (server, origin) = serve(&root, &tmp.join("requests.ndjson"));
     let urls: String = files
         .iter()
         .filter(|(p, _)| p.ends_with(".html"))
         .map(|(p, _)| format!("{origin}/{p}\n"))
         .collect();
+    (server, origin, urls, rules.display().to_string())
+}
+
+#[test]
+fn render_auto_renders_exactly_the_pages_that_need_script_with_the_same_docs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mut server, origin, urls, rules) = mixed_site(tmp.path());
+    let rules = rules.as_str();
     let pages = urls.lines().count();
     // Done when the fourth item has its text (not the 500 ms of network quiet of the
     // default rule): seconds saved on every page, none of them cut short.
