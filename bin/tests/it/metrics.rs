@@ -291,6 +291,7 @@ fn summary_counters(scrape: &Scrape, stage: &str) -> BTreeMap<String, u64> {
     for (metric, name) in [
         ("rip_retries_total", "retries"),
         ("rip_http_requests_total", "requests"),
+        ("rip_body_bytes_total", "bodyBytes"),
     ] {
         if let Some(n) = value(scrape, metric, &[("stage", stage)]) {
             counters.insert(name.to_owned(), n as u64);
@@ -419,6 +420,20 @@ fn rip_fetch_and_rip_parse_serve_their_summary_live() {
         .filter(|l| l.contains(r#""_type":"page""#))
         .cloned()
         .collect();
+    // Every page's body came over the network (cache off), retried answers' bodies too.
+    let page_bytes: usize = pages
+        .iter()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["body"]
+                .as_str()
+                .map_or(0, str::len)
+        })
+        .sum();
+    let body_bytes = summary.counters.get("bodyBytes").copied().unwrap_or(0);
+    assert!(
+        page_bytes > 0 && body_bytes >= page_bytes as u64,
+        "bodyBytes {body_bytes} against {page_bytes} bytes of page bodies"
+    );
     let (midway, last, parsed) = two_parts("rip-parse", &[], &pages, &["doc", "error"]);
     assert!(parsed.code == 0 || parsed.code == 2, "{}", parsed.stderr);
     assert_books(&last, parsed.summary());

@@ -145,6 +145,7 @@ pub struct Fetched {
 pub struct Stats {
     pub(crate) fetches: AtomicU64,
     pub(crate) requests: AtomicU64,
+    pub(crate) body_bytes: AtomicU64,
     pub(crate) cache_hits: AtomicU64,
     pub(crate) revalidated: AtomicU64,
     pub(crate) retries: AtomicU64,
@@ -163,6 +164,9 @@ pub struct StatsSnapshot {
     pub fetches: u64,
     /// HTTP requests sent (robots.txt, hops and retries included).
     pub requests: u64,
+    /// Bytes of response bodies received over the network (after decompression, as far as
+    /// the body limit let them in; cache hits not counted).
+    pub body_bytes: u64,
     /// Fetches served from the cache without a request.
     pub cache_hits: u64,
     /// Fetches served from the cache after a 304.
@@ -190,10 +194,11 @@ impl StatsSnapshot {
     }
 
     /// `(name, value)` counters for a `summary` record: `cacheHits`, `revalidated`,
-    /// `retries`, `requests`, `robotsDenied`, `failed.THROTTLED`, …
+    /// `retries`, `requests`, `bodyBytes`, `robotsDenied`, `failed.THROTTLED`, …
     pub fn counters(&self) -> Vec<(String, u64)> {
         let mut v = vec![
             ("requests".to_owned(), self.requests),
+            ("bodyBytes".to_owned(), self.body_bytes),
             ("cacheHits".to_owned(), self.cache_hits),
             ("revalidated".to_owned(), self.revalidated),
             ("retries".to_owned(), self.retries),
@@ -224,6 +229,7 @@ impl Stats {
         StatsSnapshot {
             fetches: g(&self.fetches),
             requests: g(&self.requests),
+            body_bytes: g(&self.body_bytes),
             cache_hits: g(&self.cache_hits),
             revalidated: g(&self.revalidated),
             retries: g(&self.retries),

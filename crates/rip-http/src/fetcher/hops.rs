@@ -143,12 +143,15 @@ impl Fetcher {
                 body,
                 truncated,
                 ..
-            } => Ok(Answer {
-                status,
-                headers,
-                body,
-                truncated,
-            }),
+            } => {
+                Stats::add(&self.inner.stats.body_bytes, body.len() as u64);
+                Ok(Answer {
+                    status,
+                    headers,
+                    body,
+                    truncated,
+                })
+            }
             Exchange::Transport { code, message } => {
                 let c = self.classify(url, &Observation::Transport { code, message });
                 self.inner.politeness.record(host, c.retryable);
