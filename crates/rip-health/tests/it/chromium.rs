@@ -3,9 +3,45 @@
 //! colours and a good share of non-white pixels, which a blank or broken page lacks.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
 use crate::{run, testdata};
+
+/// The installed Chromium's command.
+fn chromium() -> &'static str {
+    ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .expect("chromium is not installed (hint: run `scripts/setup test` as root)")
+}
+
+/// Headless Chromium, a fresh profile, on the file `page` with `args` (what to do with it:
+/// `--dump-dom`, `--screenshot=…`, `--window-size=…`).
+pub(crate) fn headless(page: &Path, args: &[&str]) -> Output {
+    let profile = tempfile::tempdir().unwrap();
+    Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+        ])
+        .args(args)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap()
+}
 
 /// Distinct colours and the share of pixels that are not near-white, in a PNG.
 fn png_stats(path: &Path) -> (usize, f64, (u32, u32)) {
@@ -39,15 +75,6 @@ fn png_stats(path: &Path) -> (usize, f64, (u32, u32)) {
 
 #[test]
 fn the_html_report_renders_in_headless_chromium() {
-    let chromium = ["chromium", "chromium-browser"]
-        .into_iter()
-        .find(|c| {
-            Command::new(c)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .expect("chromium is not installed (hint: run `scripts/setup test` as root)");
     let tmp = tempfile::tempdir().unwrap();
     let html = tmp.path().join("report.html");
     let input = std::fs::read_to_string(testdata("health/lost.reconciled.ndjson")).unwrap();
@@ -68,25 +95,8 @@ fn the_html_report_renders_in_headless_chromium() {
     assert!(page.contains("<svg") && page.contains("ancestries/12.html"));
 
     let png = tmp.path().join("shot.png");
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg("--window-size=1200,1600")
-        .arg(format!("file://{}", html.display()))
-        .output()
-        .unwrap();
+    let shot = format!("--screenshot={}", png.display());
+    let out = headless(&html, &[&shot, "--window-size=1200,1600"]);
     assert!(
         png.is_file(),
         "no screenshot; chromium said: {}",

@@ -6,6 +6,7 @@
 //! while the crawl goes on. The screenshots of both moments are kept under
 //! `target/test-artifacts/rip-health-live/`.
 
+use crate::chromium::headless;
 use crate::{golden, run};
 use rip_testkit::{Ran, wait_for};
 use std::io::Write as _;
@@ -16,38 +17,9 @@ use std::time::Duration;
 /// What a person waits for at most (a loaded machine: the report is made every 2 s).
 const PATIENCE: Duration = Duration::from_secs(90);
 
-fn chromium() -> &'static str {
-    ["chromium", "chromium-browser"]
-        .into_iter()
-        .find(|c| {
-            Command::new(c)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .expect("chromium is not installed (hint: run `scripts/setup test` as root)")
-}
-
 /// Headless Chromium on `page` with `what` (`--dump-dom`, `--screenshot=…`): its stdout.
 fn look(page: &Path, what: &str) -> String {
-    let profile = tempfile::tempdir().unwrap();
-    let out = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--window-size=1200,900",
-            what,
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
+    let out = headless(page, &[what, "--window-size=1200,900"]);
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
