@@ -505,24 +505,6 @@ fn added_up(summaries: &[&Summary]) -> Summary {
     sum
 }
 
-/// testdata/demo/emberfall.state.json, pointed at `origin`, its companions by absolute
-/// path, its output under `dir/out`.
-fn demo_state(dir: &std::path::Path, origin: &str) -> std::path::PathBuf {
-    let demo = rip_testkit::testdata("demo");
-    let text = std::fs::read_to_string(demo.join("emberfall.state.json")).unwrap();
-    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
-    v["baseUrl"] = format!("{origin}/").into();
-    for f in ["rules", "policy", "reconciler"] {
-        let p = demo.join(v[f].as_str().unwrap());
-        v[f] = p.canonicalize().unwrap().display().to_string().into();
-    }
-    v.as_object_mut().unwrap().remove("$schema");
-    v["output"]["basePath"] = dir.join("out").display().to_string().into();
-    let path = dir.join("emberfall.state.json");
-    std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
-    path
-}
-
 /// `ripperoni run --metrics`: the wrapper scrapes each stage that serves metrics and
 /// serves them all on its one address, each sample labelled with its `step` (the three
 /// fetch rounds are three rip-fetch processes). Scraped until the run ends (the wrapper
@@ -532,7 +514,7 @@ fn demo_state(dir: &std::path::Path, origin: &str) -> std::path::PathBuf {
 fn ripperoni_run_serves_the_whole_pipeline_on_one_address() {
     let server = demo_site();
     let dir = tempfile::tempdir().unwrap();
-    let state = demo_state(dir.path(), &server.origin());
+    let state = rip_testkit::demo_state(dir.path(), &server.origin(), |_| {});
     let mut watched = Watched::start("ripperoni", &["run", state.to_str().unwrap()]);
     drop(watched.stdin.take());
     let mut scrapes = Vec::new();

@@ -42,6 +42,26 @@ pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// testdata/demo/emberfall.state.json, pointed at `origin`, its companions by absolute
+/// path, output under `dir/out`; `edit` changes it further. Returns the state file
+/// (`dir/emberfall.state.json`).
+pub fn demo_state(dir: &Path, origin: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
+    let demo = testdata("demo");
+    let text = std::fs::read_to_string(demo.join("emberfall.state.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["baseUrl"] = format!("{origin}/").into();
+    for f in ["rules", "policy", "reconciler"] {
+        let p = demo.join(v[f].as_str().unwrap());
+        v[f] = p.canonicalize().unwrap().display().to_string().into();
+    }
+    v.as_object_mut().unwrap().remove("$schema");
+    v["output"]["basePath"] = dir.join("out").display().to_string().into();
+    edit(&mut v);
+    let path = dir.join("emberfall.state.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    path
+}
+
 /// A path under the repository's `testdata/`, e.g. `testdata("site")`.
 pub fn testdata(rel: &str) -> PathBuf {
     repo().join("testdata").join(rel)

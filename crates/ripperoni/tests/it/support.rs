@@ -3,10 +3,10 @@
 
 use rip_testserver::{FaultPlan, TestServer};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-pub use rip_testkit::{read_json, repo};
+pub use rip_testkit::{demo_state, read_json, repo};
 
 pub fn ripperoni() -> Command {
     let mut c = Command::new(rip_testkit::bin("ripperoni"));
@@ -27,25 +27,6 @@ pub fn demo_server() -> TestServer {
         .plan(plan)
         .start_background()
         .expect("the server starts")
-}
-
-/// testdata/demo/emberfall.state.json, pointed at `origin`, its companions by absolute
-/// path, output under `dir/out`; `edit` changes it further. Returns the state file.
-pub fn demo_state(dir: &Path, origin: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
-    let demo = repo().join("testdata/demo");
-    let text = std::fs::read_to_string(demo.join("emberfall.state.json")).unwrap();
-    let mut v: Value = serde_json::from_str(&text).unwrap();
-    v["baseUrl"] = format!("{origin}/").into();
-    for f in ["rules", "policy", "reconciler"] {
-        let p = demo.join(v[f].as_str().unwrap());
-        v[f] = p.canonicalize().unwrap().display().to_string().into();
-    }
-    v.as_object_mut().unwrap().remove("$schema");
-    v["output"]["basePath"] = dir.join("out").display().to_string().into();
-    edit(&mut v);
-    let path = dir.join("emberfall.state.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
-    path
 }
 
 /// The lines of `runs.ndjson`.
