@@ -6,11 +6,10 @@
 //! page extracted, while only the pages whose content needs script open a tab.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 
 use rip_testkit::Stage;
+use rip_testserver::TestServer;
 use serde_json::Value;
 
 /// Items on every page: all in the HTML, all added by script, or half and half.
@@ -110,26 +109,6 @@ fields.name = { selector = "main h1" }
 fields.items = { selector = "ul.items li.item", list = true }
 "#;
 
-/// `rip-testserver --dir DIR` on a free loopback port, and its origin.
-fn serve(dir: &Path, log: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rip-testserver"))
-        .args(["--bind", "127.0.0.1:0", "--dir"])
-        .arg(dir)
-        .arg("--log")
-        .arg(log)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let origin = line.trim().trim_start_matches("listening on ").to_owned();
-    assert!(origin.starts_with("http://127.0.0.1:"), "{line}");
-    (child, origin)
-}
-
 /// The docs of `stream` by URL: name and items, and the `renderedBecause` they carry.
 fn docs(stream: &str) -> BTreeMap<String, (Value, Value, Option<Value>)> {
     stream
@@ -156,7 +135,7 @@ fn run<S: AsRef<std::ffi::OsStr>>(
 
 /// The mixed site written into `tmp` and served: the server, its origin, the pages' URLs
 /// (one a line) and the rules file's path.
-fn mixed_site(tmp: &Path) -> (Child, String, String, String) {
+fn mixed_site(tmp: &Path) -> (TestServer, String, String, String) {
     let root = tmp.join("site");
     let files = site();
     for (path, body) in &files {
@@ -166,7 +145,8 @@ fn mixed_site(tmp: &Path) -> (Child, String, String, String) {
     }
     let rules = tmp.join("mixed.rules.toml");
     std::fs::write(&rules, RULES).unwrap();
-    let (server, origin) = serve(&root, &tmp.join("requests.ndjson"));
+    let server = TestServer::builder().dir(&root).start_background().unwrap();
+    let origin = server.origin();
     let urls: String = files
         .iter()
         .filter(|(p, _)| p.ends_with(".html"))
@@ -178,7 +158,7 @@ fn mixed_site(tmp: &Path) -> (Child, String, String, String) {
 #[test]
 fn render_auto_renders_exactly_the_pages_that_need_script_with_the_same_docs() {
     let tmp = tempfile::tempdir().unwrap();
-    let (mut server, origin, urls, rules) = mixed_site(tmp.path());
+    let (server, origin, urls, rules) = mixed_site(tmp.path());
     let rules = rules.as_str();
     let pages = urls.lines().count();
     // Done when the fourth item has its text (not the 500 ms of network quiet of the
@@ -208,8 +188,7 @@ fn render_auto_renders_exactly_the_pages_that_need_script_with_the_same_docs() {
     only_marked.push("--only-marked".into());
     let rendered = run("rip-render", only_marked, &routed.stdout);
     let auto_docs = docs(&parse(&rendered.stdout));
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
 
     // The same documents, every item of every page.
     assert_eq!(auto_docs.len(), pages);
