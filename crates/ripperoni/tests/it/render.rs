@@ -25,24 +25,38 @@ fn run_complete(path: &std::path::Path, out: &std::path::Path) -> Vec<Value> {
     docs
 }
 
-#[test]
-fn a_state_file_with_render_renders_the_matching_pages_and_fetches_the_rest() {
+/// The script-built site (testdata/site-js) served, and a state file for its three pages
+/// (`market.state.json` in `dir`, output under `dir/out`) with `extra`'s fields added.
+fn market_site(dir: &std::path::Path, extra: Value) -> (TestServer, std::path::PathBuf) {
     let server = TestServer::builder()
         .dir(testdata("site-js"))
         .start_background()
         .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let state = json!({
+    let mut state = json!({
         "baseUrl": format!("{}/", server.origin()),
         "urls": ["/market/", "/app/?view=guilds", "/index.html"],
         "rateLimitMs": 0,
         "jitterMs": 0,
         "rules": testdata("render/market.rules.toml").display().to_string(),
-        "output": {"basePath": dir.path().join("out").display().to_string()},
-        "render": {"urls": "/(market|app)/", "tabs": 2, "wait": "network-idle", "session": true},
+        "output": {"basePath": dir.join("out").display().to_string()},
     });
-    let path = dir.path().join("market.state.json");
+    for (k, v) in extra.as_object().unwrap() {
+        state[k] = v.clone();
+    }
+    let path = dir.join("market.state.json");
     std::fs::write(&path, serde_json::to_string_pretty(&state).unwrap()).unwrap();
+    (server, path)
+}
+
+#[test]
+fn a_state_file_with_render_renders_the_matching_pages_and_fetches_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, path) = market_site(
+        dir.path(),
+        json!({
+            "render": {"urls": "/(market|app)/", "tabs": 2, "wait": "network-idle", "session": true},
+        }),
+    );
 
     let o = run(&["pipeline", path.to_str().unwrap()]);
     let script = String::from_utf8_lossy(&o.stdout);
@@ -70,23 +84,14 @@ fn a_state_file_with_render_renders_the_matching_pages_and_fetches_the_rest() {
 /// at the start of each round and after the last), the books still balancing.
 #[test]
 fn a_policy_with_render_rules_sends_the_empty_shells_to_the_browser() {
-    let server = TestServer::builder()
-        .dir(testdata("site-js"))
-        .start_background()
-        .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let state = json!({
-        "baseUrl": format!("{}/", server.origin()),
-        "urls": ["/market/", "/app/?view=guilds", "/index.html"],
-        "rateLimitMs": 0,
-        "jitterMs": 0,
-        "maxRetries": 1,
-        "rules": testdata("render/market.rules.toml").display().to_string(),
-        "policy": testdata("render/shells.policy.toml").display().to_string(),
-        "output": {"basePath": dir.path().join("out").display().to_string()},
-    });
-    let path = dir.path().join("market.state.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&state).unwrap()).unwrap();
+    let (server, path) = market_site(
+        dir.path(),
+        json!({
+            "maxRetries": 1,
+            "policy": testdata("render/shells.policy.toml").display().to_string(),
+        }),
+    );
 
     let o = run(&["pipeline", path.to_str().unwrap()]);
     let script = String::from_utf8_lossy(&o.stdout);
@@ -111,23 +116,14 @@ fn a_policy_with_render_rules_sends_the_empty_shells_to_the_browser() {
 /// whose content needs script, whose docs say why.
 #[test]
 fn render_auto_renders_the_shells_and_keeps_the_index_from_the_browser() {
-    let server = TestServer::builder()
-        .dir(testdata("site-js"))
-        .start_background()
-        .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let state = json!({
-        "baseUrl": format!("{}/", server.origin()),
-        "urls": ["/market/", "/app/?view=guilds", "/index.html"],
-        "rateLimitMs": 0,
-        "jitterMs": 0,
-        "maxRetries": 1,
-        "rules": testdata("render/market.rules.toml").display().to_string(),
-        "render": "auto",
-        "output": {"basePath": dir.path().join("out").display().to_string()},
-    });
-    let path = dir.path().join("market.state.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&state).unwrap()).unwrap();
+    let (server, path) = market_site(
+        dir.path(),
+        json!({
+            "maxRetries": 1,
+            "render": "auto",
+        }),
+    );
 
     let o = run(&["pipeline", path.to_str().unwrap()]);
     let script = String::from_utf8_lossy(&o.stdout);
