@@ -64,6 +64,8 @@ pub struct Broker {
     shown_url: String,
     /// Connections made so far (the first, then one per reconnection).
     connections: Arc<AtomicU64>,
+    /// Waits for the broker begun so far (each said on stderr, unless told not to).
+    waits: Arc<AtomicU64>,
 }
 
 impl Broker {
@@ -95,6 +97,7 @@ impl Broker {
             options: options.clone(),
             shown_url,
             connections,
+            waits: Arc::default(),
         })
     }
 
@@ -102,6 +105,12 @@ impl Broker {
     /// consumer opens another (a broker that restarted lost it).
     pub(crate) fn connections(&self) -> u64 {
         self.connections.load(Ordering::SeqCst)
+    }
+
+    /// Waits for the broker begun so far: each a request not answered, or refused, and
+    /// asked again (said on stderr unless told not to).
+    pub fn waits(&self) -> u64 {
+        self.waits.load(Ordering::SeqCst)
     }
 
     /// The JetStream context.
@@ -135,7 +144,12 @@ impl Broker {
         let info = self.client.server_info();
         match info.cluster {
             None => 1,
-            Some(_) => info.connect_urls.len().clamp(1, 3),
+            // A server of a cluster just formed may not yet know every other's address:
+            // the servers named on the command line count too, so that workers starting
+            // together agree (they once created one stream with 2 and 3 replicas at once).
+            Some(_) => (info.connect_urls.len())
+                .max(self.options.url.split(',').count())
+                .clamp(1, 3),
         }
     }
 
@@ -205,7 +219,7 @@ impl Broker {
         };
         let doing = format!("open the stream {name}");
         let stream = self
-            .patiently(&doing, || self.js.get_or_create_stream(config.clone()))
+            .patiently(&doing, || open_or_create(&self.js, &config))
             .await?;
         let has = partitions_of(&stream);
         match partitions {
@@ -306,6 +320,7 @@ impl Broker {
     /// Says on stderr (unless told not to) that the broker did not answer, or `answered`
     /// with a refusal, and is asked again.
     pub fn say_waiting(&self, doing: &str, error: &dyn std::fmt::Display, answered: bool) {
+        self.waits.fetch_add(1, Ordering::SeqCst);
         if self.options.say_waits {
             let said = without_secrets(&error.to_string(), &self.options.url);
             // Connected to a server of a cluster: a request it did not answer is one no
@@ -337,6 +352,49 @@ fn waiting_line(said: &str, url: &str, answered: bool, cluster: bool) -> String 
         format!("waiting for the broker at {url}")
     }
 }
+
+/// The stream of `config`, created when absent. Processes that open a new stream at once
+/// (the workers of a crawl starting together) all get it: a creation that loses the race
+/// (the stream exists, perhaps created with other defaults: its configuration stands) or
+/// that a cluster does not answer while it starts the new stream's group is followed by
+/// looking the stream up again for up to [`ATTEMPT_TIMEOUT`], without a word; only then is
+/// the error the caller's to report.
+pub(crate) async fn open_or_create(
+    js: &jetstream::Context,
+    config: &stream::Config,
+) -> Result<stream::Stream, jetstream::context::CreateStreamError> {
+    use jetstream::context::CreateStreamErrorKind;
+    let start = Instant::now();
+    let create = tokio::time::timeout(CREATE_WAIT, js.get_or_create_stream(config.clone()));
+    let error = match create.await {
+        Ok(Ok(stream)) => return Ok(stream),
+        Ok(Err(e)) => e,
+        Err(_) => CreateStreamErrorKind::TimedOut.into(),
+    };
+    let racing = match error.kind() {
+        CreateStreamErrorKind::TimedOut => true,
+        CreateStreamErrorKind::JetStream(e) => {
+            e.error_code() == jetstream::ErrorCode::STREAM_NAME_EXIST
+        }
+        _ => false,
+    };
+    if !racing {
+        return Err(error);
+    }
+    while start.elapsed() < ATTEMPT_TIMEOUT {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let got = tokio::time::timeout(CREATE_WAIT, js.get_stream(&config.name)).await;
+        if let Ok(Ok(stream)) = got {
+            return Ok(stream);
+        }
+    }
+    Err(error)
+}
+
+/// How long one creation or look-up of a stream is waited for before looking again: a
+/// cluster answers in milliseconds, or not at all while the new stream elects its first
+/// leader.
+const CREATE_WAIT: Duration = Duration::from_secs(3);
 
 /// How long the broker has been away, for loops whose requests the client buffers while it
 /// reconnects (and so never fail): [`Absence::check`] after each round ends the run once the

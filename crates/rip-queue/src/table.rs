@@ -43,7 +43,7 @@ impl Table {
         let js = broker.jetstream().clone();
         let stream = broker
             .patiently(&format!("open the table {name}"), || {
-                js.get_or_create_stream(config.clone())
+                crate::broker::open_or_create(&js, &config)
             })
             .await?;
         Ok(Self {

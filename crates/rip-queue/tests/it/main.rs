@@ -6,6 +6,7 @@ mod cluster;
 mod credentials;
 mod frontier;
 mod large;
+mod opening;
 mod partitions;
 mod pipe;
 mod plain_urls;
