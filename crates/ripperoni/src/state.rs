@@ -218,9 +218,10 @@ pub struct Render {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = ".+"))]
     pub urls: Option<String>,
-    /// When a page is done: `load`, `network-idle` (the default) or `selector:CSS`.
+    /// When a page is done: `settled` (the default: loaded, nothing in flight, and the
+    /// page says it has no work pending), `load`, `network-idle` or `selector:CSS`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^(load|network-idle|selector:.+)$"))]
+    #[schemars(regex(pattern = r"^(settled|load|network-idle|selector:.+)$"))]
     pub wait: Option<String>,
     /// Pages rendered at once: browser tabs (default 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]

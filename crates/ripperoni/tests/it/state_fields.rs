@@ -312,7 +312,11 @@ fn cases(dir: &std::path::Path) -> Vec<Case> {
             json!("only-these"),
             &[(render, "--only only-these")],
         ),
-        field("render.wait", json!("load"), &[(render, "--wait load")]),
+        field(
+            "render.wait",
+            json!("settled"),
+            &[(render, "--wait settled")],
+        ),
         field("render.tabs", json!(7), &[(render, "-c 7")]),
         field(
             "render.pageTimeoutMs",
