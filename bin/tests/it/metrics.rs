@@ -617,34 +617,65 @@ fn worked_line(stderr: &str) -> BTreeMap<String, u64> {
     names.iter().map(|n| n.to_string()).zip(numbers).collect()
 }
 
-/// `rip-queue work` (what `ripperoni worker` runs) on a real broker: started before the
-/// refs are pushed, its records counted from 0 as they come, the queue's pending messages
-/// served, and at the end its counts are its closing line's.
-#[test]
-fn rip_queue_work_serves_its_counts_and_its_queue_lag() {
+/// What the broker says of its consumers (its monitoring endpoint, `/jsz`): the records not
+/// yet delivered and those not yet acknowledged, added up over every consumer.
+fn broker_lag(monitor: &str) -> (u64, u64) {
+    let mut stream = TcpStream::connect(monitor).unwrap();
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    let path = "/jsz?accounts=true&streams=true&consumers=true";
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {monitor}\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (_, body) = response.split_once("\r\n\r\n").unwrap();
+    let jsz: serde_json::Value = serde_json::from_str(body).expect(body);
+    let mut lag = (0, 0);
+    let accounts = jsz["account_details"].as_array().into_iter().flatten();
+    for stream in accounts.flat_map(|a| a["stream_detail"].as_array().into_iter().flatten()) {
+        for consumer in stream["consumer_detail"].as_array().into_iter().flatten() {
+            lag.0 += consumer["num_pending"].as_u64().unwrap_or(0);
+            lag.1 += consumer["num_ack_pending"].as_u64().unwrap_or(0);
+        }
+    }
+    lag
+}
+
+/// The worker's lag as served: records not delivered, and delivered but not acknowledged.
+fn served_lag(scrape: &Scrape) -> Option<(u64, u64)> {
+    let stage = [("stage", "rip-queue work")];
+    let pending = value(scrape, "rip_queue_pending_messages", &stage)?;
+    let ack_pending = value(scrape, "rip_queue_ack_pending_messages", &stage)?;
+    Some((pending as u64, ack_pending as u64))
+}
+
+/// `rip-queue work` (what `ripperoni worker` runs, on a partitioned input) on a real broker,
+/// one run at a time, each held at a gate until the test opens it: started before the refs
+/// are pushed, its records counted from 0 as they come; while the gate holds the first batch,
+/// its lag on the broker is the broker's own figures (records waiting, records in the run);
+/// at the end 0 and 0, and its counts are its closing line's.
+fn rip_queue_work_serves_its_counts_and_its_queue_lag(partitions: &[&str]) {
     let server = demo_site();
-    let nats = rip_testkit::NatsServer::start();
+    let monitor = format!("127.0.0.1:{}", rip_testkit::free_port());
+    let nats = rip_testkit::NatsServer::start_with(&format!("http: {monitor}"));
     let refs: Vec<String> = demo_refs(&server).into_iter().take(12).collect();
-    let pipeline =
-        "rip-fetch -q --delay 0ms --jitter 0ms --retry-base 20ms --cache off | rip-parse -q";
+    let dir = tempfile::tempdir().unwrap();
+    let gate = dir.path().join("gate");
+    let pipeline = format!(
+        "while [ ! -e '{}' ]; do sleep 0.1; done; \
+         rip-fetch -q --delay 0ms --jitter 0ms --retry-base 20ms --cache off | rip-parse -q",
+        gate.display()
+    );
     let broker = nats.url();
-    let args = [
-        "--broker",
-        &broker,
-        "work",
-        "refs",
-        "docs",
+    let mut args = vec!["--broker", &broker, "work", "refs", "docs"];
+    args.extend(partitions);
+    args.extend([
         "--ack-wait",
         "2s",
+        "--handover-wait",
+        "0s",
         "--idle-exit",
         "2s",
-        "--batch",
-        "4",
-        "--",
-        "bash",
-        "-c",
-        pipeline,
-    ];
+    ]);
+    args.extend(["--batch", "4", "-j", "1", "--", "bash", "-c", &pipeline]);
     let mut watched = Watched::start_with("rip-queue", &args, |s| {
         s.env("PATH", rip_testkit::path_with_bins())
     });
@@ -654,21 +685,39 @@ fn rip_queue_work_serves_its_counts_and_its_queue_lag() {
     assert_eq!(counters(&before).get("records").copied().unwrap_or(0), 0);
     let pushed = Stage::new("rip-queue")
         .args(["--broker", &broker, "push", "refs"])
+        .args(partitions)
         .stdin(refs.join("\n") + "\n")
         .run();
     assert_eq!(pushed.code, 0, "{}", pushed.stderr);
     let all = refs.len() as u64;
+    // The gate holds the first batch: nothing moves on the broker until it opens.
+    let held = watched.scrape_until("serving the broker's lag", |s| {
+        let broker = broker_lag(&monitor);
+        broker.0 > 0 && broker.1 > 0 && served_lag(s) == Some(broker)
+    });
+    let (waiting, running) = served_lag(&held).unwrap();
+    assert_eq!(waiting + running, all, "every record waits or runs");
+    std::fs::write(&gate, "").unwrap();
     let done = watched.scrape_until("done with every ref", |s| {
         counters(s).get("records") == Some(&all)
     });
-    assert!(value(&done, "rip_queue_pending_messages", &[("stage", stage)]).is_some());
+    assert!(served_lag(&done).is_some());
     let last = watched.finished_as(stage);
+    assert_eq!(served_lag(&last), Some((0, 0)), "no lag at the end");
+    assert_eq!(broker_lag(&monitor), (0, 0), "as the broker says");
     let ran = watched.end();
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     let worked = worked_line(&ran.stderr);
     assert_eq!(counters(&last), worked, "{}", ran.stderr);
-    assert_eq!(
-        value(&last, "rip_queue_pending_messages", &[("stage", stage)]),
-        Some(0.0)
-    );
+}
+
+#[test]
+fn rip_queue_work_serves_its_queue_lag_on_a_shared_input() {
+    rip_queue_work_serves_its_counts_and_its_queue_lag(&[]);
+}
+
+/// Partitioned by host, as `ripperoni worker`'s input is: the lag is the partitions'.
+#[test]
+fn rip_queue_work_serves_its_queue_lag_on_a_partitioned_input() {
+    rip_queue_work_serves_its_counts_and_its_queue_lag(&["--partitions", "4"]);
 }

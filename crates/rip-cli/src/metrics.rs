@@ -76,7 +76,12 @@ const NAMED_GAUGES: &[(&str, &str, &str)] = &[
     (
         "queuePending",
         "rip_queue_pending_messages",
-        "Messages of the consumer not yet delivered (queue lag).",
+        "Records of the worker group's input not yet delivered (its lag on the broker).",
+    ),
+    (
+        "queueAckPending",
+        "rip_queue_ack_pending_messages",
+        "Records of the worker group delivered and not yet acknowledged.",
     ),
 ];
 

@@ -27,6 +27,7 @@
 
 mod alone;
 mod batch;
+mod lag;
 mod partitioned;
 mod tree;
 
@@ -130,31 +131,6 @@ impl Worked {
     }
 }
 
-/// Sets the live gauge `queuePending` (the consumer's messages not yet delivered: the
-/// worker's lag behind its input) every second, until dropped.
-struct PendingWatch(tokio::task::JoinHandle<()>);
-
-impl PendingWatch {
-    fn start(consumer: &PullConsumer) -> Self {
-        let mut consumer = consumer.clone();
-        Self(tokio::spawn(async move {
-            loop {
-                if let Ok(info) = consumer.info().await {
-                    let pending = i64::try_from(info.num_pending).unwrap_or(i64::MAX);
-                    rip_core::live::stage(LIVE_STAGE).set_gauge("queuePending", pending);
-                }
-                tokio::time::sleep(Duration::from_secs(1)).await;
-            }
-        }))
-    }
-}
-
-impl Drop for PendingWatch {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 /// Works on `options.input` until stopped (`stop`), or idle for `options.idle_exit`. On a
 /// stream partitioned by host, the worker works on the partitions it owns among the live
 /// workers of its group, one batch at a time per partition (see the `partitioned` module).
@@ -168,10 +144,14 @@ pub async fn work(
         .await?;
     let out_partitions = partitions_of(&broker.stream(&options.output).await?);
     let options = Arc::new(options);
+    let lag = lag::LagWatch::start(&input, &options.group);
     let worked = match partitions_of(&input) {
         0 => shared(broker, input, options, out_partitions, stop).await,
         n => partitioned::work(broker, input, n, options, out_partitions, stop).await,
     }?;
+    if let Some(lag) = lag {
+        lag.last().await;
+    }
     worked.publish_live(true);
     Ok(worked)
 }
@@ -185,7 +165,6 @@ async fn shared(
     stop: Arc<AtomicBool>,
 ) -> Result<Worked, QueueError> {
     let consumer = consumer(broker, &input, &options, None).await?;
-    let _pending = PendingWatch::start(&consumer);
     let mut running = JoinSet::new();
     let mut worked = Worked::default();
     let mut idle_since = Instant::now();
