@@ -552,15 +552,16 @@ fn ripperoni_run_serves_the_whole_pipeline_on_one_address() {
 }
 
 /// rip-render (headless Chromium) on a few pages of the demo site, one answering 503 past
-/// its retries and one not there: the same books, live and at the end.
+/// its retries (in the first part) and one not there: the same books, live and at the end;
+/// its HTTP requests and retries served as they are made, as rip-fetch's are.
 #[test]
 fn rip_render_serves_its_summary_live() {
     let server = demo_site();
     let paths = [
         "/index.html",
+        "/items/item-7.html",
         "/about.html",
         "/items/item-1.html",
-        "/items/item-7.html",
         "/items/item-99.html",
         "/items/item-2.html",
     ];
@@ -589,6 +590,12 @@ fn rip_render_serves_its_summary_live() {
     assert!(ran.code == 0 || ran.code == 2, "{}", ran.stderr);
     assert_books(&last, ran.summary());
     assert!(out_of(&midway, "rip-render", &made) < out_of(&last, "rip-render", &made));
+    let http = |s: &Scrape, metric| value(s, metric, &[("stage", "rip-render")]).unwrap_or(0.0);
+    let requests = http(&midway, "rip_http_requests_total");
+    assert!(requests > 0.0, "requests served midway");
+    assert!(requests < http(&last, "rip_http_requests_total"), "and growing");
+    let retries = http(&midway, "rip_retries_total");
+    assert!(retries > 0.0, "the first part's 503 retried, served midway");
 }
 
 /// The counts of `rip-queue work`'s closing line (`rip-queue: 8 records in 2 runs (0

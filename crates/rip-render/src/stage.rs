@@ -33,6 +33,14 @@ where
         archiving(&config, renderer(&config)?)?
     };
     let shared = Arc::new(renderer);
+    // `--metrics`: the counters the summary gathers at the end (HTTP requests, retries, …),
+    // read live from the same atomics.
+    let live = shared.clone();
+    let _live_reader = rip_core::live::stage(&config.pipe.stage).add_reader("render", move |r| {
+        for (k, v) in live.counters() {
+            r.counter(k, v);
+        }
+    });
     let mut pipe = Pipe::new(config.pipe.clone(), input, output)?;
     let pumped = pump(&config, &runtime, &shared, &mut pipe);
     runtime.block_on(shared.close());
