@@ -116,7 +116,7 @@ fn bash_completes_partial_command_lines_of_every_program() {
 
     assert_eq!(
         bash_completes(&script, "rip-fetch --wa"),
-        sorted(&["--warc", "--warc-max-size"])
+        sorted(&["--warc", "--warc-compression", "--warc-max-size"])
     );
     assert_eq!(
         bash_completes(&script, "rip-queue p"),
@@ -256,7 +256,13 @@ fn fish_completes_partial_command_lines() {
     let words: Vec<&str> = text.lines().filter_map(|l| l.split('\t').next()).collect();
     assert_eq!(
         words,
-        ["--warc", "--warc-max-size", "pull", "push"],
+        [
+            "--warc",
+            "--warc-compression",
+            "--warc-max-size",
+            "pull",
+            "push"
+        ],
         "{text}"
     );
 

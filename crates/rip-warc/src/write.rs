@@ -11,7 +11,8 @@
 //!   DOM rendered by rip-render (`urn:dom:` and the page's URL).
 //! - [`tap`]: those records for every exchange a [`rip_http::Fetcher`] makes (`--warc`).
 //! - [`WarcWriter`]: the files. Each is named
-//!   `{prefix}-{YYYYMMDDhhmmss}{millis}-{serial:05}-{pid}~{host}.warc.gz` (Heritrix's
+//!   `{prefix}-{YYYYMMDDhhmmss}{millis}-{serial:05}-{pid}~{host}.warc.gz` (`.warc` with
+//!   [`Compression::None`]: the records uncompressed, as wget's `--no-warc-compression`) (Heritrix's
 //!   convention, which wget and Browsertrix follow in spirit: sorted by time, and unique per
 //!   process, so that several processes write into one folder, each its own file), written
 //!   as `NAME.warc.gz.open` and renamed when closed, a `warcinfo` record first. A record is
@@ -39,7 +40,7 @@ pub mod tap;
 use std::path::PathBuf;
 
 pub use file::{DEFAULT_MAX_FILE_SIZE, WarcWriter, WriterConfig, encode};
-pub use member::{MAX_HEADER_VALUE, MAX_HEADERS, Record, RecordId};
+pub use member::{Compression, MAX_HEADER_VALUE, MAX_HEADERS, Record, RecordId};
 
 /// What went wrong writing WARC.
 #[derive(Debug, thiserror::Error)]

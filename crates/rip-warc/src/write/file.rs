@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 
-use super::member::{gzip, gzip_record};
+use super::member::{Compression, append_record};
 use super::{Error, Record, RecordId, http};
 
 /// The size at which a file is closed and the next one opened: 1 GiB (Heritrix's 1 GB, in
@@ -25,6 +25,8 @@ pub struct WriterConfig {
     pub max_file_size: u64,
     /// `software` in each `warcinfo`.
     pub software: String,
+    /// Gzip members (`.warc.gz`, the default) or uncompressed records (`.warc`).
+    pub compression: Compression,
 }
 
 impl WriterConfig {
@@ -36,6 +38,7 @@ impl WriterConfig {
             prefix: "rip".to_owned(),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             software: format!("ripperoni/{}", env!("CARGO_PKG_VERSION")),
+            compression: Compression::Gzip,
         }
     }
 }
@@ -43,7 +46,7 @@ impl WriterConfig {
 /// The file being written.
 #[derive(Debug)]
 struct OpenWarc {
-    /// The final path (`….warc.gz`); the file is at this path plus `.open` until closed.
+    /// The final path (`….warc.gz` or `….warc`); the file is at this path plus `.open` until closed.
     path: PathBuf,
     file: File,
     size: u64,
@@ -82,8 +85,14 @@ impl WarcWriter {
     /// before them, not between them, so the records of one exchange stay together).
     pub fn write(&mut self, records: &[Record]) -> Result<(), Error> {
         let warcinfo = self.warcinfo()?;
-        let members = encode(records, &warcinfo);
+        let members = encode(records, &warcinfo, self.cfg.compression);
         self.write_encoded(&warcinfo, &members).map(|_| ())
+    }
+
+    /// How records are stored in the files.
+    #[must_use]
+    pub fn compression(&self) -> Compression {
+        self.cfg.compression
     }
 
     /// The `WARC-Warcinfo-ID` records written next carry: the file being written's, once
@@ -151,13 +160,14 @@ impl WarcWriter {
         self.serial += 1;
         let now = Utc::now();
         let name = format!(
-            "{}-{}{:03}-{:05}-{}~{}.warc.gz",
+            "{}-{}{:03}-{:05}-{}~{}.{}",
             self.cfg.prefix,
             now.format("%Y%m%d%H%M%S"),
             now.timestamp_subsec_millis(),
             self.serial,
             std::process::id(),
-            self.host
+            self.host,
+            self.cfg.compression.extension(),
         );
         let path = self.cfg.dir.join(&name);
         let open = open_name(&path);
@@ -188,7 +198,7 @@ impl WarcWriter {
             warcinfo: info.id().clone(),
         };
         let mut member = Vec::new();
-        gzip(&info.encode(None), &mut member);
+        append_record(&info, None, self.cfg.compression, &mut member);
         write_whole(&mut f, &member)?;
         Ok(f)
     }
@@ -202,12 +212,13 @@ impl Drop for WarcWriter {
     }
 }
 
-/// `records` as gzip members, one after the other, for the file whose `warcinfo` this is.
+/// `records` one after the other (as gzip members, or uncompressed, as `compression`
+/// says), for the file whose `warcinfo` this is.
 #[must_use]
-pub fn encode(records: &[Record], warcinfo: &RecordId) -> Vec<u8> {
+pub fn encode(records: &[Record], warcinfo: &RecordId, compression: Compression) -> Vec<u8> {
     let mut out = Vec::new();
     for r in records {
-        gzip_record(r, Some(warcinfo), &mut out);
+        append_record(r, Some(warcinfo), compression, &mut out);
     }
     out
 }

@@ -154,9 +154,8 @@ impl Record {
         out
     }
 
-    /// [`encode`](Self::encode) into `out` (cleared first), reusing its memory.
+    /// [`encode`](Self::encode), appended to `out`.
     pub(crate) fn encode_into(&self, warcinfo: Option<&RecordId>, out: &mut Vec<u8>) {
-        out.clear();
         out.reserve(WARC_VERSION.len() + 512 + self.block.len());
         out.extend_from_slice(WARC_VERSION.as_bytes());
         out.extend_from_slice(b"\r\n");
@@ -213,14 +212,60 @@ fn level() -> CompressionLvl {
 /// Appends `record` ([`Record::encode`]d for `warcinfo`) to `out` as one gzip member.
 pub(crate) fn gzip_record(record: &Record, warcinfo: Option<&RecordId>, out: &mut Vec<u8>) {
     BUFFERS.with_borrow_mut(|(plain, packed)| {
+        plain.clear();
         record.encode_into(warcinfo, plain);
         compress(plain, packed, out);
         release(plain);
     });
 }
 
+/// Appends `record` ([`Record::encode`]d for `warcinfo`) to `out` as `compression` says.
+pub(crate) fn append_record(
+    record: &Record,
+    warcinfo: Option<&RecordId>,
+    compression: Compression,
+    out: &mut Vec<u8>,
+) {
+    match compression {
+        Compression::Gzip => gzip_record(record, warcinfo, out),
+        Compression::None => record.encode_into(warcinfo, out),
+    }
+}
+
+/// How the records of a file are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Compression {
+    /// One gzip member a record (`.warc.gz`), at libdeflate's level 1.
+    #[default]
+    Gzip,
+    /// Uncompressed (`.warc`), as wget's `--no-warc-compression`: no CPU spent on
+    /// compression, some 4 to 5 times the bytes on HTML.
+    None,
+}
+
+impl Compression {
+    /// The file name's extension: `warc.gz` or `warc`.
+    #[must_use]
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Gzip => "warc.gz",
+            Self::None => "warc",
+        }
+    }
+
+    /// `gzip` or `none`, as `--warc-compression` takes it.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "gzip" => Some(Self::Gzip),
+            "none" => Some(Self::None),
+            _ => None,
+        }
+    }
+}
+
 /// Appends `plain` to `out` as one gzip member, at [`level`].
-pub(crate) fn gzip(plain: &[u8], out: &mut Vec<u8>) {
+#[cfg(test)]
+fn gzip(plain: &[u8], out: &mut Vec<u8>) {
     BUFFERS.with_borrow_mut(|(_, packed)| compress(plain, packed, out));
 }
 

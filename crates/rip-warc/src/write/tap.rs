@@ -23,7 +23,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::http::{self, HttpRequest, HttpResponse, RefersTo};
-use super::{Error, Record, RecordId, WarcWriter, WriterConfig};
+use super::{Compression, Error, Record, RecordId, WarcWriter, WriterConfig};
 use crate::record::field;
 use rip_http::{WireAnswer, WireExchange, WireTap};
 
@@ -42,6 +42,7 @@ pub const MAX_RESPONSE_IDS: usize = 10_000;
 #[derive(Debug)]
 pub struct WarcTap {
     via: String,
+    compression: Compression,
     writer: Mutex<WarcWriter>,
     failed: AtomicU64,
     /// Payload digest → the record that stored it.
@@ -56,6 +57,7 @@ impl WarcTap {
     pub fn new(cfg: WriterConfig, via: &str) -> Result<Self, Error> {
         Ok(Self {
             via: via.to_owned(),
+            compression: cfg.compression,
             writer: Mutex::new(WarcWriter::new(cfg)?),
             failed: AtomicU64::new(0),
             stored: Mutex::new(HashMap::new()),
@@ -122,7 +124,7 @@ impl WarcTap {
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
         let warcinfo = lock().warcinfo()?;
-        let members = super::encode(records, &warcinfo);
+        let members = super::encode(records, &warcinfo, self.compression);
         let mut w = lock();
         if !w.write_encoded(&warcinfo, &members)? {
             w.write(records)?;

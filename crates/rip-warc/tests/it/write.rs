@@ -2,9 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
+use rip_warc::read::{Item, Limits, read_archive};
 use rip_warc::record::RecordType;
 use rip_warc::write::http::{self, HttpRequest, HttpResponse, RefersTo};
-use rip_warc::write::{Record, WarcWriter, WriterConfig};
+use rip_warc::write::{Compression, Record, WarcWriter, WriterConfig};
 use url::Url;
 
 use crate::warcio;
@@ -59,9 +60,17 @@ fn exchange(url: &Url, status: u16, body: &[u8]) -> Vec<Record> {
     vec![req, res, meta]
 }
 
-/// Every record kind in one file, each written alone so that its offset is known.
-fn write_every_kind(dir: &Path) -> (PathBuf, Vec<(RecordType, u64)>) {
-    let mut w = WarcWriter::new(WriterConfig::new(dir)).expect("writer");
+/// Every record kind in one file, each written alone so that its offset is known; the
+/// records written besides the `warcinfo`.
+fn write_every_kind(
+    dir: &Path,
+    compression: Compression,
+) -> (PathBuf, Vec<(RecordType, u64)>, Vec<Record>) {
+    let cfg = WriterConfig {
+        compression,
+        ..WriterConfig::new(dir)
+    };
+    let mut w = WarcWriter::new(cfg).expect("writer");
     let url = Url::parse("http://127.0.0.1:8080/a/page?q=1").expect("url");
     let body = b"<html><body>Hello, archive</body></html>".to_vec();
     let mut records = exchange(&url, 200, &body);
@@ -96,18 +105,24 @@ fn write_every_kind(dir: &Path) -> (PathBuf, Vec<(RecordType, u64)>) {
         w.write(std::slice::from_ref(r)).expect("write");
     }
     let path = w.close().expect("close").expect("a file");
-    (path, expected)
+    (path, expected, records)
 }
 
 #[test]
 fn warcio_checks_and_indexes_every_record_kind() {
+    for (compression, ext) in [
+        (Compression::Gzip, ".warc.gz"),
+        (Compression::None, ".warc"),
+    ] {
+        checked_and_indexed(compression, ext);
+    }
+}
+
+fn checked_and_indexed(compression: Compression, ext: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let (path, expected) = write_every_kind(dir.path());
+    let (path, expected, _) = write_every_kind(dir.path(), compression);
     let name = path.file_name().and_then(|n| n.to_str()).expect("name");
-    assert!(
-        name.starts_with("rip-") && name.ends_with(".warc.gz"),
-        "{name}"
-    );
+    assert!(name.starts_with("rip-") && name.ends_with(ext), "{name}");
     assert!(
         name.contains(&format!("-00001-{}~", std::process::id())),
         "{name}"
@@ -126,14 +141,77 @@ fn warcio_checks_and_indexes_every_record_kind() {
     assert_eq!(got, want);
     let len = std::fs::metadata(&path).expect("stat").len();
     let last = index.last().expect("records");
+    // warcio's length of an uncompressed record leaves out the two CRLFs that end it.
+    let end = if compression == Compression::None {
+        4
+    } else {
+        0
+    };
     assert_eq!(
-        last.offset + last.length,
+        last.offset + last.length + end,
         len,
         "the last member ends the file"
     );
     assert_eq!(
         index[2].uri.as_deref(),
         Some("http://127.0.0.1:8080/a/page?q=1")
+    );
+}
+
+/// An uncompressed file (`--warc-compression none`) is the records' bytes one after the
+/// other, and reads back as what was written, block for block, as a gzip file does.
+#[test]
+fn uncompressed_files_read_back_byte_for_byte() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (plain, _, records) = write_every_kind(&dir.path().join("none"), Compression::None);
+    let bytes = std::fs::read(&plain).expect("read");
+    assert!(
+        bytes.starts_with(b"WARC/1.1\r\nWARC-Type: warcinfo\r\n"),
+        "not compressed"
+    );
+    let read_back = |path: &Path| {
+        let mut got = Vec::new();
+        let file = std::fs::File::open(path).expect("open");
+        read_archive(file, &Limits::default(), &mut |item| {
+            match item {
+                Item::Record(r) => got.push(r),
+                Item::Damaged(d) => panic!("{}: {d:?}", path.display()),
+            }
+            true
+        })
+        .expect("read");
+        got
+    };
+    let got = read_back(&plain);
+    assert_eq!(got.len(), records.len() + 1, "warcinfo first");
+    for (r, back) in records.iter().zip(&got[1..]) {
+        assert_eq!(back.block, r.block(), "{:?}", r.kind());
+        assert_eq!(back.header.get("WARC-Record-ID"), Some(r.id().as_str()));
+        assert_eq!(
+            back.header.get("WARC-Warcinfo-ID"),
+            got[0].header.get("WARC-Record-ID")
+        );
+        let start = usize::try_from(back.offset).expect("offset");
+        let end = start + usize::try_from(back.length).expect("length");
+        // A record's length, as warcio's, leaves out the two CRLFs that end it.
+        assert!(
+            bytes[start..end].starts_with(b"WARC/1.1\r\n")
+                && bytes[start..end].ends_with(r.block())
+                && bytes[end..].starts_with(b"\r\n\r\n"),
+            "{:?}: the record's bytes",
+            r.kind()
+        );
+    }
+    assert_eq!(
+        got.last().map(|r| r.offset + r.length + 4),
+        Some(bytes.len() as u64)
+    );
+    let (gz, _, gz_records) = write_every_kind(&dir.path().join("gzip"), Compression::Gzip);
+    let gz_blocks: Vec<Vec<u8>> = read_back(&gz).into_iter().map(|r| r.block).collect();
+    let want: Vec<&[u8]> = gz_records.iter().map(Record::block).collect();
+    assert_eq!(
+        gz_blocks[1..].iter().map(Vec::as_slice).collect::<Vec<_>>(),
+        want
     );
 }
 
