@@ -593,7 +593,10 @@ fn rip_render_serves_its_summary_live() {
     let http = |s: &Scrape, metric| value(s, metric, &[("stage", "rip-render")]).unwrap_or(0.0);
     let requests = http(&midway, "rip_http_requests_total");
     assert!(requests > 0.0, "requests served midway");
-    assert!(requests < http(&last, "rip_http_requests_total"), "and growing");
+    assert!(
+        requests < http(&last, "rip_http_requests_total"),
+        "and growing"
+    );
     let retries = http(&midway, "rip_retries_total");
     assert!(retries > 0.0, "the first part's 503 retried, served midway");
 }
@@ -727,4 +730,37 @@ fn rip_queue_work_serves_its_queue_lag_on_a_shared_input() {
 #[test]
 fn rip_queue_work_serves_its_queue_lag_on_a_partitioned_input() {
     rip_queue_work_serves_its_counts_and_its_queue_lag(&["--partitions", "4"]);
+}
+
+/// Failures by host, bounded: refs to five hosts that refuse connections (closed ports),
+/// host `k` with `k` refs, served with `--metrics-hosts 3`: the three hosts with the most
+/// failures by name, the other two added up as `other`; four series, never one per host.
+#[test]
+fn failures_by_host_are_served_for_the_top_hosts_only() {
+    let ports: Vec<u16> = (0..5).map(|_| rip_testkit::free_port()).collect();
+    let mut refs = Vec::new();
+    for (k, port) in ports.iter().enumerate() {
+        for i in 0..=k {
+            refs.push(format!(
+                r#"{{"_type":"ref","url":"http://127.0.0.1:{port}/{i}.html"}}"#
+            ));
+        }
+    }
+    let args = ["--attempts", "1", "--cache", "off", "--metrics-hosts", "3"];
+    let mut watched = Watched::start("rip-fetch", &args);
+    watched.feed(&refs);
+    let last = watched.finished();
+    let ran = watched.end();
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    let hosts = by_label(&last, "rip_host_failures", "rip-fetch", "host");
+    let expected: BTreeMap<String, u64> = [
+        (format!("127.0.0.1:{}", ports[4]), 5),
+        (format!("127.0.0.1:{}", ports[3]), 4),
+        (format!("127.0.0.1:{}", ports[2]), 3),
+        ("other".to_owned(), 2 + 1),
+    ]
+    .into();
+    assert_eq!(hosts, expected);
+    let failed: u64 = ran.summary().output.get("failure").copied().unwrap_or(0);
+    assert_eq!(failed, refs.len() as u64, "every ref failed");
 }

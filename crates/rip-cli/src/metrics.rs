@@ -142,6 +142,7 @@ impl Collector for LiveCollector {
             bad,
         )?;
         encode_readings(&mut encoder, &stages)?;
+        encode_hosts(&mut encoder, &stages)?;
         let finished = books
             .iter()
             .map(|(s, b)| (vec![("stage", s.name().to_owned())], u64::from(b.finished)))
@@ -235,6 +236,29 @@ fn encode_readings(
     )
 }
 
+/// The figures per host: the top hosts of each stage and `other` (a bounded label).
+fn encode_hosts(
+    encoder: &mut DescriptorEncoder,
+    stages: &[std::sync::Arc<LiveStage>],
+) -> Result<(), std::fmt::Error> {
+    let (mut backlog, mut failures) = (Samples::new(), Samples::new());
+    for stage in stages {
+        let figures = stage.per_host();
+        for (host, n) in figures.backlog {
+            backlog.push((labels(stage, "host", &host), n));
+        }
+        for (host, n) in figures.failures {
+            failures.push((labels(stage, "host", &host), n));
+        }
+    }
+    let help =
+        "URLs waiting for their host's turn, for the hosts with the most (the rest as other).";
+    gauge(encoder, "rip_host_backlog_urls", help, backlog)?;
+    let help = "Failures so far by their URL's host, for the hosts with the most (the rest as \
+                other, which a host leaving it makes fall: a gauge).";
+    gauge(encoder, "rip_host_failures", help, failures)
+}
+
 fn labels(stage: &LiveStage, key: &'static str, value: &str) -> Vec<(&'static str, String)> {
     vec![("stage", stage.name().to_owned()), (key, value.to_owned())]
 }
@@ -313,6 +337,18 @@ mod tests {
             assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
         }
         assert!(text.contains("rip_resident_memory_bytes{program=\"rip-test\"} "));
+        let hosts = |text: &str| {
+            (text.lines())
+                .filter(|l| l.starts_with("rip_host_failures{stage=\"rip-metrics-test\""))
+                .count()
+        };
+        for i in 0..(live::DEFAULT_TOP_HOSTS + 5) {
+            stage.count_host_failure(&format!("host-{i}.example"));
+        }
+        let text = render("rip-test");
+        assert_eq!(hosts(&text), live::DEFAULT_TOP_HOSTS + 1, "{text}");
+        let other = "rip_host_failures{stage=\"rip-metrics-test\",host=\"other\"} 5";
+        assert!(text.lines().any(|l| l == other), "{text}");
         assert!(text.ends_with("# EOF\n"), "{text}");
     }
 }

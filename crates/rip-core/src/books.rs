@@ -133,6 +133,12 @@ impl<W: Write> Books<W> {
 
     /// Writes a record.
     pub fn emit(&mut self, record: &Record) -> Result<(), PipeError> {
+        if let Record::Failure(f) = record
+            && crate::live::enabled()
+        {
+            self.live
+                .count_host_failure(&crate::live::host_label(&f.url));
+        }
         self.publish_now_and_then();
         Ok(self.out.write(record)?)
     }

@@ -18,8 +18,8 @@
 //! Nothing is published unless the program serves metrics ([`enable`]): without
 //! `--metrics`, the cost is one relaxed atomic load a record.
 
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -85,6 +85,7 @@ pub struct LiveStage {
     books: Mutex<BooksSnapshot>,
     readers: Mutex<Vec<Reader>>,
     ticked: Mutex<Readings>,
+    hosts: Mutex<PerHost>,
 }
 
 impl std::fmt::Debug for LiveStage {
@@ -101,8 +102,12 @@ impl LiveStage {
         &self.name
     }
 
-    /// Replaces the published books.
+    /// Replaces the published books. Once `finished`, no URL waits for its host any more.
     pub fn publish(&self, books: BooksSnapshot) {
+        if books.finished {
+            let mut hosts = self.hosts.lock().unwrap_or_else(PoisonError::into_inner);
+            hosts.backlog.clear();
+        }
         *self.books.lock().unwrap_or_else(PoisonError::into_inner) = books;
     }
 
@@ -146,6 +151,34 @@ impl LiveStage {
     pub fn set_counter(&self, name: &str, value: u64) {
         let mut ticked = self.ticked.lock().unwrap_or_else(PoisonError::into_inner);
         set(&mut ticked.counters, name, value);
+    }
+
+    /// Counts a failure of a URL of `host` (every failure record a stage writes, with
+    /// `--metrics`: failures are few beside pages).
+    pub fn count_host_failure(&self, host: &str) {
+        let mut hosts = self.hosts.lock().unwrap_or_else(PoisonError::into_inner);
+        match hosts.failures.get_mut(host) {
+            Some(n) => *n += 1,
+            None => {
+                hosts.failures.insert(host.to_owned(), 1);
+            }
+        }
+    }
+
+    /// Sets every host's backlog now (URLs waiting for their host's turn), on a timer.
+    pub fn set_host_backlog(&self, backlog: impl IntoIterator<Item = (String, u64)>) {
+        let mut hosts = self.hosts.lock().unwrap_or_else(PoisonError::into_inner);
+        hosts.backlog = backlog.into_iter().collect();
+    }
+
+    /// The [`top_hosts`] hosts by backlog and by failures, the rest summed as `other`.
+    pub fn per_host(&self) -> HostFigures {
+        let hosts = self.hosts.lock().unwrap_or_else(PoisonError::into_inner);
+        let n = top_hosts();
+        HostFigures {
+            backlog: top_n(&hosts.backlog, n),
+            failures: top_n(&hosts.failures, n),
+        }
     }
 
     /// What the readers say now, under the counters of the published books: once the
@@ -205,6 +238,76 @@ impl Drop for ReaderGuard {
     }
 }
 
+/// What a stage knows per host: all of them (a few bytes a host); only the top ones are
+/// served.
+#[derive(Debug, Default)]
+struct PerHost {
+    backlog: HashMap<String, u64>,
+    failures: HashMap<String, u64>,
+}
+
+/// A stage's figures per host as served: at most [`top_hosts`] hosts each, by their value,
+/// then `other` with the rest added up (when there is a rest).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HostFigures {
+    /// URLs waiting for their host's turn (rip-fetch).
+    pub backlog: Vec<(String, u64)>,
+    /// Failure records written, by the host of their URL.
+    pub failures: Vec<(String, u64)>,
+}
+
+/// The label of the hosts past the top ones.
+pub const OTHER_HOSTS: &str = "other";
+
+/// Hosts served with a label of their own by default (`--metrics-hosts`).
+pub const DEFAULT_TOP_HOSTS: usize = 10;
+
+static TOP_HOSTS: AtomicUsize = AtomicUsize::new(DEFAULT_TOP_HOSTS);
+
+/// Sets how many hosts are served with a label of their own (`--metrics-hosts N`).
+pub fn set_top_hosts(n: usize) {
+    TOP_HOSTS.store(n, Ordering::Relaxed);
+}
+
+/// How many hosts are served with a label of their own.
+pub fn top_hosts() -> usize {
+    TOP_HOSTS.load(Ordering::Relaxed)
+}
+
+/// The `n` largest values (ties by host name; zeros left out), then [`OTHER_HOSTS`] with the
+/// rest added up when there is a rest: at most `n + 1` entries.
+fn top_n(values: &HashMap<String, u64>, n: usize) -> Vec<(String, u64)> {
+    let mut all: Vec<(&String, u64)> = values
+        .iter()
+        .filter(|(_, v)| **v > 0)
+        .map(|(h, v)| (h, *v))
+        .collect();
+    all.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let rest: u64 = all.iter().skip(n).map(|(_, v)| v).sum();
+    let mut top: Vec<(String, u64)> = all
+        .into_iter()
+        .take(n)
+        .map(|(h, v)| (h.clone(), v))
+        .collect();
+    if rest > 0 {
+        top.push((OTHER_HOSTS.to_owned(), rest));
+    }
+    top
+}
+
+/// The host (and port, when there is one) of `url`, as a label: `example.org`,
+/// `127.0.0.1:8080`; `unknown` for what does not parse.
+pub fn host_label(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) => match (u.host_str(), u.port()) {
+            (Some(h), Some(p)) => format!("{h}:{p}"),
+            (Some(h), None) => h.to_owned(),
+            _ => "unknown".to_owned(),
+        },
+        Err(_) => "unknown".to_owned(),
+    }
+}
+
 static STAGES: Mutex<Vec<Arc<LiveStage>>> = Mutex::new(Vec::new());
 
 /// The live account of the stage `name` in this process, made on first use.
@@ -218,6 +321,7 @@ pub fn stage(name: &str) -> Arc<LiveStage> {
         books: Mutex::new(BooksSnapshot::default()),
         readers: Mutex::new(Vec::new()),
         ticked: Mutex::new(Readings::default()),
+        hosts: Mutex::new(PerHost::default()),
     });
     stages.push(s.clone());
     s
@@ -266,6 +370,32 @@ mod tests {
         assert!(Arc::ptr_eq(&s, &stage("rip-live-test")));
         drop(reader);
         assert!(!s.readings().gauges.is_empty() && s.readers.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn hosts_past_the_top_ones_are_summed_as_other() {
+        let s = stage("rip-live-hosts-test");
+        for i in 0..25u64 {
+            let host = format!("h{i:02}.example");
+            for _ in 0..=i {
+                s.count_host_failure(&host);
+            }
+        }
+        s.set_host_backlog((0..3u64).map(|i| (format!("b{i}"), i)));
+        let figures = s.per_host();
+        let n = top_hosts();
+        assert_eq!(figures.failures.len(), n + 1, "{figures:?}");
+        assert_eq!(figures.failures[0], ("h24.example".to_owned(), 25));
+        let total: u64 = figures.failures.iter().map(|(_, v)| v).sum();
+        assert_eq!(total, (1..=25).sum::<u64>(), "nothing lost in other");
+        assert_eq!(figures.failures[n].0, OTHER_HOSTS);
+        let backlog = vec![("b2".to_owned(), 2), ("b1".to_owned(), 1)];
+        assert_eq!(
+            figures.backlog, backlog,
+            "no other without a rest, no zeros"
+        );
+        assert_eq!(host_label("http://127.0.0.1:8080/a"), "127.0.0.1:8080");
+        assert_eq!(host_label("https://Example.org/"), "example.org");
     }
 
     #[test]

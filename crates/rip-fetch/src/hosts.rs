@@ -243,6 +243,19 @@ impl Hosts {
         self.due.len()
     }
 
+    /// Refs waiting per host, queued or for their `notBefore` (a `--metrics` figure, read
+    /// on a timer: it goes through every host).
+    pub(crate) fn backlog_by_host(&self) -> HashMap<String, u64> {
+        let mut backlog: HashMap<String, u64> = (self.hosts.iter())
+            .filter(|(_, h)| !h.items.is_empty())
+            .map(|(name, h)| (name.clone(), h.items.len() as u64))
+            .collect();
+        for (host, _, _) in self.later.values() {
+            *backlog.entry(host.clone()).or_default() += 1;
+        }
+        backlog
+    }
+
     /// When something may next be ready: the first host in the heap or ref waiting.
     pub(crate) fn next_due(&self) -> Option<Instant> {
         let host = self.due.peek().map(|Reverse((at, _))| *at);

@@ -472,6 +472,7 @@ impl<'c, W: Write> Stage<'c, W> {
             let live = rip_core::live::stage(&self.config.pipe.stage);
             live.set_gauge("hostsWaiting", self.hosts.hosts_waiting() as i64);
             live.set_gauge("hostsBacklog", self.hosts.queued() as i64);
+            live.set_host_backlog(self.hosts.backlog_by_host());
         }
         Ok(())
     }

@@ -46,6 +46,19 @@ pub struct MetricsArgs {
         hide_short_help = true
     )]
     pub metrics_linger: Option<Duration>,
+
+    /// Hosts served with a `host` label of their own (the most failures, the longest
+    /// backlog); the others are added up as `host="other"`. `ripperoni run`'s stages read
+    /// it from the environment.
+    #[arg(
+        long,
+        value_name = "N",
+        env = "RIP_METRICS_HOSTS",
+        default_value_t = rip_core::live::DEFAULT_TOP_HOSTS,
+        help_heading = "Metrics",
+        hide_short_help = true
+    )]
+    pub metrics_hosts: usize,
 }
 
 impl MetricsArgs {
@@ -56,6 +69,7 @@ impl MetricsArgs {
             return Ok(None);
         };
         rip_core::live::enable();
+        rip_core::live::set_top_hosts(self.metrics_hosts);
         let name = program.to_owned();
         let render: Render = Arc::new(move || super::render(&name));
         let server = serve(addr, render)?;
