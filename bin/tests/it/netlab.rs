@@ -365,9 +365,13 @@ fn longest_pause(requests: &[Value], ips: &[String]) -> Duration {
 
 /// Issue 41's third run: the broker node leading the refs stream SIGKILLed once the
 /// workers fetch, started again 10 s later; nothing lost, nothing entered twice, the gap
-/// kept. How long the workers' requests paused is printed beside the election's time, not
-/// yet asserted: it was 3 to 16 s for elections of 5 to 7 s (issue 41 asks for no pause
-/// longer than the election).
+/// kept. The crawl's pause (from the kill to the workers' next
+/// request at the site) is printed beside the election's time (from the kill to a new
+/// leader of the refs in the nodes' logs), not asserted: a loaded machine's elections and
+/// pauses take longer. A worker whose lease went unrenewed during the election pauses its
+/// run and goes on with it once the cluster renews the lease at its revision; before,
+/// it dropped the run and another worker redid its 51 records after the ack wait (a pause
+/// of 15.9 s against an election of about 5 s).
 #[test]
 fn the_broker_leading_the_refs_killed_mid_crawl_and_restarted_loses_nothing() {
     let Some(lab) = Lab::new(COORDINATOR + 1) else {
@@ -379,8 +383,7 @@ fn the_broker_leading_the_refs_killed_mid_crawl_and_restarted_loses_nothing() {
     let ips: Vec<String> = (FIRST_WORKER..COORDINATOR)
         .map(|i| lab.host(i).ip())
         .collect();
-    let down = std::cell::Cell::new(Duration::ZERO);
-    let election = std::cell::Cell::new(None);
+    let timings = std::cell::Cell::new(KillTimings::default());
     let crawl = crawl(
         Place::Lab(&lab),
         GAP,
@@ -388,32 +391,91 @@ fn the_broker_leading_the_refs_killed_mid_crawl_and_restarted_loses_nothing() {
             rip_testkit::wait_for("the workers' first pages", Duration::from_secs(120), || {
                 requests_from(log, &ips) >= 10
             });
-            // The node leading the refs stream: its loss needs an election.
-            let (leader, _) = brokers.stream_leader(REFS).expect("a leader of the refs");
-            brokers.kill(leader);
-            let killed = Instant::now();
-            election.set(new_leader_within(
-                brokers,
-                leader,
-                killed,
-                Duration::from_secs(10),
-            ));
-            std::thread::sleep(Duration::from_secs(10).saturating_sub(killed.elapsed()));
-            brokers.restart(leader);
-            down.set(killed.elapsed());
+            timings.set(kill_and_restart_the_refs_leader(brokers, log, &ips));
         })),
     );
+    let t = timings.get();
+    let again = delivered_again(&crawl.stderr);
     eprintln!(
-        "the refs' leader down {:.1} s, a new one after {:?}; {} pages in {:.1} s; the \
-         longest pause in the workers' requests {:?}",
-        down.get().as_secs_f64(),
-        election.get(),
+        "the refs' leader down {:.1} s, a new one after {:?}; the workers' next request \
+         {:?} after the kill; {} pages in {:.1} s; the longest pause in the workers' \
+         requests {:?}; records delivered again {again}",
+        t.down.as_secs_f64(),
+        t.election,
+        t.next_request,
         crawl.health["siteFetches"]["records"],
         crawl.wall.as_secs_f64(),
         longest_pause(&crawl.requests, &ips),
     );
     eprintln!("{}", crawl.stderr);
+    // Records delivered again are printed, not asserted: a pull's answer or an
+    // acknowledgement in flight through the killed server is lost with it (1 record in one
+    // run of three, 45 in another before batches were acknowledged again after a wait).
     assert_whole(&crawl, &ips, GAP);
+}
+
+/// What the kill of the refs' leader took: how long it was down, when a new leader came
+/// and when the workers next asked the site (each from the kill).
+#[derive(Clone, Copy, Default)]
+struct KillTimings {
+    down: Duration,
+    election: Option<Duration>,
+    next_request: Option<Duration>,
+}
+
+/// SIGKILLs the node leading the refs, restarts it 10 s later, and watches (up to 60 s)
+/// for the new leader and the workers' next request in the site's log at `log`.
+fn kill_and_restart_the_refs_leader(
+    brokers: &mut NatsCluster,
+    log: &Path,
+    ips: &[String],
+) -> KillTimings {
+    let (leader, _) = brokers.stream_leader(REFS).expect("a leader of the refs");
+    let before = requests_from(log, ips);
+    brokers.kill(leader);
+    let killed = Instant::now();
+    let mut t = KillTimings::default();
+    let restart = Duration::from_secs(10);
+    while killed.elapsed() < Duration::from_secs(60)
+        && (t.election.is_none() || t.next_request.is_none() || t.down.is_zero())
+    {
+        let new_leader = || {
+            brokers
+                .stream_leader(REFS)
+                .is_some_and(|(n, _)| n != leader)
+        };
+        if t.election.is_none() && new_leader() {
+            t.election = Some(killed.elapsed());
+        }
+        if t.next_request.is_none() && requests_from(log, ips) > before {
+            t.next_request = Some(killed.elapsed());
+        }
+        if t.down.is_zero() && killed.elapsed() >= restart {
+            brokers.restart(leader);
+            t.down = killed.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if t.down.is_zero() {
+        brokers.restart(leader);
+        t.down = killed.elapsed();
+    }
+    t
+}
+
+/// The records the workers say were delivered to them again (their closing lines: "… (N
+/// delivered again, …"), summed.
+fn delivered_again(stderr: &str) -> u64 {
+    (stderr.lines())
+        .filter_map(|l| {
+            l.split_once(" runs (")?
+                .1
+                .split_once(" delivered again")?
+                .0
+                .parse::<u64>()
+                .ok()
+        })
+        .sum::<u64>()
 }
 
 /// The crawl's books are the demo's, nothing lost nor entered twice, and no two of the

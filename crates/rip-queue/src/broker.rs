@@ -113,6 +113,11 @@ impl Broker {
         self.waits.load(Ordering::SeqCst)
     }
 
+    /// Resolves once the server has everything sent on the connection so far.
+    pub(crate) async fn flush(&self) -> Result<(), async_nats::client::FlushError> {
+        self.client.flush().await
+    }
+
     /// The JetStream context.
     pub fn jetstream(&self) -> &jetstream::Context {
         &self.js
@@ -365,11 +370,21 @@ pub(crate) async fn open_or_create(
 ) -> Result<stream::Stream, jetstream::context::CreateStreamError> {
     use jetstream::context::CreateStreamErrorKind;
     let start = Instant::now();
-    let create = tokio::time::timeout(CREATE_WAIT, js.get_or_create_stream(config.clone()));
-    let error = match create.await {
-        Ok(Ok(stream)) => return Ok(stream),
-        Ok(Err(e)) => e,
-        Err(_) => CreateStreamErrorKind::TimedOut.into(),
+    let error = loop {
+        let create = tokio::time::timeout(CREATE_WAIT, js.get_or_create_stream(config.clone()));
+        let error = match create.await {
+            Ok(Ok(stream)) => return Ok(stream),
+            Ok(Err(e)) => e,
+            Err(_) => CreateStreamErrorKind::TimedOut.into(),
+        };
+        // A cluster just started whose servers do not all know each other yet has no
+        // place for the replicas: asked again shortly.
+        let starting = matches!(error.kind(), CreateStreamErrorKind::JetStream(e)
+            if e.error_code() == jetstream::ErrorCode::CLUSTER_NO_PEERS);
+        if !starting || start.elapsed() >= ATTEMPT_TIMEOUT {
+            break error;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
     };
     let racing = match error.kind() {
         CreateStreamErrorKind::TimedOut => true,

@@ -61,19 +61,40 @@ impl Table {
         payload: Bytes,
         expect: Option<u64>,
     ) -> Result<u64, QueueError> {
+        match self.update(key, payload, expect).await? {
+            Some(revision) => Ok(revision),
+            None => Err(QueueError::refused(
+                "write a table",
+                format!("{key} is not at revision {}", expect.unwrap_or_default()),
+            )),
+        }
+    }
+
+    /// [`put`](Self::put), telling a revision that was not `expect` (`Ok(None)`: another
+    /// writer wrote or removed the key since) from a write that got no answer or another
+    /// refusal (`Err`: nothing is known of the key).
+    pub async fn update(
+        &self,
+        key: &str,
+        payload: Bytes,
+        expect: Option<u64>,
+    ) -> Result<Option<u64>, QueueError> {
+        use async_nats::jetstream::context::PublishErrorKind;
         let mut publish = PublishMessage::build().payload(payload);
         if let Some(revision) = expect {
             publish = publish.expected_last_subject_sequence(revision);
         }
         let subject = format!("{}.{key}", self.subject);
-        let ack = self
+        let sent = self
             .js
             .send_publish(subject, publish)
             .await
-            .map_err(|e| QueueError::refused("write a table", e))?
-            .await
             .map_err(|e| QueueError::refused("write a table", e))?;
-        Ok(ack.sequence)
+        match sent.await {
+            Ok(ack) => Ok(Some(ack.sequence)),
+            Err(e) if e.kind() == PublishErrorKind::WrongLastSequence => Ok(None),
+            Err(e) => Err(QueueError::refused("write a table", e)),
+        }
     }
 
     /// The revision and payload of `key`, `None` when absent.

@@ -81,6 +81,27 @@ impl NatsServer {
         }
     }
 
+    /// Stops the server's process (SIGSTOP) without closing anything: requests go
+    /// unanswered, as while a cluster elects a leader, until [`thaw`](Self::thaw).
+    pub fn freeze(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a server stopped by [`freeze`](Self::freeze) go on (SIGCONT).
+    pub fn thaw(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        if let Some(child) = &self.child {
+            let status = Command::new("kill")
+                .args([signal, &child.id().to_string()])
+                .status()
+                .expect("kill");
+            assert!(status.success(), "kill {signal} nats-server");
+        }
+    }
+
     /// Starts the server again on the same port and store.
     pub fn restart(&mut self) {
         self.kill();

@@ -138,12 +138,29 @@ pub(super) async fn run(
 /// record: scripts/bench/queue). The connection is ordered, so the confirmation of the last
 /// comes after the others were received; one lost with a broken connection brings its
 /// record back, done again and its output stored once.
+///
+/// When the broker was waited for meanwhile (a server died, the consumer's leader among
+/// them, or the connection moved to another server), the plain acknowledgements may have
+/// gone with it: they are sent again and the connection flushed, so that a run done is not
+/// done again (issue 41's kill run: 45 records delivered again).
 async fn acknowledge_all(broker: &Broker, messages: &[Message]) {
     if let Some((last, others)) = messages.split_last() {
+        let before = (broker.waits(), broker.connections());
         for message in others {
             message.ack().await.ok();
         }
         acknowledge(broker, last, AckKind::Ack).await;
+        if (broker.waits(), broker.connections()) != before && !others.is_empty() {
+            for message in others {
+                message.ack().await.ok();
+            }
+            let flushed = broker
+                .patiently("acknowledge a batch", || broker.flush())
+                .await;
+            if let Err(e) = flushed {
+                tracing::warn!("{e}");
+            }
+        }
     }
 }
 
@@ -194,6 +211,11 @@ async fn run_program(
     // Declared after the child, so dropped before it: the stages below the command are
     // killed while the command still holds them.
     let mut tree = super::tree::RunTree::of(child.id());
+    // A partition's run pauses while its lease is in doubt (see the `gate` module).
+    let gate = super::partitioned::gate::GATE.try_with(Arc::clone).ok();
+    if let Some(gate) = &gate {
+        gate.running(child.id());
+    }
     let stdin = child.stdin.take().expect("piped stdin");
     let feeder = tokio::spawn(feed(stdin, messages.clone()));
     let mut lines = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
@@ -218,6 +240,9 @@ async fn run_program(
     held.publish(publisher).await?;
     let status = child.wait().await?;
     tree.disarm();
+    if let Some(gate) = &gate {
+        gate.running(None);
+    }
     // A program that stopped reading early broke the feeder's pipe: its exit status says
     // whether that was fine.
     feeder.await.ok();

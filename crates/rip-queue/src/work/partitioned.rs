@@ -4,6 +4,8 @@
 //! Retry-After, the circuit breaker, kept in that machine's cache folder) holds for the whole
 //! crawl however many workers there are.
 
+pub(super) mod gate;
+
 use super::batch::{self, Outcome};
 use super::{WorkOptions, Worked, away, batches, consumer, received_while};
 use crate::broker::Absence;
@@ -12,6 +14,7 @@ use crate::{Broker, QueueError};
 use async_nats::jetstream::Message;
 use async_nats::jetstream::consumer::PullConsumer;
 use async_nats::jetstream::stream::Stream;
+use gate::{GATE, Gate};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,6 +45,7 @@ pub(super) async fn work(
         running: JoinSet::new(),
         busy: BTreeSet::new(),
         stops: HashMap::new(),
+        gates: HashMap::new(),
         worked: Worked::default(),
     };
     let result = job.run(&mut members, &stop).await;
@@ -62,8 +66,10 @@ struct Job<'a> {
     consumers: HashMap<u32, PullConsumer>,
     running: JoinSet<Done>,
     busy: BTreeSet<u32>,
-    /// Stops the run on each busy partition (its lease at risk).
+    /// Stops the run on each busy partition (its lease lost).
     stops: HashMap<u32, oneshot::Sender<()>>,
+    /// Pauses the run on each busy partition (its lease in doubt) and resumes it.
+    gates: HashMap<u32, Arc<Gate>>,
     worked: Worked,
 }
 
@@ -83,7 +89,7 @@ impl Job<'_> {
             if connected && members.due() {
                 self.beat(members).await;
             }
-            self.stop_unleased(members);
+            self.settle_leases(members);
             let free: Vec<u32> = members.held().filter(|p| !self.busy.contains(p)).collect();
             turn = turn.wrapping_add(1);
             if !stopping && connected && self.start_batches(free, turn).await? {
@@ -110,6 +116,7 @@ impl Job<'_> {
                 let (p, outcomes) = done.map_err(|e| QueueError::Io(std::io::Error::other(e)))?;
                 self.busy.remove(&p);
                 self.stops.remove(&p);
+                self.gates.remove(&p);
                 for outcome in outcomes? {
                     outcome.add_to(&mut self.worked);
                 }
@@ -117,11 +124,11 @@ impl Job<'_> {
         }
     }
 
-    /// Renews the leases (a beat), stopping meanwhile each run whose lease may run out
+    /// Renews the leases (a beat), pausing meanwhile each run whose lease may run out
     /// before the beat ends: a beat waits for the broker (up to its request timeout) and
     /// a machine cut off gets no answer.
     async fn beat(&mut self, members: &mut Membership) {
-        let mut deadlines: Vec<(Instant, u32)> = (self.stops.keys())
+        let mut deadlines: Vec<(Instant, u32)> = (self.gates.keys())
             .map(|&p| (members.lease_deadline(p), p))
             .collect();
         deadlines.sort_unstable();
@@ -140,21 +147,32 @@ impl Job<'_> {
                 () = away(self.broker) => return,
                 () = tokio::time::sleep_until(until), if next.is_some() => {
                     let (_, p) = deadlines.remove(0);
-                    stop_run(&mut self.stops, p);
+                    pause_run(&self.gates, p);
                 }
             }
         }
     }
 
-    /// Stops the runs on partitions whose lease this worker may no longer hold (not renewed
+    /// Pauses the runs on partitions whose lease this worker may no longer hold (not renewed
     /// for nearly its lifetime: the broker away or this machine cut off), before another
-    /// worker can take their hosts over.
-    fn stop_unleased(&mut self, members: &Membership) {
-        let at_risk: Vec<u32> = (self.stops.keys().copied())
-            .filter(|&p| members.lease_at_risk(p))
-            .collect();
-        for p in at_risk {
-            stop_run(&mut self.stops, p);
+    /// worker can take their hosts over; resumes those whose lease was renewed since at the
+    /// revision it had (nobody took it: the cluster was electing a leader, or this machine's
+    /// cut healed before another worker took the lease); stops those whose lease another
+    /// worker took.
+    fn settle_leases(&mut self, members: &Membership) {
+        let busy: Vec<u32> = self.gates.keys().copied().collect();
+        for p in busy {
+            if !members.holds(p) {
+                stop_run(&mut self.stops, p);
+            } else if members.lease_at_risk(p) {
+                pause_run(&self.gates, p);
+            } else if self.gates[&p].paused() {
+                tracing::warn!(
+                    "partition {p}: its lease renewed at the revision it had (nobody took \
+                     it meanwhile); its run goes on"
+                );
+                self.gates[&p].resume();
+            }
         }
     }
 
@@ -179,7 +197,9 @@ impl Job<'_> {
             let out_partitions = self.out_partitions;
             let (stop, stopped) = oneshot::channel();
             self.stops.insert(p, stop);
-            self.running.spawn(async move {
+            let gate = Arc::new(Gate::default());
+            self.gates.insert(p, gate.clone());
+            self.running.spawn(GATE.scope(gate, async move {
                 let mut outcomes = Vec::new();
                 let runs = async {
                     for group in groups {
@@ -196,7 +216,7 @@ impl Job<'_> {
                     _ = stopped => {}
                 }
                 (p, Ok(outcomes))
-            });
+            }));
         }
         Ok(started)
     }
@@ -252,13 +272,26 @@ impl Job<'_> {
     }
 }
 
-/// Stops the run on partition `p`, if one runs.
+/// Stops the run on partition `p`, if one runs: its lease was taken by another worker.
 fn stop_run(stops: &mut HashMap<u32, oneshot::Sender<()>>, p: u32) {
     if let Some(stop) = stops.remove(&p) {
         tracing::warn!(
-            "partition {p}: its lease could not be renewed in time; its run is stopped so \
-             that no two workers work on its hosts at once (its records come back)"
+            "partition {p}: its lease was taken by another worker; its run is stopped (its \
+             records come back)"
         );
         let _ = stop.send(());
+    }
+}
+
+/// Pauses the run on partition `p`, if one runs and goes on: its lease could not be renewed
+/// in time.
+fn pause_run(gates: &HashMap<u32, Arc<Gate>>, p: u32) {
+    if let Some(gate) = gates.get(&p).filter(|g| !g.paused()) {
+        tracing::warn!(
+            "partition {p}: its lease could not be renewed in time; its run is paused so that \
+             no two workers work on its hosts at once (it goes on if the lease is still this \
+             worker's when the broker answers)"
+        );
+        gate.pause();
     }
 }

@@ -34,7 +34,7 @@ impl Drop for RunTree {
 }
 
 /// Every live descendant of `pid`, from `/proc/<pid>/task/<tid>/children`.
-fn descendants(pid: u32) -> Vec<Pid> {
+pub(super) fn descendants(pid: u32) -> Vec<Pid> {
     let mut found = Vec::new();
     let mut todo = vec![pid];
     while let Some(p) = todo.pop() {

@@ -142,3 +142,43 @@ fn a_killed_owner_s_hosts_are_taken_over_and_nothing_is_lost() {
         "{fetched} fetches: at most one batch done twice"
     );
 }
+
+/// A broker that answers nothing for longer than a lease may go unrenewed (frozen 7 s, as a
+/// cluster electing a leader answers nothing): the worker pauses its run before the lease
+/// could pass to another, and once the broker answers and the lease is renewed at the
+/// revision it had, goes on with the same batch. Before, the run was dropped and its
+/// records came back after the ack wait, fetched again (issue 41's kill run: 51 records).
+#[test]
+fn a_run_paused_while_the_broker_answers_nothing_goes_on_with_its_batch() {
+    let nats = NatsServer::start();
+    let (server, urls) = site(16, Duration::from_millis(500));
+    push(&nats, &urls, "4");
+    let cache = tempfile::tempdir().unwrap();
+    // One batch of all 16 pages (about 8 s of fetching); the ack wait outlasts the freeze,
+    // so that nothing comes back by the broker's clock either.
+    let args = ["--batch", "16", "--ack-wait", "15s"];
+    let worker = fetcher(&nats, cache.path(), "0ms", &args);
+    wait_for("the first 3 pages", Duration::from_secs(60), || {
+        pages(&server).len() >= 3
+    });
+    nats.freeze();
+    let frozen = Instant::now();
+    std::thread::sleep(Duration::from_secs(7));
+    nats.thaw();
+    let thawed = Instant::now();
+    let ran = Ran::wait("rip-queue work", worker);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(ran.stderr.contains("(0 delivered again"), "{}", ran.stderr);
+    assert_one_page_each(&nats, &urls);
+    let start = server.started_at().into_std();
+    let asked: Vec<Instant> = pages(&server).iter().map(|r| start + r.elapsed).collect();
+    assert_eq!(asked.len(), 16, "each page fetched once: {}", ran.stderr);
+    // Paused: nothing asked from 5 s into the freeze (the lease's deadline, 3.5 s after its
+    // last renewal, with a second to spare) until the broker answered again.
+    let paused = frozen + Duration::from_secs(5)..thawed;
+    assert!(
+        !asked.iter().any(|t| paused.contains(t)),
+        "a page asked while the lease was in doubt: {}",
+        ran.stderr
+    );
+}
