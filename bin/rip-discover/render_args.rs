@@ -45,13 +45,14 @@ pub struct RenderArgs {
         requires = "render"
     )]
     pub render_tabs: usize,
-    /// When a page is done: `load`, `network-idle` (loaded, no request in flight for
-    /// 500 ms) or `selector:CSS`.
+    /// When a page is done, as `rip-render --wait`: `settled` (loaded, no request in
+    /// flight, and the page says it has no work pending), `load`, `network-idle` (loaded,
+    /// no request in flight for 500 ms) or `selector:CSS`.
     #[arg(
         help_heading = "Rendering",
         long,
         value_name = "RULE",
-        default_value = "network-idle",
+        default_value = "settled",
         requires = "render"
     )]
     pub render_wait: rip_render::Wait,

@@ -76,6 +76,14 @@ fn render_follows_the_links_scripts_add_and_a_rip_render_after_replays_them() {
         .run();
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert_eq!(again.counter("renderCacheHits"), 16);
+    // Rendered by rip-render's default rule, `settled`, as rip-render renders them.
+    for r in again.of("page") {
+        let rip_core::Record::Page(p) = r else {
+            continue;
+        };
+        let wait = p.render.as_ref().map(|info| info.wait.as_str());
+        assert_eq!(wait, Some("settled"), "{}", p.url);
+    }
     assert_eq!(again.counter("browserStarts"), 0);
     assert_eq!(server.total(), before, "nothing asked of the site");
 }
