@@ -5,6 +5,7 @@
 //! break: each program still says what it is.
 
 mod flags;
+mod follow_broker;
 mod help;
 mod metrics;
 mod netlab;
