@@ -13,6 +13,8 @@ mod archive;
 mod gzip;
 mod header;
 mod input;
+mod line;
+pub use line::escape_into;
 
 pub use archive::{Damage, Item, RawRecord, ReadError, read_archive};
 pub use header::{Header, HeaderError, Limits};

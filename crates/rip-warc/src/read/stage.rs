@@ -169,6 +169,8 @@ pub(super) struct Reading<'a, W: Write> {
     /// Record ids and payload digests of its responses → their offsets.
     originals: HashMap<u64, u64>,
     seen: &'a mut Seen,
+    /// A page's line is made here (see [`page_line`](super::line::page_line)).
+    scratch: Vec<u8>,
 }
 
 impl<'a, W: Write> Reading<'a, W> {
@@ -179,6 +181,7 @@ impl<'a, W: Write> Reading<'a, W> {
             hasher: RandomState::new(),
             originals: HashMap::new(),
             seen,
+            scratch: Vec::new(),
         }
     }
 
@@ -371,10 +374,18 @@ impl<'a, W: Write> Reading<'a, W> {
             let url = url.to_owned();
             self.books.enter(&url)?;
         }
-        if matches!(record, Record::Failure(_)) {
-            self.books.mark_partial();
+        match record {
+            Record::Page(page) => {
+                let line = super::line::page_line(page, &mut self.scratch)
+                    .map_err(std::io::Error::from)?;
+                self.books.emit_line(&line)
+            }
+            Record::Failure(_) => {
+                self.books.mark_partial();
+                self.books.emit(&record)
+            }
+            record => self.books.emit(&record),
         }
-        self.books.emit(&record)
     }
 }
 

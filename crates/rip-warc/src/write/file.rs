@@ -216,7 +216,13 @@ impl Drop for WarcWriter {
 /// says), for the file whose `warcinfo` this is.
 #[must_use]
 pub fn encode(records: &[Record], warcinfo: &RecordId, compression: Compression) -> Vec<u8> {
-    let mut out = Vec::new();
+    // Uncompressed, the records' size is known: one allocation, not a growth per record.
+    let mut out = match compression {
+        Compression::None => {
+            Vec::with_capacity(records.iter().map(|r| r.block().len() + 1024).sum())
+        }
+        Compression::Gzip => Vec::new(),
+    };
     for r in records {
         append_record(r, Some(warcinfo), compression, &mut out);
     }
