@@ -11,7 +11,7 @@
 //! answered with that response while the cache's rules allow ([`crate::shared`]); a navigation of the page away from itself is
 //! answered `204 No Content` (the page stays) and noted.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use base64::Engine as _;
 use chromiumoxide::Page;
@@ -73,8 +73,9 @@ pub(crate) struct Interceptor {
     /// The subresources the renderer's pages share.
     pub shared: Arc<Shared>,
     pub seen: Seen,
-    /// The page's document, fetched before the browser was opened.
-    pub document: Arc<Response>,
+    /// The page's document, fetched before the browser was opened; set when it is known
+    /// (the tab was readied before: [`Interceptor::set_document`]).
+    document: OnceLock<Arc<Response>>,
     pub allow: Allow,
     /// Subresource requests answered per page at most; later ones are refused.
     pub max_requests: u32,
@@ -87,7 +88,6 @@ impl Interceptor {
         fetcher: Fetcher,
         shared: Arc<Shared>,
         seen: Seen,
-        document: Arc<Response>,
         allow: Allow,
         max_requests: u32,
     ) -> Self {
@@ -95,11 +95,16 @@ impl Interceptor {
             fetcher,
             shared,
             seen,
-            document,
+            document: OnceLock::new(),
             allow,
             max_requests,
             main_frame: Mutex::new(None),
         }
+    }
+
+    /// The document the tab's navigation is answered with (once: a tab shows one page).
+    pub fn set_document(&self, document: Arc<Response>) {
+        let _ = self.document.set(document);
     }
 }
 
@@ -188,7 +193,11 @@ async fn decide(ctx: &Interceptor, ev: &EventRequestPaused) -> Decision {
 async fn answer(page: &Page, ctx: &Interceptor, ev: &EventRequestPaused) {
     let url = ev.request.url.clone();
     let result = match decide(ctx, ev).await {
-        Decision::Document => fulfill(page, ev, &ctx.document).await,
+        Decision::Document => match ctx.document.get() {
+            Some(doc) => fulfill(page, ev, doc).await,
+            // A navigation before the page's document was given: nothing of the page's.
+            None => refuse(page, ev, ErrorReason::BlockedByClient).await,
+        },
         Decision::StayPut => {
             let params = FulfillRequestParams::new(ev.request_id.clone(), 204);
             page.execute(params).await.map(|_| ())

@@ -38,8 +38,12 @@
 //!
 //! One Chromium per stage ([`browser`]), started on first need with a profile folder of
 //! its own, `-c` tabs at once. While pages settle, a fresh context with a blank tab is
-//! opened ahead (one at a time, at most one per tab), so the next page starts at once
-//! instead of waiting the ~0.3 s a context and a tab take to open. When it dies (killed, crashed) the renders in flight fail
+//! opened ahead (one at a time, at most one per tab) and readied for its page (the
+//! interception, the event listeners and the settle script in place: a dozen DevTools
+//! commands), so the next page starts at once instead of waiting the ~0.3 s a context and
+//! a tab take to open and the ~0.1 s of that set-up. The DevTools domains chromiumoxide
+//! enables that a render does not read (`Network`, `Performance`, `Log`) are turned off.
+//! When it dies (killed, crashed) the renders in flight fail
 //! with it as soon as that is known (its DevTools connection ends or its process exits, not
 //! at their page timeout) and are done again in a new one, up to
 //! [`RenderSettings::browser_retries`] times per ref; then the ref is a retryable `RESOURCE`
@@ -75,6 +79,7 @@ mod shared;
 mod stage;
 mod tab;
 pub mod wait;
+mod watch;
 
 use rip_core::{PipeOptions, Summary};
 use rip_http::HttpConfig;

@@ -75,7 +75,7 @@ impl Default for RenderSettings {
 pub struct Renderer {
     fetcher: Fetcher,
     engine: Engine,
-    tab: TabSettings,
+    tab: Arc<TabSettings>,
     tabs: Semaphore,
     spares: Arc<Spares>,
     browser_retries: u32,
@@ -103,8 +103,8 @@ struct Spares {
     most: usize,
     /// Tabs open in the shared session ([`RenderSettings::session`]).
     session: bool,
-    /// The wait rule the tabs are readied for.
-    wait: Wait,
+    /// What the tabs are readied for.
+    tab: Arc<TabSettings>,
 }
 
 impl Spares {
@@ -127,7 +127,7 @@ impl Spares {
         self.opening.fetch_add(1, Ordering::Relaxed);
         let spares = self.clone();
         tokio::spawn(async move {
-            let opened = tab::open(&chromium, spares.session, &spares.wait).await;
+            let opened = tab::open(&chromium, spares.session, &spares.tab).await;
             spares.opening.fetch_sub(1, Ordering::Relaxed);
             match opened {
                 Ok(blank) => spares
@@ -165,16 +165,16 @@ impl Renderer {
     /// ([`RenderSettings::make_room`]). No browser starts until a page
     /// needs one. Call within a tokio runtime.
     pub fn new(settings: &RenderSettings, fetcher: Fetcher, max_body: usize) -> Self {
+        let tab = Arc::new(TabSettings {
+            fetcher: fetcher.clone(),
+            shared: Arc::new(Shared::new(&fetcher)),
+            wait: settings.wait.clone(),
+            timeout: settings.page_timeout,
+            allow: settings.allow,
+            max_requests: settings.max_requests,
+            max_body,
+        });
         Self {
-            tab: TabSettings {
-                fetcher: fetcher.clone(),
-                shared: Arc::new(Shared::new(&fetcher)),
-                wait: settings.wait.clone(),
-                timeout: settings.page_timeout,
-                allow: settings.allow,
-                max_requests: settings.max_requests,
-                max_body,
-            },
             fetcher,
             engine: Engine::new(settings.browser.clone()),
             tabs: Semaphore::new(settings.tabs.max(1)),
@@ -183,8 +183,9 @@ impl Renderer {
                 opening: AtomicUsize::new(0),
                 most: settings.tabs.max(1),
                 session: settings.session,
-                wait: settings.wait.clone(),
+                tab: tab.clone(),
             }),
+            tab,
             browser_retries: settings.browser_retries,
             js_heap_mib: settings.browser.js_heap_mib,
             counters: Counters::default(),
@@ -305,7 +306,7 @@ impl Renderer {
         if let Some(blank) = self.spares.take(chromium.generation) {
             return Ok(blank);
         }
-        match tab::open(chromium, self.spares.session, &self.spares.wait).await {
+        match tab::open(chromium, self.spares.session, &self.tab).await {
             Ok(blank) => Ok(blank),
             // A browser still connected is busy, not lost: the pages in its other tabs go
             // on; this ref tries again.

@@ -124,6 +124,18 @@ impl Seen {
         })
     }
 
+    /// The page's navigation starts: what the blank tab did before (its own load event and
+    /// lifecycle, heard since its watchers started) is forgotten.
+    pub fn arm(&self) {
+        self.with(|s| {
+            s.load_fired = false;
+            s.loaded_at = None;
+            s.browser_idle = false;
+            s.document_loader = None;
+            s.last_activity = None;
+        })
+    }
+
     pub fn load_fired(&self) {
         self.with(|s| {
             s.load_fired = true;
@@ -271,6 +283,22 @@ mod tests {
         seen.lifecycle("networkIdle", "doc");
         assert!(seen.is_browser_idle());
         assert!(!seen.state_line().contains("network not idle"));
+    }
+
+    #[test]
+    fn what_the_blank_tab_did_is_forgotten_when_the_page_starts() {
+        let seen = Seen::default();
+        seen.lifecycle("init", "blank");
+        seen.load_fired();
+        seen.lifecycle("networkIdle", "blank");
+        assert!(seen.is_loaded() && seen.is_browser_idle());
+        seen.arm();
+        assert!(!seen.is_loaded(), "the blank tab's load is not the page's");
+        assert!(!seen.is_browser_idle());
+        assert!(seen.quiet_since().is_none(), "nothing happened yet");
+        seen.lifecycle("init", "doc");
+        seen.lifecycle("networkIdle", "doc");
+        assert!(seen.is_browser_idle(), "the page's own document");
     }
 
     #[test]

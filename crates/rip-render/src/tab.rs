@@ -10,31 +10,22 @@ use std::time::Duration;
 
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
-use chromiumoxide::cdp::browser_protocol::fetch::{self, RequestPattern, RequestStage};
-use chromiumoxide::cdp::browser_protocol::inspector::{self, EventTargetCrashed};
-use chromiumoxide::cdp::browser_protocol::page::{
-    AddScriptToEvaluateOnNewDocumentParams, EventJavascriptDialogOpening, EventLifecycleEvent,
-    EventLoadEventFired, HandleJavaScriptDialogParams, NavigateParams,
-};
+use chromiumoxide::cdp::browser_protocol::page::NavigateParams;
 use chromiumoxide::cdp::browser_protocol::target::{
     CreateBrowserContextParams, CreateTargetParams,
 };
-use chromiumoxide::cdp::js_protocol::runtime::{
-    ConsoleApiCalledType, EventConsoleApiCalled, EventExceptionThrown, RemoteObject,
-};
 use chromiumoxide::error::CdpError;
-use futures::StreamExt;
-use rip_core::{ConsoleError, Rendered};
+use rip_core::Rendered;
 use rip_http::{Fetcher, Response};
-use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use crate::browser::Chromium;
-use crate::intercept::{Allow, Interceptor};
-use crate::seen::{Seen, cut};
+use crate::intercept::Allow;
+use crate::seen::Seen;
 use crate::settle::{self, PageState};
 use crate::shared::Shared;
 use crate::wait::{GRACE, IDLE, SETTLE_QUIET, Wait};
+use crate::watch::{self, Watched};
 
 /// How often the wait looks at the page.
 const POLL: Duration = Duration::from_millis(50);
@@ -97,23 +88,26 @@ fn lost(chromium: &Chromium, e: CdpError) -> TabError {
 
 /// A blank tab, opened ahead of the page it will show (the renderer keeps some ready while
 /// other pages settle), used for one page only: in a fresh browser context of its own, or
-/// in the browser's default context when pages share a session.
+/// in the browser's default context when pages share a session. It is readied for its page
+/// already ([`crate::watch`]): interception, listeners and settle script in place.
 pub(crate) struct Blank {
     /// The browser it was opened in ([`Chromium::generation`]).
     pub generation: u64,
     /// Its own context (disposed with it); `None` in a shared session.
     context: Option<BrowserContextId>,
     page: Page,
-    /// How long its context and its tab took to open.
-    opening: (Duration, Duration),
+    watched: Watched,
+    /// How long its context, its tab and its readying took.
+    opening: [Duration; 3],
 }
 
-/// Opens a blank tab: in a fresh context, or with `session` in the browser's default
-/// context, whose cookies and storage every page of the session shares.
+/// Opens a blank tab readied for a page of `settings`: in a fresh context, or with
+/// `session` in the browser's default context, whose cookies and storage every page of the
+/// session shares.
 pub(crate) async fn open(
     chromium: &Chromium,
     session: bool,
-    wait: &Wait,
+    settings: &TabSettings,
 ) -> Result<Blank, TabError> {
     let began = Instant::now();
     let context = match session {
@@ -124,19 +118,30 @@ pub(crate) async fn open(
     let mut target = CreateTargetParams::new("about:blank");
     target.browser_context_id = context.clone();
     let opened = tokio::time::timeout(QUICK * 2, chromium.browser.new_page(target)).await;
+    let tab_took = began.elapsed() - context_took;
     let failed = match opened {
-        Ok(Ok(page)) if prepare(&page, wait).await.is_ok() => {
-            return Ok(Blank {
-                generation: chromium.generation,
-                context,
-                page,
-                opening: (context_took, began.elapsed() - context_took),
-            });
-        }
-        Ok(Ok(page)) => {
-            let _ = tokio::time::timeout(QUICK, page.close()).await;
-            TabError::Lost("no answer to preparing a tab".into())
-        }
+        Ok(Ok(page)) => match tokio::time::timeout(QUICK, watch::ready(&page, settings)).await {
+            Ok(Ok(watched)) => {
+                return Ok(Blank {
+                    generation: chromium.generation,
+                    context,
+                    page,
+                    watched,
+                    opening: [
+                        context_took,
+                        tab_took,
+                        began.elapsed() - context_took - tab_took,
+                    ],
+                });
+            }
+            not_ready => {
+                let _ = tokio::time::timeout(QUICK, page.close()).await;
+                match not_ready {
+                    Ok(Err(e)) => lost(chromium, e),
+                    _ => TabError::Lost("no answer to readying a tab".into()),
+                }
+            }
+        },
         Ok(Err(e)) => lost(chromium, e),
         Err(_) => TabError::Lost("no answer to opening a tab".into()),
     };
@@ -145,19 +150,6 @@ pub(crate) async fn open(
         let _ = tokio::time::timeout(QUICK, dispose).await;
     }
     Err(failed)
-}
-
-/// Readies a blank tab for the rule `wait`: with [`Wait::Settled`], the script that keeps
-/// the page's account of its work ([`crate::settle`]) is run before each document's own.
-async fn prepare(page: &Page, wait: &Wait) -> Result<(), ()> {
-    if *wait != Wait::Settled {
-        return Ok(());
-    }
-    let add = AddScriptToEvaluateOnNewDocumentParams::new(settle::script());
-    match tokio::time::timeout(QUICK, page.execute(add)).await {
-        Ok(Ok(_)) => Ok(()),
-        _ => Err(()),
-    }
 }
 
 async fn fresh_context(chromium: &Chromium) -> Result<BrowserContextId, TabError> {
@@ -189,6 +181,7 @@ async fn close(chromium: &Chromium, context: Option<BrowserContextId>, page: Pag
 
 /// Closes a blank tab that will show nothing.
 pub(crate) async fn discard(chromium: &Chromium, blank: Blank) {
+    drop(blank.watched);
     close(chromium, blank.context, blank.page).await;
 }
 
@@ -204,20 +197,24 @@ pub(crate) async fn render(
     let Blank {
         context,
         page,
+        watched,
         opening,
         ..
     } = blank;
+    watched.interceptor.set_document(doc);
     let mut phases = Phases::default();
-    let result = render_in(chromium, settings, url, doc, page.clone(), &mut phases).await;
+    let result = render_in(chromium, settings, url, &page, &watched.seen, &mut phases).await;
+    drop(watched);
     let closing = Instant::now();
     if !close(chromium, context, page).await && result.is_ok() {
         tracing::debug!("could not close the tab of {url}");
     }
     phases.close = closing.elapsed();
+    let [context, tab, ready] = opening;
     tracing::debug!(
         target: "rip_render::phases",
-        "{url}: context {:?}, tab {:?}, watch {:?}, load {:?}, settle {:?}, read {:?}, close {:?}",
-        opening.0, opening.1, phases.watch, phases.load, phases.settle, phases.read, phases.close
+        "{url}: context {context:?}, tab {tab:?}, ready {ready:?}, load {:?}, settle {:?}, read {:?}, close {:?}",
+        phases.load, phases.settle, phases.read, phases.close
     );
     result
 }
@@ -226,8 +223,6 @@ pub(crate) async fn render(
 /// `rip_render::phases`: what `docs/benchmarks-log.md`'s per-phase table is made of).
 #[derive(Default)]
 struct Phases {
-    /// Setting up the interception and the event listeners.
-    watch: Duration,
     /// From the navigation to the `load` event.
     load: Duration,
     /// From the `load` event to the wait rule's end.
@@ -242,17 +237,11 @@ async fn render_in(
     chromium: &Chromium,
     settings: &TabSettings,
     url: &str,
-    doc: Arc<Response>,
-    page: Page,
+    page: &Page,
+    seen: &Seen,
     phases: &mut Phases,
 ) -> Result<Rendering, TabError> {
-    let seen = Seen::default();
-    let mut watchers = JoinSet::new();
-    let watching = Instant::now();
-    watch(&page, &seen, settings, doc, &mut watchers)
-        .await
-        .map_err(|e| lost(chromium, e))?;
-    phases.watch = watching.elapsed();
+    seen.arm();
     let start = Instant::now();
     let nav = page.clone();
     let url_owned = url.to_owned();
@@ -260,14 +249,14 @@ async fn render_in(
         let resp = nav.execute(NavigateParams::new(url_owned)).await?;
         Ok(resp.result.error_text.clone())
     });
-    let outcome = settle(chromium, &page, &seen, settings, &mut navigation, start).await;
+    let outcome = settle(chromium, page, seen, settings, &mut navigation, start).await;
     navigation.abort();
     let settled = start.elapsed();
     phases.load = seen.loaded_after(start).unwrap_or(settled);
     phases.settle = settled.saturating_sub(phases.load);
     let reading = Instant::now();
     let rendering = match outcome {
-        Settled::Done => read_back(&page, &seen, settings, start).await,
+        Settled::Done => read_back(page, seen, settings, start).await,
         Settled::TimedOut => {
             let dom = tokio::time::timeout(SEEN_READ, page.content()).await;
             Rendering::TimedOut {
@@ -278,20 +267,19 @@ async fn render_in(
                     seen.state_line()
                 ),
                 seen: dom.ok().and_then(Result::ok),
-                info: info_at(&seen, settings, start),
+                info: info_at(seen, settings, start),
             }
         }
         Settled::Crashed => Rendering::Crashed {
-            info: info_at(&seen, settings, start),
+            info: info_at(seen, settings, start),
         },
         Settled::NavigationFailed(why) => Rendering::NavigationFailed {
             why,
-            info: info_at(&seen, settings, start),
+            info: info_at(seen, settings, start),
         },
         Settled::Lost(why) => return Err(TabError::Lost(why)),
     };
     phases.read = reading.elapsed();
-    watchers.abort_all();
     if !chromium.is_alive() {
         return Err(TabError::Lost("browser gone".into()));
     }
@@ -473,147 +461,5 @@ async fn matches_now(page: &Page, probe: &str) -> bool {
     match tokio::time::timeout(Duration::from_millis(500), page.evaluate(probe)).await {
         Ok(Ok(result)) => result.value().and_then(|v| v.as_bool()).unwrap_or(false),
         _ => false,
-    }
-}
-
-/// Starts the page's watchers: the interception of its requests, its load event, script
-/// errors, dialogs, lifecycle and crash.
-async fn watch(
-    page: &Page,
-    seen: &Seen,
-    settings: &TabSettings,
-    doc: Arc<Response>,
-    watchers: &mut JoinSet<()>,
-) -> Result<(), CdpError> {
-    let paused = page.event_listener::<fetch::EventRequestPaused>().await?;
-    watch_page_events(page, seen, watchers).await?;
-    watch_script_events(page, seen, watchers).await?;
-    let ctx = Arc::new(Interceptor::new(
-        settings.fetcher.clone(),
-        settings.shared.clone(),
-        seen.clone(),
-        doc,
-        settings.allow,
-        settings.max_requests,
-    ));
-    watchers.spawn(crate::intercept::serve(page.clone(), paused, ctx));
-    let enable = fetch::EnableParams {
-        patterns: Some(vec![RequestPattern {
-            url_pattern: Some("*".into()),
-            resource_type: None,
-            request_stage: Some(RequestStage::Request),
-        }]),
-        handle_auth_requests: None,
-    };
-    page.execute(enable).await?;
-    // The crash event comes only from an enabled Inspector domain.
-    page.execute(inspector::EnableParams::default()).await?;
-    Ok(())
-}
-
-/// The page's load event, its main frame's lifecycle and its crash.
-async fn watch_page_events(
-    page: &Page,
-    seen: &Seen,
-    watchers: &mut JoinSet<()>,
-) -> Result<(), CdpError> {
-    let mut loads = page.event_listener::<EventLoadEventFired>().await?;
-    let mut crashes = page.event_listener::<EventTargetCrashed>().await?;
-    let mut lifecycle = page.event_listener::<EventLifecycleEvent>().await?;
-    let main_frame = page.mainframe().await?;
-    let s = seen.clone();
-    watchers.spawn(async move {
-        while loads.next().await.is_some() {
-            s.load_fired();
-        }
-    });
-    let s = seen.clone();
-    watchers.spawn(async move {
-        while let Some(ev) = lifecycle.next().await {
-            if main_frame.as_ref().is_none_or(|f| *f == ev.frame_id) {
-                s.lifecycle(&ev.name, ev.loader_id.inner());
-            }
-        }
-    });
-    let s = seen.clone();
-    watchers.spawn(async move {
-        if crashes.next().await.is_some() {
-            s.crash();
-        }
-    });
-    Ok(())
-}
-
-/// The page's console errors, uncaught exceptions and dialogs (dismissed).
-async fn watch_script_events(
-    page: &Page,
-    seen: &Seen,
-    watchers: &mut JoinSet<()>,
-) -> Result<(), CdpError> {
-    let mut console = page.event_listener::<EventConsoleApiCalled>().await?;
-    let mut exceptions = page.event_listener::<EventExceptionThrown>().await?;
-    let mut dialogs = page
-        .event_listener::<EventJavascriptDialogOpening>()
-        .await?;
-    let s = seen.clone();
-    watchers.spawn(async move {
-        while let Some(ev) = console.next().await {
-            if ev.r#type == ConsoleApiCalledType::Error {
-                s.console_error(console_error(&ev), *ev.timestamp.inner());
-            }
-        }
-    });
-    let s = seen.clone();
-    watchers.spawn(async move {
-        while let Some(ev) = exceptions.next().await {
-            s.console_error(exception(&ev), *ev.timestamp.inner());
-        }
-    });
-    let (s, p) = (seen.clone(), page.clone());
-    watchers.spawn(async move {
-        while dialogs.next().await.is_some() {
-            s.dialog();
-            let _ = p.execute(HandleJavaScriptDialogParams::new(false)).await;
-        }
-    });
-    Ok(())
-}
-
-fn exception(ev: &EventExceptionThrown) -> ConsoleError {
-    let d = &ev.exception_details;
-    let text = d
-        .exception
-        .as_ref()
-        .and_then(|e| e.description.clone())
-        .unwrap_or_else(|| d.text.clone());
-    ConsoleError {
-        kind: "exception".into(),
-        text,
-        url: d.url.clone(),
-        line: Some(d.line_number as u32 + 1),
-    }
-}
-
-fn console_error(ev: &EventConsoleApiCalled) -> ConsoleError {
-    let text = ev
-        .args
-        .iter()
-        .map(remote_text)
-        .collect::<Vec<_>>()
-        .join(" ");
-    let frame = ev.stack_trace.as_ref().and_then(|t| t.call_frames.first());
-    ConsoleError {
-        kind: "console".into(),
-        text: cut(&text),
-        url: frame.map(|f| f.url.clone()).filter(|u| !u.is_empty()),
-        line: frame.map(|f| f.line_number as u32 + 1),
-    }
-}
-
-fn remote_text(o: &RemoteObject) -> String {
-    match &o.value {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        Some(v) => v.to_string(),
-        None => o.description.clone().unwrap_or_default(),
     }
 }
