@@ -186,7 +186,12 @@ impl Membership {
         let held: Vec<(u32, u64)> = self.held.iter().map(|(&p, &r)| (p, r)).collect();
         for (p, revision) in held {
             if !wanted.contains(&p) && !busy.contains(&p) {
-                bounded(self.leases.delete(&lease(p))).await.ok();
+                // Released by a tombstone, not removed: a key removed would let its former
+                // holder, back from a cut, renew it "at its revision" (the broker checks the
+                // revision only of a key that has a message).
+                bounded(self.leases.update(&lease(p), Bytes::new(), Some(revision)))
+                    .await
+                    .ok();
                 self.held.remove(&p);
                 self.renewed.remove(&p);
                 continue;
@@ -214,11 +219,12 @@ impl Membership {
             None => 0,
             Some(&(revision, since)) if since.elapsed() >= LIFETIME => revision,
             Some(_) => match bounded(self.leases.get(&lease(p))).await? {
+                Some((revision, holder)) if holder.is_empty() => revision, // released
                 Some((revision, _)) => {
                     self.seen(p, revision);
                     return Ok(());
                 }
-                None => 0, // released meanwhile
+                None => 0,
             },
         };
         let sent = Instant::now();
@@ -237,6 +243,12 @@ impl Membership {
                     self.held.insert(p, revision);
                     self.taken.insert(p, Instant::now());
                     self.watched.remove(&p);
+                }
+                // Released (a tombstone): taken at its revision at the next beat.
+                Some((revision, holder)) if holder.is_empty() => {
+                    let long_ago = Instant::now().checked_sub(LIFETIME);
+                    self.watched
+                        .insert(p, (revision, long_ago.unwrap_or_else(Instant::now)));
                 }
                 Some((revision, _)) => self.seen(p, revision),
                 None => {
@@ -280,8 +292,10 @@ impl Membership {
     /// Leaves the group at once: its leases and its name are deleted, so the others take its
     /// partitions at their next beat instead of after [`LIFETIME`].
     pub async fn leave(&mut self) {
-        for p in std::mem::take(&mut self.held).into_keys() {
-            self.leases.delete(&lease(p)).await.ok();
+        for (p, revision) in std::mem::take(&mut self.held) {
+            let key = lease(p);
+            let tombstone = self.leases.update(&key, Bytes::new(), Some(revision));
+            tombstone.await.ok();
         }
         self.renewed.clear();
         self.members.delete(&self.me).await.ok();

@@ -182,3 +182,43 @@ fn a_run_paused_while_the_broker_answers_nothing_goes_on_with_its_batch() {
         ran.stderr
     );
 }
+
+/// A lease given up by the worker that took it over must not be renewed by its former
+/// holder, back from a cut, at the revision it had: nobody may resume a stale batch on hosts
+/// another worker has just asked. (The broker checks an expected revision only of a key
+/// that has a message: a lease removed, not written empty, let the old holder renew it.)
+#[test]
+fn a_lease_taken_over_and_given_up_is_not_renewed_by_its_former_holder() {
+    use rip_queue::members::{BEAT, Membership};
+    use std::collections::BTreeSet;
+    let nats = NatsServer::start();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let options = rip_queue::BrokerOptions::new(nats.url());
+        let broker = rip_queue::Broker::connect(&options).await.unwrap();
+        let none = BTreeSet::new();
+        let mut old = Membership::join(&broker, "g", 1, Duration::ZERO)
+            .await
+            .unwrap();
+        old.beat(&none).await.unwrap();
+        assert!(old.holds(0));
+        // The old holder is cut off (beats no more); the heir takes the lease once the old
+        // one's name is gone and the lease was seen unrenewed for 5 s, then leaves.
+        let mut heir = Membership::join(&broker, "g", 1, Duration::ZERO)
+            .await
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !heir.holds(0) && Instant::now() < deadline {
+            heir.beat(&none).await.ok();
+            tokio::time::sleep(BEAT).await;
+        }
+        assert!(heir.holds(0), "the heir took the lease");
+        heir.leave().await;
+        // Back from the cut: its renewal at the revision it had must fail.
+        old.beat(&none).await.ok();
+        assert!(
+            !old.holds(0),
+            "the former holder renewed a lease taken over meanwhile"
+        );
+    });
+}
