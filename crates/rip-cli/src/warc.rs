@@ -20,10 +20,22 @@ pub struct WarcArgs {
     /// `gzip`: one gzip member a record (`.warc.gz`). `none`: uncompressed `.warc` files
     /// (as wget's `--no-warc-compression`), no CPU spent compressing, about 4 times the
     /// bytes on HTML.
-    #[arg(long, value_name = "HOW", default_value = "gzip", value_parser = compression())]
+    #[arg(
+        long,
+        value_name = "HOW",
+        default_value = "gzip",
+        value_parser = compression(),
+        hide_short_help = true
+    )]
     pub warc_compression: Compression,
     /// Close a WARC file and start the next once it holds this much (as stored).
-    #[arg(long, value_name = "SIZE", default_value = "1GB", value_parser = crate::parse_size)]
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "1GB",
+        value_parser = crate::parse_size,
+        hide_short_help = true
+    )]
     pub warc_max_size: usize,
 }
 
