@@ -298,14 +298,19 @@ fn top_n(values: &HashMap<String, u64>, n: usize) -> Vec<(String, u64)> {
 /// The host (and port, when there is one) of `url`, as a label: `example.org`,
 /// `127.0.0.1:8080`; `unknown` for what does not parse.
 pub fn host_label(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(u) => match (u.host_str(), u.port()) {
-            (Some(h), Some(p)) => format!("{h}:{p}"),
-            (Some(h), None) => h.to_owned(),
-            _ => "unknown".to_owned(),
-        },
-        Err(_) => "unknown".to_owned(),
-    }
+    host_and_port(url).unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// The host of `url` and its port when the URL names one (`127.0.0.1:8080`,
+/// `example.org`); `None` when it does not parse or has no host. The one spelling of a
+/// host in labels and reports (rip-health's per-host counts use it too).
+pub fn host_and_port(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    let host = u.host_str()?;
+    Some(match u.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_owned(),
+    })
 }
 
 static STAGES: Mutex<Vec<Arc<LiveStage>>> = Mutex::new(Vec::new());

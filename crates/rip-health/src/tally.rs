@@ -413,12 +413,5 @@ impl Tally {
 
 /// The host (and port, when given) of a URL, or `(no host)`.
 pub fn host_of(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(u) => match (u.host_str(), u.port()) {
-            (Some(h), Some(p)) => format!("{h}:{p}"),
-            (Some(h), None) => h.to_owned(),
-            _ => "(no host)".into(),
-        },
-        Err(_) => "(no host)".into(),
-    }
+    rip_core::live::host_and_port(url).unwrap_or_else(|| "(no host)".into())
 }
