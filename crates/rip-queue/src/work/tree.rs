@@ -54,30 +54,44 @@ pub(super) fn descendants(pid: u32) -> Vec<Pid> {
     found
 }
 
+/// `sh -c "sleep 60 | sleep 60"`, once both sleeps are below it (at most 60 s): a command
+/// with a pipeline under it, for the tests of what is done to a run's tree.
+#[cfg(test)]
+pub(crate) fn two_sleeps_below_a_shell() -> std::process::Child {
+    use std::time::{Duration, Instant};
+    let sh = std::process::Command::new("sh")
+        .args(["-c", "sleep 60 | sleep 60"])
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while descendants(sh.id()).len() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    sh
+}
+
+/// The state letter of process `pid` in /proc (`T`: stopped, `Z`: a zombie; `?` when it
+/// is gone).
+#[cfg(test)]
+pub(crate) fn state_of(pid: u32) -> char {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let rest = stat.rsplit_once(") ").map(|(_, rest)| rest);
+    rest.and_then(|r| r.chars().next()).unwrap_or('?')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_dropped_tree_kills_the_grandchildren_of_its_command() {
-        let mut sh = std::process::Command::new("sh")
-            .args(["-c", "sleep 60 | sleep 60"])
-            .spawn()
-            .unwrap();
+        let mut sh = two_sleeps_below_a_shell();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-        while descendants(sh.id()).len() < 2 && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
         let below = descendants(sh.id());
         assert_eq!(below.len(), 2, "{below:?}");
         drop(RunTree::of(Some(sh.id())));
         // Gone, or a zombie for its parent to reap (a kill takes effect soon, not at once).
-        let dead = |p: &Pid| {
-            let state = std::fs::read_to_string(format!("/proc/{}/stat", p.as_raw_nonzero()));
-            let state = state.unwrap_or_default();
-            let after = state.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
-            matches!(after, None | Some(Some('Z')))
-        };
+        let dead = |p: &Pid| matches!(state_of(p.as_raw_nonzero().get() as u32), '?' | 'Z');
         while !below.iter().all(dead) && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }

@@ -98,25 +98,13 @@ fn signal_run(pid: u32, signal: Signal) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::work::tree::{state_of, two_sleeps_below_a_shell};
     use std::time::{Duration, Instant};
-
-    /// The state letter of process `pid` in /proc (`T`: stopped).
-    fn state_of(pid: u32) -> char {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let rest = stat.rsplit_once(") ").map(|(_, rest)| rest);
-        rest.and_then(|r| r.chars().next()).unwrap_or('?')
-    }
 
     #[test]
     fn a_paused_run_is_stopped_below_its_command_and_goes_on_when_resumed() {
-        let mut sh = std::process::Command::new("sh")
-            .args(["-c", "sleep 60 | sleep 60"])
-            .spawn()
-            .unwrap();
+        let mut sh = two_sleeps_below_a_shell();
         let deadline = Instant::now() + Duration::from_secs(60);
-        while crate::work::tree::descendants(sh.id()).len() < 2 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
         let below: Vec<u32> = (crate::work::tree::descendants(sh.id()).iter())
             .map(|p| p.as_raw_nonzero().get() as u32)
             .collect();
